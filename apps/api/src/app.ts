@@ -1,0 +1,36 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Db } from '@portcullis/db';
+import type { Logger } from 'pino';
+import type { ApiConfig } from './config.js';
+
+export interface ApiDeps {
+  db: Db;
+  logger: Logger;
+}
+
+/** Builds the API (resource server)'s Koa app; only server.ts listens. */
+export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  const router = new Router();
+
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', async function readiness(ctx) {
+    try {
+      await deps.db.raw('select 1');
+      ctx.body = { status: 'ready', database: 'ok' };
+    } catch (error) {
+      deps.logger.warn({ err: error }, 'readiness check failed');
+      ctx.status = 503;
+      ctx.set('Retry-After', '5');
+      ctx.body = { status: 'unavailable', database: 'unreachable' };
+    }
+  });
+
+  app.use(router.routes()).use(router.allowedMethods());
+  void config;
+  return app;
+}

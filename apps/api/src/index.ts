@@ -1,0 +1,3 @@
+export { parseApiConfig, ConfigError, type ApiConfig } from './config.js';
+export { createApiApp, type ApiDeps } from './app.js';
+export { startApiServer, type RunningApiServer } from './server.js';

@@ -1,0 +1,29 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApiApp, type ApiDeps } from './app.js';
+import type { ApiConfig } from './config.js';
+
+export interface RunningApiServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.close((err) => (err ? reject(err) : resolve()));
+    server.closeIdleConnections();
+  });
+}
+
+/** Listens on config.port (0 picks a free port, as tests do). */
+export async function startApiServer(config: ApiConfig, deps: ApiDeps): Promise<RunningApiServer> {
+  const app = createApiApp(config, deps);
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(config.port, () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => closeServer(server),
+  };
+}

@@ -1,0 +1,41 @@
+// Kept under infra/ so the repository's top level stays as DESIGN.md lays it out;
+// basePath points the patterns back at the repository root.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  {
+    ignores: ['**/node_modules/**', 'data/**', '**/dist/**', 'apps/web/public/**', 'infra/**/*.js'],
+  },
+  {
+    basePath: '..',
+    files: ['**/*.ts'],
+    extends: [js.configs.recommended, ...tseslint.configs.recommended],
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='process'][property.name='env']",
+          message: 'Read the environment only in config.ts (and test helpers).',
+        },
+      ],
+    },
+  },
+  {
+    basePath: '..',
+    files: [
+      '**/config.ts',
+      '**/test/**',
+      '**/*.test.ts',
+      '**/testing.ts',
+      '**/infra/scripts/**',
+      '**/bench/**',
+    ],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+);

@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import { toCount, toJsonb, type Db, type UserRow } from '@portcullis/db';
+import { hashPassword, verifyPassword } from './passwords.js';
+import { checkPassword } from './password-policy.js';
+
+/** A user as the rest of the system sees it: the password hash never leaves this module. */
+export interface User {
+  id: string;
+  email: string;
+  name: string | null;
+  roles: string[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NewUser {
+  email: string;
+  password: string;
+  roles: string[];
+  name?: string | null | undefined;
+}
+
+export interface AccountsRepo {
+  create(input: NewUser): Promise<User>;
+  findById(id: string): Promise<User | undefined>;
+  findByEmail(email: string): Promise<User | undefined>;
+  /**
+   * Returns the user when the password matches, else undefined. Takes the same time for
+   * an unknown email as for a wrong password, so response time does not reveal accounts.
+   */
+  verifyCredentials(email: string, password: string): Promise<User | undefined>;
+  list(options: { after?: string | undefined; limit: number }): Promise<User[]>;
+  delete(id: string): Promise<boolean>;
+  count(): Promise<number>;
+}
+
+function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    roles: row.roles,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function createAccountsRepo(db: Db): AccountsRepo {
+  // Computed once, lazily: verifying against it costs what a real verify costs.
+  let dummyHash: Promise<string> | undefined;
+  const getDummyHash = () => (dummyHash ??= hashPassword('portcullis-dummy-password'));
+
+  const byEmail = (email: string) =>
+    db<UserRow>('users').whereRaw('lower(email) = lower(?)', [email]).first();
+
+  return {
+    async create(input) {
+      checkPassword(input.password);
+      const row = {
+        id: randomUUID(),
+        email: input.email.trim(),
+        name: input.name ?? null,
+        roles: toJsonb(input.roles),
+        password_hash: await hashPassword(input.password),
+      };
+      const [inserted] = await db('users').insert(row).returning('*');
+      return toUser(inserted as UserRow);
+    },
+
+    async findById(id) {
+      const row = await db<UserRow>('users').where({ id }).first();
+      return row && toUser(row);
+    },
+
+    async findByEmail(email) {
+      const row = await byEmail(email);
+      return row && toUser(row);
+    },
+
+    async verifyCredentials(email, password) {
+      if (password.length > 4 * 1024) return undefined;
+      const row = await byEmail(email);
+      if (!row) {
+        await verifyPassword(await getDummyHash(), password);
+        return undefined;
+      }
+      return (await verifyPassword(row.password_hash, password)) ? toUser(row) : undefined;
+    },
+
+    async list({ after, limit }) {
+      const query = db<UserRow>('users').orderBy('id').limit(limit);
+      if (after) query.where('id', '>', after);
+      return (await query).map(toUser);
+    },
+
+    async delete(id) {
+      // returning() rather than the affected-row count: knex-pglite does not report one.
+      return (await db('users').where({ id }).del().returning('id')).length > 0;
+    },
+
+    async count() {
+      const row = await db('users').count<{ count: unknown }[]>({ count: '*' }).first();
+      return toCount(row?.count ?? 0);
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import type { Knex } from 'knex';
+import * as m001 from './migrations/001-users.js';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/**
+ * Migrations are imported statically rather than found on disk: the same list then works
+ * under tsx, jest's ESM loader and a bundled build. Append new ones; never reorder.
+ */
+const migrations: ReadonlyArray<readonly [string, Migration]> = [['001-users', m001]];
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: () => Promise.resolve(migrations.map(([name]) => name)),
+  getMigrationName: (name) => name,
+  getMigration: (name) => {
+    const found = migrations.find(([n]) => n === name);
+    if (!found) throw new Error(`unknown migration ${name}`);
+    return Promise.resolve(found[1]);
+  },
+};
+
+/** Applies every pending migration; returns the names applied. */
+export async function migrateLatest(db: Knex): Promise<string[]> {
+  const [, applied] = (await db.migrate.latest({ migrationSource })) as [number, string[]];
+  return applied;
+}

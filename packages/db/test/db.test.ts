@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { isUniqueViolation, toCount, toJsonb } from '@portcullis/db';
+import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
+
+// The same assertions run on PGlite (default) and on PostgreSQL (DATABASE_URL set):
+// the driver differences we rely on being smoothed over are pinned here.
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+function user(id: string, email: string, roles: string[]) {
+  return { id, email, name: null, roles: toJsonb(roles), password_hash: 'x' };
+}
+
+describe(`packages/db on ${process.env['DATABASE_URL'] ? 'PostgreSQL' : 'PGlite'}`, () => {
+  it('applies migrations once and reports nothing pending afterwards', async () => {
+    const [, pending] = (await t.db.migrate.list({
+      migrationSource: (await import('@portcullis/db')).migrationSource,
+    })) as [unknown[], unknown[]];
+    expect(pending).toHaveLength(0);
+  });
+
+  it('returns counts as numbers through toCount', async () => {
+    await t.db('users').insert([user('u1', 'a@example.com', []), user('u2', 'b@example.com', [])]);
+    const row = await t.db('users').count<{ count: unknown }[]>({ count: '*' }).first();
+    expect(toCount(row?.count)).toBe(2);
+  });
+
+  it('round-trips jsonb arrays as arrays', async () => {
+    await t.db('users').insert(user('u3', 'c@example.com', ['admin', 'viewer']));
+    const row = await t.db('users').where({ id: 'u3' }).first();
+    expect(row.roles).toEqual(['admin', 'viewer']);
+    const found = await t.db('users').whereRaw(`roles @> ?::jsonb`, [toJsonb(['admin'])]);
+    expect(found.map((r: { id: string }) => r.id)).toEqual(['u3']);
+  });
+
+  it('returns timestamptz as Date in UTC', async () => {
+    const row = await t.db('users').where({ id: 'u3' }).first();
+    expect(row.created_at).toBeInstanceOf(Date);
+    expect(Math.abs(row.created_at.getTime() - Date.now())).toBeLessThan(60_000);
+    const [{ ts }] = (await t.db.raw(`SELECT '2026-01-02T03:04:05Z'::timestamptz AS ts`)).rows as [
+      { ts: Date },
+    ];
+    expect(ts.toISOString()).toBe('2026-01-02T03:04:05.000Z');
+  });
+
+  it('enforces case-insensitive email uniqueness with a recognisable error', async () => {
+    const err = await t
+      .db('users')
+      .insert(user('u4', 'A@Example.com', []))
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(isUniqueViolation(err)).toBe(true);
+  });
+
+  it('rejects non-count values loudly', () => {
+    expect(() => toCount('abc')).toThrow(TypeError);
+  });
+});
