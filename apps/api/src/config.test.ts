@@ -1,0 +1,39 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, parseApiConfig } from './config.js';
+
+describe('api config', () => {
+  it('derives the JWKS URL from the issuer and defaults the audience', () => {
+    const config = parseApiConfig({ ISSUER: 'https://auth.example.com' });
+    expect(config.jwksUrl).toBe('https://auth.example.com/.well-known/jwks.json');
+    expect(config.audience).toBe('http://localhost:3000');
+    expect(config.port).toBe(3000);
+    expect(config.corsOrigins).toEqual([]);
+  });
+
+  it('names each invalid variable', () => {
+    const error = (() => {
+      try {
+        parseApiConfig({ API_PORT: '70000', REDIS_URL: 'http://x', TRUST_PROXY: 'yes' });
+      } catch (e) {
+        return e as ConfigError;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error!.problems.map((p) => p.split(':')[0]).sort()).toEqual([
+      'API_PORT',
+      'REDIS_URL',
+      'TRUST_PROXY',
+    ]);
+  });
+
+  it('refuses an http issuer in production', () => {
+    expect(() => parseApiConfig({ NODE_ENV: 'production' })).toThrow(/ISSUER: must be https/);
+  });
+
+  it('splits CORS origins', () => {
+    expect(parseApiConfig({ CORS_ORIGINS: 'http://a.test, http://b.test' }).corsOrigins).toEqual([
+      'http://a.test',
+      'http://b.test',
+    ]);
+  });
+});

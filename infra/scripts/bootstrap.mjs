@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+// Entry of `npm start` and `npm test`. Plain JavaScript that runs on any Node >= 18, so a
+// machine with only an older Node and npm works: it brings Node 24 from the npm registry
+// (oidc-provider 9 needs >= 22), installs the workspace from the lockfile when needed, and
+// runs the real command under Node 24.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const NODE_VERSION = '24.21.0';
+const PNPM_VERSION = '10.34.9';
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const stateDir = path.join(root, 'node_modules', '.portcullis');
+
+function log(message) {
+  console.error(`[portcullis] ${message}`);
+}
+
+function findNode24() {
+  if (Number(process.versions.node.split('.')[0]) >= 24) return process.execPath;
+  const cached = path.join(stateDir, 'node-path');
+  if (existsSync(cached)) {
+    const known = readFileSync(cached, 'utf8').trim();
+    if (existsSync(known)) return known;
+  }
+  log(`Node ${process.versions.node} is too old; fetching Node ${NODE_VERSION} from the npm registry`);
+  const found = execFileSync('npx', ['-y', `node@${NODE_VERSION}`, '-p', 'process.execPath'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
+  if (!existsSync(found)) throw new Error(`could not obtain Node ${NODE_VERSION}`);
+  return found;
+}
+
+function run(command, args, env) {
+  const result = spawnSync(command, args, { cwd: root, env, stdio: 'inherit' });
+  if (result.error) throw result.error;
+  return result.status ?? 1;
+}
+
+function ensureInstalled(env, node24) {
+  const marker = path.join(stateDir, 'installed');
+  const lockfile = path.join(root, 'pnpm-lock.yaml');
+  const fresh =
+    existsSync(marker) &&
+    existsSync(path.join(root, 'node_modules', '.bin', 'pnpm')) &&
+    statSync(marker).mtimeMs >= statSync(lockfile).mtimeMs;
+  if (fresh) return;
+  log('installing dependencies from the lockfile');
+  const status = run('npx', ['-y', `pnpm@${PNPM_VERSION}`, 'install', '--frozen-lockfile'], env);
+  if (status !== 0) process.exit(status);
+  mkdirSync(stateDir, { recursive: true });
+  writeFileSync(path.join(stateDir, 'node-path'), node24);
+  writeFileSync(marker, new Date().toISOString());
+}
+
+function test(env) {
+  const pnpm = path.join(root, 'node_modules', '.bin', 'pnpm');
+  const steps = [
+    ['typecheck', ['run', 'typecheck']],
+    ['lint', ['run', 'lint']],
+    ['format', ['run', 'format:check']],
+  ];
+  let passed = 0;
+  let failed = 0;
+  for (const [name, args] of steps) {
+    log(`check: ${name}`);
+    if (run(pnpm, args, env) === 0) passed++;
+    else {
+      failed++;
+      log(`check failed: ${name}`);
+    }
+  }
+  const summary = env.PORTCULLIS_TEST_SUMMARY;
+  const jestJson = summary ? `${summary}.jest.json` : undefined;
+  const jestArgs = ['run', 'jest', ...process.argv.slice(3)];
+  if (jestJson) jestArgs.push('--json', `--outputFile=${jestJson}`);
+  const jestStatus = run(pnpm, jestArgs, env);
+  if (jestJson && existsSync(jestJson)) {
+    const report = JSON.parse(readFileSync(jestJson, 'utf8'));
+    passed += report.numPassedTests;
+    failed += report.numFailedTests;
+    // A suite that fails to load has no failed tests but is a failure all the same.
+    failed += report.numRuntimeErrorTestSuites ?? 0;
+  } else if (jestStatus !== 0) {
+    failed++;
+  }
+  if (jestStatus !== 0 && failed === 0) failed++;
+  if (summary) writeFileSync(summary, JSON.stringify({ passed, failed }));
+  log(`${passed} passed, ${failed} failed`);
+  return failed === 0 && jestStatus === 0 ? 0 : 1;
+}
+
+const command = process.argv[2];
+if (command !== 'start' && command !== 'test') {
+  console.error('usage: bootstrap.mjs start|test');
+  process.exit(64);
+}
+const node24 = findNode24();
+const env = {
+  ...process.env,
+  PATH: [path.dirname(node24), path.join(root, 'node_modules', '.bin'), process.env.PATH].join(
+    path.delimiter,
+  ),
+};
+ensureInstalled(env, node24);
+if (command === 'start') {
+  // One child process running the servers; SIGINT/SIGTERM are passed on so that it shuts
+  // down cleanly (closing the embedded database) and its exit status becomes ours.
+  const child = spawn(node24, ['--import', 'tsx', 'infra/scripts/start-all.ts'], {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 + 15 : 1)));
+} else {
+  process.exit(test(env));
+}

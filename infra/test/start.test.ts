@@ -1,0 +1,71 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+// Drives the same script `npm start` runs, as a real process: both apps come up on an
+// empty data directory, answer their health endpoints, and stop cleanly on SIGTERM.
+const root = path.resolve(import.meta.dirname, '../..');
+const dataDir = mkdtempSync(path.join(tmpdir(), 'portcullis-start-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+function startAll(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/scripts/start-all.ts'], {
+    cwd: root,
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+async function waitFor<T>(probe: () => T | undefined, ms: number): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('npm start (infra/scripts/start-all.ts)', () => {
+  let run: { child: ChildProcess; exited: Promise<number | null>; output: () => string };
+
+  it('serves both health endpoints on an empty data directory and stops on SIGTERM', async () => {
+    run = startAll({ DATA_DIR: dataDir, AUTH_PORT: '0', API_PORT: '0', ADMIN_PORT: '0' });
+    const line = await waitFor(
+      () => run.output().split('\n').find((l) => l.includes('Portcullis is up')),
+      30_000,
+    );
+    const { auth, api } = JSON.parse(line) as { auth: string; api: string };
+    for (const base of [auth, api]) {
+      for (const probe of ['/healthz', '/readyz']) {
+        const res = await fetch(base + probe);
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toMatch(/application\/json/);
+      }
+    }
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    expect(run.output()).toContain('"msg":"stopped"');
+  }, 60_000);
+
+  it('refuses to start with an invalid variable and names it', async () => {
+    const bad = startAll({ DATA_DIR: dataDir, AUTH_PORT: 'not-a-port' });
+    expect(await bad.exited).toBe(78);
+    expect(bad.output()).toMatch(/AUTH_PORT/);
+  }, 30_000);
+
+  it('refuses the demo seed and an http issuer in production', async () => {
+    const bad = startAll({ DATA_DIR: dataDir, NODE_ENV: 'production', SEED_DEMO: 'true' });
+    expect(await bad.exited).toBe(78);
+    expect(bad.output()).toMatch(/ISSUER: must be https/);
+    expect(bad.output()).toMatch(/SEED_DEMO/);
+    expect(bad.output()).toMatch(/ADMIN_TOKEN/);
+  }, 30_000);
+});
