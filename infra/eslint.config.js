@@ -5,7 +5,14 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/*.mjs', 'data/**', '**/dist/**', 'apps/web/public/**', 'infra/**/*.js'],
+    ignores: [
+      '**/node_modules/**',
+      '**/*.mjs',
+      'data/**',
+      '**/dist/**',
+      'apps/web/public/**',
+      'infra/**/*.js',
+    ],
   },
   {
     basePath: '..',

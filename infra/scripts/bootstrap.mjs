@@ -24,7 +24,9 @@ function findNode24() {
     const known = readFileSync(cached, 'utf8').trim();
     if (existsSync(known)) return known;
   }
-  log(`Node ${process.versions.node} is too old; fetching Node ${NODE_VERSION} from the npm registry`);
+  log(
+    `Node ${process.versions.node} is too old; fetching Node ${NODE_VERSION} from the npm registry`,
+  );
   const found = execFileSync('npx', ['-y', `node@${NODE_VERSION}`, '-p', 'process.execPath'], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],

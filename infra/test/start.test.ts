@@ -39,7 +39,11 @@ describe('npm start (infra/scripts/start-all.ts)', () => {
   it('serves both health endpoints on an empty data directory and stops on SIGTERM', async () => {
     run = startAll({ DATA_DIR: dataDir, AUTH_PORT: '0', API_PORT: '0', ADMIN_PORT: '0' });
     const line = await waitFor(
-      () => run.output().split('\n').find((l) => l.includes('Portcullis is up')),
+      () =>
+        run
+          .output()
+          .split('\n')
+          .find((l) => l.includes('Portcullis is up')),
       30_000,
     );
     const { auth, api } = JSON.parse(line) as { auth: string; api: string };
