@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as m001 from './migrations/001-users.js';
+import * as m003 from './migrations/003-deny-list.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -10,7 +11,10 @@ interface Migration {
  * Migrations are imported statically rather than found on disk: the same list then works
  * under tsx, jest's ESM loader and a bundled build. Append new ones; never reorder.
  */
-const migrations: ReadonlyArray<readonly [string, Migration]> = [['001-users', m001]];
+const migrations: ReadonlyArray<readonly [string, Migration]> = [
+  ['001-users', m001],
+  ['003-deny-list', m003],
+];
 
 export const migrationSource: Knex.MigrationSource<string> = {
   getMigrations: () => Promise.resolve(migrations.map(([name]) => name)),

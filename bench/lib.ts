@@ -1,0 +1,138 @@
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface HttpFigure {
+  requestsPerSecond: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface Target {
+  info: Record<string, string>;
+  child: ChildProcess;
+  /** Peak resident set size of the target process so far, in MB (from /proc). */
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a benchmark target in its own process, so the load generator and the server do
+ * not share an event loop. The target prints one JSON line with its URL (and anything
+ * else the bench needs) when it is ready.
+ */
+export function startTarget(script: string, env: Record<string, string> = {}): Promise<Target> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(root, 'bench/targets', script)],
+    {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const line = buffer.split('\n').find((l) => l.startsWith('{'));
+      if (!line) return;
+      child.removeAllListeners('exit');
+      resolve({
+        info: JSON.parse(line) as Record<string, string>,
+        child,
+        peakRssMb: () => readPeakRssMb(child.pid!),
+        stop: () =>
+          new Promise((done) => {
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}
+
+function readPeakRssMb(pid: number): number {
+  try {
+    // VmHWM is the peak resident set size the kernel recorded for the process.
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    return Math.round(kb / 1024);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+async function once(
+  url: string,
+  options: { headers?: Record<string, string>; seconds: number; connections: number },
+): Promise<HttpFigure> {
+  const result = await autocannon({
+    url,
+    headers: options.headers ?? {},
+    duration: options.seconds,
+    connections: options.connections,
+    pipelining: 1,
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** A warm-up run, then the median of `runs` bounded runs against 127.0.0.1 only. */
+export async function measureHttp(
+  url: string,
+  options: {
+    headers?: Record<string, string>;
+    runs?: number;
+    seconds?: number;
+    connections?: number;
+  } = {},
+): Promise<HttpFigure> {
+  if (!/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url))
+    throw new Error(`refusing non-loopback ${url}`);
+  const settings = {
+    headers: options.headers,
+    seconds: options.seconds ?? 5,
+    connections: options.connections ?? 20,
+  };
+  await once(url, { ...settings, seconds: 2 });
+  const figures: HttpFigure[] = [];
+  for (let i = 0; i < (options.runs ?? 3); i++) figures.push(await once(url, settings));
+  return {
+    requestsPerSecond: Math.round(median(figures.map((f) => f.requestsPerSecond))),
+    p99Ms: median(figures.map((f) => f.p99Ms)),
+    non2xx: figures.reduce((n, f) => n + f.non2xx, 0),
+    errors: figures.reduce((n, f) => n + f.errors, 0),
+  };
+}
+
+/** Operations per second of an async function, run back to back for `ms`; median of 3. */
+export async function measureOps(fn: () => Promise<unknown>, ms = 2000): Promise<number> {
+  for (let i = 0; i < 50; i++) await fn();
+  const rates: number[] = [];
+  for (let run = 0; run < 3; run++) {
+    let count = 0;
+    const start = performance.now();
+    while (performance.now() - start < ms) {
+      await fn();
+      count++;
+    }
+    rates.push((count * 1000) / (performance.now() - start));
+  }
+  return Math.round(median(rates));
+}

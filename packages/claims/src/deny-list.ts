@@ -1,0 +1,206 @@
+import { EventEmitter } from 'node:events';
+
+/** The claims a deny-list decision reads; verified AccessTokenClaims fit. */
+export interface DenyCheckInput {
+  jti?: string | undefined;
+  grant_id?: string | undefined;
+  grantId?: string | undefined;
+  sub?: string | undefined;
+  iat?: number | undefined;
+}
+
+/**
+ * Revoked tokens, grants and subjects, mirrored in memory so `isDenied` costs a few Map
+ * lookups per request. All times are Unix seconds.
+ */
+export interface DenyList {
+  /** Synchronous and in-memory: safe on every request. */
+  isDenied(claims: DenyCheckInput): boolean;
+  /** Denies one token until `expiresAt` (its `exp`). */
+  denyToken(jti: string, expiresAt: number): Promise<void>;
+  /** Denies every token carrying `grant_id` = grantId (refresh-token reuse, RFC 9700 §4.14). */
+  denyGrant(grantId: string, expiresAt: number): Promise<void>;
+  /** Logout everywhere: denies the subject's tokens with `iat < before`. */
+  denySubject(subject: string, before: number, expiresAt: number): Promise<void>;
+  /** Loads unexpired rows, then polls for new ones. */
+  start(): Promise<void>;
+  /** One poll now (tests, readiness). */
+  sync(): Promise<void>;
+  close(): Promise<void>;
+  /** Milliseconds time of the last successful poll; readiness checks can alert on staleness. */
+  readonly lastSyncedAt: number | undefined;
+}
+
+/**
+ * The slice of knex this needs (`db.raw` with `?` bindings), so the package has no
+ * driver dependency. Pass the `Db` of @portcullis/db; never inside a transaction on
+ * PGlite, whose single connection would deadlock.
+ */
+export interface SqlClient {
+  raw(sql: string, bindings: readonly (string | number | null)[]): PromiseLike<unknown>;
+}
+
+export interface DenyListOptions {
+  /** Without a database the list is per-process (tests, single instance). */
+  db?: SqlClient;
+  /** Default 250 ms: a revocation reaches every instance within about a second. */
+  pollIntervalMs?: number;
+  /** Default 10 min. */
+  purgeIntervalMs?: number;
+  /** In-process fan-out between lists of one process; defaults to a module-wide bus. */
+  bus?: EventEmitter;
+  now?: () => number;
+  onError?: (error: unknown) => void;
+}
+
+type Kind = 'jti' | 'grant' | 'subject';
+interface Entry {
+  kind: Kind;
+  value: string;
+  before: number | null;
+  expiresAt: number;
+}
+
+const defaultBus = new EventEmitter().setMaxListeners(0);
+const EVENT = 'revocation';
+const PAGE = 5000;
+// Ids are taken at insert but become visible at commit, so a lower id can appear after a
+// higher one was seen: each poll also rereads the last few seconds of rows.
+const SELECT = `select id, kind, value, issued_before, extract(epoch from expires_at)::float8 as expires_at
+  from revocations where expires_at > now() and `;
+const POLL_SQL = `${SELECT}(id > ? or created_at > now() - interval '5 seconds') order by id limit ${PAGE}`;
+const PAGE_SQL = `${SELECT}id > ? order by id limit ${PAGE}`;
+
+function rowsOf(result: unknown): Record<string, unknown>[] {
+  if (Array.isArray(result)) return result as Record<string, unknown>[];
+  const rows = (result as { rows?: unknown } | null)?.rows;
+  return Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [];
+}
+
+function checkTime(name: string, value: number): void {
+  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be Unix seconds`);
+}
+
+/** Creates a deny list backed by the `revocations` table (migration 003) when `db` is given. */
+export function createDenyList(options: DenyListOptions = {}): DenyList {
+  const { db } = options;
+  const pollInterval = options.pollIntervalMs ?? 250;
+  const purgeInterval = options.purgeIntervalMs ?? 10 * 60_000;
+  const bus = options.bus ?? defaultBus;
+  const now = options.now ?? Date.now;
+  const onError = options.onError ?? ((error: unknown) => console.error('deny list:', error));
+
+  const jtis = new Map<string, number>();
+  const grants = new Map<string, number>();
+  const subjects = new Map<string, { before: number; expiresAt: number }>();
+  let lastSeenId = 0;
+  let lastSyncedAt: number | undefined;
+  let polling: Promise<void> | undefined;
+  let timers: NodeJS.Timeout[] = [];
+
+  function apply(e: Entry): void {
+    if (e.expiresAt <= now() / 1000) return;
+    if (e.kind === 'jti') jtis.set(e.value, Math.max(jtis.get(e.value) ?? 0, e.expiresAt));
+    else if (e.kind === 'grant')
+      grants.set(e.value, Math.max(grants.get(e.value) ?? 0, e.expiresAt));
+    else if (e.kind === 'subject' && e.before !== null) {
+      const old = subjects.get(e.value);
+      subjects.set(e.value, {
+        before: Math.max(old?.before ?? 0, e.before),
+        expiresAt: Math.max(old?.expiresAt ?? 0, e.expiresAt),
+      });
+    }
+  }
+  const onBus = (e: Entry) => apply(e);
+  bus.on(EVENT, onBus);
+
+  async function record(e: Entry): Promise<void> {
+    checkTime('expiresAt', e.expiresAt);
+    if (e.before !== null) checkTime('before', e.before);
+    if (typeof e.value !== 'string' || e.value.length === 0) throw new TypeError('value required');
+    // Locally first: even if the write fails, this process honours the revocation.
+    apply(e);
+    bus.emit(EVENT, e);
+    if (!db) return;
+    await db.raw(
+      'insert into revocations (kind, value, issued_before, expires_at) values (?, ?, ?, to_timestamp(?))',
+      [e.kind, e.value, e.before, e.expiresAt],
+    );
+  }
+
+  async function poll(): Promise<void> {
+    if (!db) {
+      lastSyncedAt = now();
+      return;
+    }
+    let sql = POLL_SQL;
+    for (;;) {
+      const rows = rowsOf(await db.raw(sql, [lastSeenId]));
+      for (const row of rows) {
+        const id = Number(row['id']);
+        if (id > lastSeenId) lastSeenId = id;
+        apply({
+          kind: row['kind'] as Kind,
+          value: String(row['value']),
+          before: row['issued_before'] == null ? null : Number(row['issued_before']),
+          expiresAt: Number(row['expires_at']),
+        });
+      }
+      if (rows.length < PAGE) break;
+      sql = PAGE_SQL;
+    }
+    lastSyncedAt = now();
+  }
+
+  function sync(): Promise<void> {
+    polling ??= poll().finally(() => {
+      polling = undefined;
+    });
+    return polling;
+  }
+
+  async function purge(): Promise<void> {
+    const nowSec = now() / 1000;
+    for (const map of [jtis, grants]) for (const [k, exp] of map) if (exp <= nowSec) map.delete(k);
+    for (const [k, s] of subjects) if (s.expiresAt <= nowSec) subjects.delete(k);
+    if (db)
+      await db.raw(`delete from revocations where expires_at < now() - interval '1 minute'`, []);
+  }
+
+  return {
+    isDenied(c) {
+      if (c.jti !== undefined && jtis.has(c.jti)) return true;
+      const grantId = c.grant_id ?? c.grantId;
+      if (grantId !== undefined && grants.has(grantId)) return true;
+      if (c.sub !== undefined) {
+        const s = subjects.get(c.sub);
+        // No iat means no proof the token postdates the logout.
+        if (s && (c.iat === undefined || c.iat < s.before)) return true;
+      }
+      return false;
+    },
+    denyToken: (jti, expiresAt) => record({ kind: 'jti', value: jti, before: null, expiresAt }),
+    denyGrant: (grantId, expiresAt) =>
+      record({ kind: 'grant', value: grantId, before: null, expiresAt }),
+    denySubject: (subject, before, expiresAt) =>
+      record({ kind: 'subject', value: subject, before, expiresAt }),
+    async start() {
+      if (timers.length > 0) return;
+      await sync();
+      const tick = () => void sync().catch(onError);
+      const sweep = () => void purge().catch(onError);
+      timers = [setInterval(tick, pollInterval), setInterval(sweep, purgeInterval)];
+      for (const t of timers) t.unref();
+    },
+    sync,
+    async close() {
+      for (const t of timers) clearInterval(t);
+      timers = [];
+      bus.off(EVENT, onBus);
+      await polling?.catch(() => undefined);
+    },
+    get lastSyncedAt() {
+      return lastSyncedAt;
+    },
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * @portcullis/claims — the one place that turns a credential into a verified Principal.
+ *
+ * Verification (verify.ts, RFC 9068 + RFC 8725): size (4096 chars) and base64url syntax
+ * are checked before decoding; `alg` must be in the server-side allowlist (RS256/ES256
+ * with a JWKS, HS256 only with a shared secret — never both, never `none`); `typ` must be
+ * `at+jwt`; the key is chosen by `kid` alone (`jwk`/`jku`/`x5u`/`x5c` are ignored);
+ * exact `iss`; `aud` contains the API audience; `exp`, `iat` required, `nbf` honoured,
+ * 30 s tolerance; `exp - iat` at most 1 h; then the deny list. Each refusal is a
+ * TokenError with a literal `code`. Verified tokens are cached by their full string
+ * (bounded LRU); every hit rechecks `exp` and the deny list.
+ *
+ * Subjects: a user token's `sub` is the user id; a client-credentials token's `sub` is
+ * `client:<client_id>` (kind 'client'), so the two can never collide.
+ *
+ * Scope rule (a delegated token's scope narrows its role permissions, never widens):
+ * - permissions = permissionsForRoles(roles) narrowed by scope, for user and client tokens;
+ * - scope `api` keeps all role permissions;
+ * - otherwise only scope values that are permission strings count (`orders:read`,
+ *   `orders:*`, …), intersected wildcard-aware with the role permissions;
+ * - `openid profile email offline_access` and unknown scopes grant no API permission,
+ *   so a token with neither `api` nor a permission scope has no API permissions.
+ *
+ * Authorization: `authorize(principal, Perm.OrdersWrite, { ownerId: order.userId })` is
+ * true when the permission is held and the principal owns the resource or holds
+ * `orders:*`; `requirePermission` throws ForbiddenError (403) instead.
+ *
+ * Deny list (deny-list.ts): rows in `revocations` (migration 003), loaded at start and
+ * polled every 250 ms by each instance (one indexed query per poll, never per request),
+ * plus an in-process EventEmitter so same-process revocation is immediate. No Redis:
+ * the poll already meets "within 1 s" on PGlite and PostgreSQL alike.
+ */
+export {
+  accessTokenClaimsSchema,
+  CLIENT_SUBJECT_PREFIX,
+  type AccessTokenClaims,
+} from './claims.js';
+export { ForbiddenError, isTokenError, TokenError, type TokenErrorCode } from './errors.js';
+export {
+  createLocalKeySet,
+  createRemoteKeySet,
+  createSharedSecretKey,
+  type AsymmetricAlgorithm,
+  type KeySource,
+  type RemoteKeySet,
+  type RemoteKeySetOptions,
+  type SigningAlgorithm,
+} from './jwks.js';
+export {
+  API_SCOPE,
+  hasPermission,
+  isPermissionString,
+  narrowPermissions,
+  parseScope,
+  Perm,
+  permissionsForRoles,
+  RESOURCES,
+  ROLE_PERMISSIONS,
+  ROLES,
+  type Permission,
+  type Resource,
+  type Role,
+} from './permissions.js';
+export {
+  authorize,
+  principalFromClaims,
+  requirePermission,
+  type Principal,
+  type ResourceAttributes,
+} from './principal.js';
+export {
+  API_KEY_PREFIX,
+  chainResolvers,
+  createJwtPrincipalResolver,
+  resolveBearer,
+  type CredentialInput,
+  type PrincipalResolver,
+} from './bearer.js';
+export {
+  createDenyList,
+  type DenyCheckInput,
+  type DenyList,
+  type DenyListOptions,
+  type SqlClient,
+} from './deny-list.js';
+export { createTokenCache, type TokenCache } from './token-cache.js';
+export {
+  createAccessTokenVerifier,
+  verifyAccessToken,
+  type AccessTokenVerifier,
+  type VerifyOptions,
+} from './verify.js';

@@ -1,0 +1,146 @@
+/**
+ * Permission strings are `<resource>:<action>`; `<resource>:*` grants every action on that
+ * one resource and nothing else. There is no global `*`: an unrestricted grant would be
+ * a single typo away from every resource.
+ */
+export const Perm = {
+  UsersRead: 'users:read',
+  UsersWrite: 'users:write',
+  UsersDelete: 'users:delete',
+  UsersAll: 'users:*',
+  OrdersRead: 'orders:read',
+  OrdersWrite: 'orders:write',
+  OrdersDelete: 'orders:delete',
+  OrdersAll: 'orders:*',
+  PaymentsRead: 'payments:read',
+  PaymentsCreate: 'payments:create',
+  PaymentsAll: 'payments:*',
+  EventsRead: 'events:read',
+  UploadsRead: 'uploads:read',
+  UploadsCreate: 'uploads:create',
+  UploadsDelete: 'uploads:delete',
+  UploadsAll: 'uploads:*',
+  ApiKeysRead: 'api-keys:read',
+  ApiKeysCreate: 'api-keys:create',
+  ApiKeysDelete: 'api-keys:delete',
+  ApiKeysAll: 'api-keys:*',
+} as const;
+
+/** Any permission string the project defines. */
+export type Permission = (typeof Perm)[keyof typeof Perm];
+
+/** Resources that permissions may name. */
+export const RESOURCES = ['users', 'orders', 'payments', 'events', 'uploads', 'api-keys'] as const;
+export type Resource = (typeof RESOURCES)[number];
+
+/** The role table of DESIGN.md. */
+export const ROLE_PERMISSIONS = {
+  admin: [
+    Perm.UsersAll,
+    Perm.OrdersAll,
+    Perm.PaymentsAll,
+    Perm.EventsRead,
+    Perm.UploadsAll,
+    Perm.ApiKeysAll,
+  ],
+  editor: [
+    Perm.UsersRead,
+    Perm.OrdersRead,
+    Perm.OrdersWrite,
+    Perm.PaymentsCreate,
+    Perm.EventsRead,
+    Perm.UploadsAll,
+  ],
+  viewer: [Perm.UsersRead, Perm.OrdersRead, Perm.EventsRead],
+} as const satisfies Record<string, readonly Permission[]>;
+
+export type Role = keyof typeof ROLE_PERMISSIONS;
+export const ROLES = Object.keys(ROLE_PERMISSIONS) as Role[];
+
+/** The OAuth scope meaning "every permission my roles give me" (see index.ts). */
+export const API_SCOPE = 'api';
+
+// Lower-case ASCII only: no case folding or Unicode look-alikes can make two spellings
+// of one permission, and whitespace or empty parts never parse.
+const PERMISSION_RE = /^([a-z][a-z0-9-]*):(\*|[a-z][a-z0-9-]*)$/;
+
+interface Parsed {
+  resource: string;
+  action: string;
+}
+
+function parse(permission: unknown): Parsed | undefined {
+  if (typeof permission !== 'string' || permission.length > 100) return undefined;
+  const m = PERMISSION_RE.exec(permission);
+  return m ? { resource: m[1]!, action: m[2]! } : undefined;
+}
+
+/** True when the string is a well-formed `<resource>:<action>` or `<resource>:*`. */
+export function isPermissionString(value: unknown): value is string {
+  return parse(value) !== undefined;
+}
+
+function isRole(role: string): role is Role {
+  return Object.hasOwn(ROLE_PERMISSIONS, role);
+}
+
+/** The union of the permissions of the given roles; unknown roles grant nothing. */
+export function permissionsForRoles(roles: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const role of roles) {
+    if (isRole(role)) for (const p of ROLE_PERMISSIONS[role]) out.add(p);
+  }
+  return [...out];
+}
+
+/**
+ * True when `granted` holds `required` exactly or the wildcard of its resource. A
+ * wildcard `required` (used for "may act on anyone's <resource>") is met only by that
+ * same wildcard. Malformed strings on either side never match.
+ */
+export function hasPermission(granted: readonly string[], required: string): boolean {
+  const need = parse(required);
+  if (!need) return false;
+  const wildcard = `${need.resource}:*`;
+  for (const g of granted) {
+    if (g === required && parse(g)) return true;
+    if (g === wildcard) return true;
+  }
+  return false;
+}
+
+/**
+ * The permissions a delegated credential may use: its role permissions narrowed by its
+ * OAuth scope, never widened.
+ * - scope contains `api`: all role permissions;
+ * - otherwise: the intersection of role permissions and the permission-shaped scope
+ *   values (wildcard-aware: role `orders:*` with scope `orders:read` gives
+ *   `orders:read`; role `orders:read` with scope `orders:*` gives `orders:read`);
+ * - any other scope value (`openid`, `profile`, `email`, `offline_access`, unknown)
+ *   grants nothing.
+ */
+export function narrowPermissions(
+  rolePermissions: readonly string[],
+  scope: readonly string[],
+): string[] {
+  const granted = rolePermissions.filter(isPermissionString);
+  if (scope.includes(API_SCOPE)) return [...new Set(granted)];
+  const out = new Set<string>();
+  for (const s of scope) {
+    const sp = parse(s);
+    if (!sp) continue;
+    for (const g of granted) {
+      const gp = parse(g)!;
+      if (gp.resource !== sp.resource) continue;
+      if (g === s || gp.action === '*') out.add(s);
+      else if (sp.action === '*') out.add(g);
+    }
+  }
+  return [...out];
+}
+
+/** Splits an OAuth `scope` claim (RFC 6749 §3.3: space-delimited) into its values. */
+export function parseScope(scope: unknown): string[] {
+  if (typeof scope !== 'string') return [];
+  return [...new Set(scope.split(' ').filter((s) => s.length > 0))];
+}

@@ -1,0 +1,79 @@
+import { CLIENT_SUBJECT_PREFIX, type AccessTokenClaims } from './claims.js';
+import { ForbiddenError } from './errors.js';
+import {
+  hasPermission,
+  narrowPermissions,
+  parseScope,
+  permissionsForRoles,
+} from './permissions.js';
+
+/** Who is calling, however they authenticated. Built only by packages/claims and its resolvers. */
+export interface Principal {
+  subject: string;
+  kind: 'user' | 'client' | 'apiKey';
+  roles: string[];
+  /** Effective permissions: role permissions already narrowed by scope. */
+  permissions: string[];
+  scope: string[];
+  authMethod: 'jwt' | 'apiKey' | 'session';
+  clientId?: string;
+  email?: string;
+  tokenId?: string;
+  grantId?: string;
+  /** Unix seconds. */
+  expiresAt?: number;
+}
+
+/** Builds the Principal of a verified access token (see index.ts for the scope rule). */
+export function principalFromClaims(claims: AccessTokenClaims): Principal {
+  const scope = parseScope(claims.scope);
+  const principal: Principal = {
+    subject: claims.sub,
+    kind: claims.sub.startsWith(CLIENT_SUBJECT_PREFIX) ? 'client' : 'user',
+    roles: [...claims.roles],
+    permissions: narrowPermissions(permissionsForRoles(claims.roles), scope),
+    scope,
+    authMethod: 'jwt',
+    clientId: claims.client_id,
+    tokenId: claims.jti,
+    expiresAt: claims.exp,
+  };
+  if (claims.email !== undefined) principal.email = claims.email;
+  if (claims.grant_id !== undefined) principal.grantId = claims.grant_id;
+  return principal;
+}
+
+/** Attributes of the resource being acted on (ABAC). */
+export interface ResourceAttributes {
+  /** The user id owning the resource (e.g. an order's `userId`). */
+  ownerId?: string | null | undefined;
+}
+
+/**
+ * Handler-level RBAC + ABAC. True when the principal holds `permission` and, if the
+ * resource has an owner, either is that owner or holds `<resource>:*` (admin-like).
+ * Clients never own user resources: their subjects are `client:`-prefixed.
+ */
+export function authorize(
+  principal: Principal,
+  permission: string,
+  resource?: ResourceAttributes,
+): boolean {
+  if (!hasPermission(principal.permissions, permission)) return false;
+  const ownerId = resource?.ownerId;
+  if (resource === undefined || !('ownerId' in resource)) return true;
+  if (typeof ownerId === 'string' && ownerId.length > 0 && principal.kind !== 'client') {
+    if (principal.subject === ownerId) return true;
+  }
+  const resourceName = permission.slice(0, permission.indexOf(':'));
+  return hasPermission(principal.permissions, `${resourceName}:*`);
+}
+
+/** `authorize`, throwing ForbiddenError (403 `{"error":"forbidden"}`) when it is false. */
+export function requirePermission(
+  principal: Principal,
+  permission: string,
+  resource?: ResourceAttributes,
+): void {
+  if (!authorize(principal, permission, resource)) throw new ForbiddenError(permission);
+}
