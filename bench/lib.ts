@@ -136,3 +136,27 @@ export async function measureOps(fn: () => Promise<unknown>, ms = 2000): Promise
   }
   return Math.round(median(rates));
 }
+
+/**
+ * Rates of several functions measured in alternation (a, b, a, b, …) and reduced to
+ * medians, so a change in machine load during the run hits each of them alike.
+ */
+export async function measureOpsInterleaved(
+  fns: Array<() => Promise<unknown>>,
+  { rounds = 5, ms = 1000 } = {},
+): Promise<number[]> {
+  for (const fn of fns) for (let i = 0; i < 50; i++) await fn();
+  const rates: number[][] = fns.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, fn] of fns.entries()) {
+      let count = 0;
+      const start = performance.now();
+      while (performance.now() - start < ms) {
+        await fn();
+        count++;
+      }
+      rates[i]!.push((count * 1000) / (performance.now() - start));
+    }
+  }
+  return rates.map((r) => Math.round(median(r)));
+}
