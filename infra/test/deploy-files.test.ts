@@ -1,0 +1,130 @@
+import { describe, expect, it } from '@jest/globals';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseAllDocuments, parse } from 'yaml';
+import { parseApiConfig } from '@portcullis/api';
+import { parseAuthConfig } from '@portcullis/auth-server';
+
+// No container engine runs here, so the deployment files are checked statically: they
+// parse, their commands name files that exist, their ports and probes match what the
+// apps' own config parsing makes of the environment they set.
+const root = path.resolve(import.meta.dirname, '../..');
+const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
+
+type Env = Record<string, string>;
+interface ComposeService {
+  command?: string[];
+  environment?: Env;
+  ports?: string[];
+}
+
+const apps = {
+  'auth-server': {
+    main: 'apps/auth-server/src/main.ts',
+    port: (env: Env) => parseAuthConfig(env).port,
+  },
+  api: { main: 'apps/api/src/main.ts', port: (env: Env) => parseApiConfig(env).port },
+} as const;
+
+// 43 base64url characters: fits every secret's format (32 bytes for KEY_ENCRYPTION_KEY).
+const STAND_IN = 'A'.repeat(43);
+
+// Interpolations like ${ISSUER:-https://…} or ${ADMIN_TOKEN:?…} resolve to a stand-in.
+function interpolate(env: Env): Env {
+  return Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [
+      k,
+      String(v).replace(
+        /\$\{(\w+)(?::-([^}]*)|:\?[^}]*)?\}/g,
+        (_m, name: string, fallback?: string) => fallback ?? STAND_IN,
+      ),
+    ]),
+  );
+}
+
+describe('infra/docker', () => {
+  it('builds a multi-stage Node 24 image that runs as a non-root user', () => {
+    const dockerfile = read('infra/docker/Dockerfile');
+    const froms = dockerfile.match(/^FROM .+$/gm) ?? [];
+    expect(froms.length).toBeGreaterThanOrEqual(2);
+    for (const from of froms) expect(from).toMatch(/^FROM node:24/);
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toMatch(/--frozen-lockfile/);
+  });
+
+  it('compose runs each app on the port its config parses, against postgres and redis', () => {
+    const compose = parse(read('infra/docker/compose.yaml')) as {
+      services: Record<string, ComposeService>;
+    };
+    expect(Object.keys(compose.services)).toEqual(
+      expect.arrayContaining(['postgres', 'redis', 'auth-server', 'api']),
+    );
+    for (const [name, app] of Object.entries(apps)) {
+      const service = compose.services[name]!;
+      expect(service.command?.slice(-1)[0]).toBe(app.main);
+      expect(existsSync(path.join(root, app.main))).toBe(true);
+      const env = interpolate(service.environment ?? {});
+      expect(env['DATABASE_URL']).toMatch(/@postgres:5432\//);
+      expect(env['REDIS_URL']).toBe('redis://redis:6379');
+      const port = app.port(env);
+      expect(service.ports).toContain(`${port}:${port}`);
+    }
+  });
+});
+
+describe('infra/k8s', () => {
+  const docs = ['config.yaml', 'api.yaml', 'auth-server.yaml'].flatMap((f) =>
+    parseAllDocuments(read(`infra/k8s/${f}`)).map((d) => d.toJS() as Record<string, any>),
+  );
+  const byKind = (kind: string) => docs.filter((d) => d['kind'] === kind);
+  const configMap = byKind('ConfigMap')[0]!['data'] as Env;
+  const secret = byKind('Secret')[0]!['stringData'] as Env;
+
+  it('parses into Deployments, Services and HPAs for both apps', () => {
+    for (const kind of ['Deployment', 'Service', 'HorizontalPodAutoscaler']) {
+      expect(
+        byKind(kind)
+          .map((d) => d['metadata']['name'])
+          .sort(),
+      ).toEqual(['portcullis-api', 'portcullis-auth-server']);
+    }
+  });
+
+  it('probes /readyz and /healthz on the port the app listens on, as non-root', () => {
+    for (const [name, app] of Object.entries(apps)) {
+      const deployment = byKind('Deployment').find(
+        (d) => d['metadata']['name'] === `portcullis-${name}`,
+      )!;
+      const pod = deployment['spec']['template']['spec'];
+      const container = pod['containers'][0];
+      expect(pod['securityContext']['runAsNonRoot']).toBe(true);
+      expect(container['command'].slice(-1)[0]).toBe(app.main);
+      expect(container['readinessProbe']['httpGet']['path']).toBe('/readyz');
+      expect(container['livenessProbe']['httpGet']['path']).toBe('/healthz');
+      const secrets = Object.fromEntries(Object.keys(secret).map((k) => [k, STAND_IN]));
+      const port = app.port({
+        ...configMap,
+        ...secret,
+        ...secrets,
+        DATABASE_URL: secret['DATABASE_URL']!,
+        REDIS_URL: secret['REDIS_URL']!,
+      });
+      expect(container['ports'][0]['containerPort']).toBe(port);
+      const service = byKind('Service').find(
+        (d) => d['metadata']['name'] === `portcullis-${name}`,
+      )!;
+      expect(service['spec']['ports'][0]).toMatchObject({ port, targetPort: 'http' });
+      const hpa = byKind('HorizontalPodAutoscaler').find(
+        (d) => d['metadata']['name'] === `portcullis-${name}`,
+      )!;
+      expect(hpa['spec']['scaleTargetRef']['name']).toBe(`portcullis-${name}`);
+    }
+  });
+
+  it('sets only variables the README documents', () => {
+    const readme = read('README.md');
+    for (const name of [...Object.keys(configMap), ...Object.keys(secret)]) {
+      expect(readme).toContain(`\`${name}\``);
+    }
+  });
+});
