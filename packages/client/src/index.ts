@@ -1,3 +1,49 @@
-// The reference TypeScript client (issue 8) is not written yet: this package exports
-// nothing, so nothing can depend on a client that does not exist.
-export {};
+// Public API of @portcullis/client. See README.md for usage.
+export { createPortcullisClient } from './client.js';
+export type { PortcullisClient, PortcullisClientOptions } from './client.js';
+export {
+  ApiError,
+  NetworkError,
+  OAuthError,
+  PortcullisError,
+  TimeoutError,
+  UnauthorizedError,
+} from './errors.js';
+export type { ApiErrorBody, PortcullisErrorCode, RequestInfo } from './errors.js';
+export { createEtagCache } from './etag-cache.js';
+export type { CachedResponse, EtagCache } from './etag-cache.js';
+export type { HttpResponse, QueryParams, QueryValue, RawBody, RequestOptions } from './http.js';
+export {
+  base64url,
+  buildAuthorizeUrl,
+  clientCredentials,
+  createPkcePair,
+  createState,
+  deviceAuthorization,
+  exchangeCode,
+  pollDeviceToken,
+  portcullisEndpoints,
+  refreshToken,
+  s256,
+} from './oauth.js';
+export type {
+  AuthorizeUrlParams,
+  DeviceAuthorizationResponse,
+  PkcePair,
+  PollDeviceTokenOptions,
+  PortcullisEndpoints,
+  TokenEndpointOptions,
+  TokenResponse,
+} from './oauth.js';
+export type { ApiKeysApi } from './resources/api-keys.js';
+export type { EventsApi } from './resources/events.js';
+export type { OrdersApi, WriteOptions } from './resources/orders.js';
+export type { CreatePaymentOptions, PaymentsApi } from './resources/payments.js';
+export type { UploadsApi } from './resources/uploads.js';
+export type { UsersApi } from './resources/users.js';
+export { backoffDelay, parseRetryAfter } from './retry.js';
+export type { RetryOptions, Sleep } from './retry.js';
+export { createSseParser } from './sse.js';
+export type { SseEvent, SseParser, StreamOptions } from './sse.js';
+export type { AuthOptions } from './tokens.js';
+export type * from './types.js';

@@ -1,0 +1,142 @@
+/**
+ * One error hierarchy for the client, in the style of jose's `util/errors.ts`: every
+ * error carries a literal `code`, so callers branch on `err.code` (or `instanceof`)
+ * instead of parsing messages.
+ */
+
+/** Machine-readable kind of a client error. */
+export type PortcullisErrorCode = 'timeout' | 'network' | 'api' | 'unauthorized' | 'oauth' | 'sse';
+
+/** Details of the failed request attached to every error the HTTP layer raises. */
+export interface RequestInfo {
+  method: string;
+  url: string;
+  /** Idempotency-Key that was sent; pass it again to retry the same logical operation later. */
+  idempotencyKey?: string;
+}
+
+/** Base class of every error this package throws. */
+export class PortcullisError extends Error {
+  override name = 'PortcullisError';
+  readonly code: PortcullisErrorCode;
+  /** The request that failed, when the error comes from an HTTP call. */
+  request?: RequestInfo;
+
+  constructor(code: PortcullisErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** The request did not complete within `timeoutMs`. */
+export class TimeoutError extends PortcullisError {
+  override name = 'TimeoutError';
+  readonly timeoutMs: number;
+
+  constructor(timeoutMs: number, options?: { cause?: unknown }) {
+    super('timeout', `request timed out after ${timeoutMs} ms`, options);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The server could not be reached or the connection broke (fetch rejected). */
+export class NetworkError extends PortcullisError {
+  override name = 'NetworkError';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('network', message, options);
+  }
+}
+
+/** Error body shape of the Portcullis API (DESIGN.md: `{error, message?, fields?}`). */
+export interface ApiErrorBody {
+  error: string;
+  message?: string;
+  /** 422 only: messages per field (dotted path). */
+  fields?: Record<string, string[]>;
+}
+
+/** A non-2xx answer of the API. */
+export class ApiError extends PortcullisError {
+  override name = 'ApiError';
+  readonly status: number;
+  /** The body's `error` code, or `http_<status>` when the body had none. */
+  readonly error: string;
+  /** The body's `message`, when present. */
+  readonly detail?: string;
+  /** 422: messages per field, ready to map onto form inputs. */
+  readonly fields?: Record<string, string[]>;
+  /** The decoded body (JSON when it parsed, else text). */
+  readonly body: unknown;
+  readonly headers: Headers;
+  /** 429: the server's Retry-After in milliseconds, when it sent one. */
+  readonly retryAfterMs?: number;
+
+  constructor(
+    status: number,
+    body: unknown,
+    headers: Headers,
+    extra?: { retryAfterMs?: number; code?: PortcullisErrorCode },
+  ) {
+    const parsed = asErrorBody(body);
+    const error = parsed?.error ?? `http_${status}`;
+    super(
+      extra?.code ?? 'api',
+      `${status} ${error}${parsed?.message ? `: ${parsed.message}` : ''}`,
+    );
+    this.status = status;
+    this.error = error;
+    this.detail = parsed?.message;
+    this.fields = parsed?.fields;
+    this.body = body;
+    this.headers = headers;
+    this.retryAfterMs = extra?.retryAfterMs;
+  }
+}
+
+/**
+ * 401 that survived a token refresh, or a refresh that failed (after which
+ * `onSignOut` has been called). The user must authenticate again.
+ */
+export class UnauthorizedError extends ApiError {
+  override name = 'UnauthorizedError';
+
+  constructor(body: unknown, headers: Headers, options?: { cause?: unknown }) {
+    super(401, body, headers, { code: 'unauthorized' });
+    if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+/** An OAuth endpoint answered with `{error, error_description}` (RFC 6749 §5.2). */
+export class OAuthError extends PortcullisError {
+  override name = 'OAuthError';
+  readonly status: number;
+  /** RFC 6749 / RFC 8628 error code, e.g. `invalid_grant`, `expired_token`. */
+  readonly error: string;
+  readonly errorDescription?: string;
+
+  constructor(status: number, error: string, errorDescription?: string) {
+    super('oauth', errorDescription ? `${error}: ${errorDescription}` : error);
+    this.status = status;
+    this.error = error;
+    this.errorDescription = errorDescription;
+  }
+}
+
+function asErrorBody(body: unknown): ApiErrorBody | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const record = body as Record<string, unknown>;
+  if (typeof record.error !== 'string') return undefined;
+  return {
+    error: record.error,
+    message: typeof record.message === 'string' ? record.message : undefined,
+    fields: isFields(record.fields) ? record.fields : undefined,
+  };
+}
+
+function isFields(value: unknown): value is Record<string, string[]> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return Object.values(value).every(
+    (v) => Array.isArray(v) && v.every((m) => typeof m === 'string'),
+  );
+}

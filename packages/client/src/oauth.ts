@@ -1,0 +1,296 @@
+/**
+ * OAuth 2.0 helpers for the Portcullis authorization server: PKCE (RFC 7636, S256
+ * only — the server refuses plain), the token endpoint grants (RFC 6749 §4.1, §4.4,
+ * §6) and the device flow (RFC 8628). Works in Node 24 and browsers (Web Crypto).
+ */
+import { OAuthError, PortcullisError, TimeoutError, NetworkError } from './errors.js';
+import { sleep as defaultSleep } from './retry.js';
+import type { Sleep } from './retry.js';
+
+/** Endpoints of a Portcullis authorization server (DESIGN.md). */
+export interface PortcullisEndpoints {
+  authorizationEndpoint: string;
+  tokenEndpoint: string;
+  deviceAuthorizationEndpoint: string;
+  revocationEndpoint: string;
+  userinfoEndpoint: string;
+  jwksUri: string;
+}
+
+/** Derives the endpoint URLs from the server's base address ({auth_url}). */
+export function portcullisEndpoints(authUrl: string): PortcullisEndpoints {
+  const base = authUrl.replace(/\/+$/, '');
+  return {
+    authorizationEndpoint: `${base}/authorize`,
+    tokenEndpoint: `${base}/token`,
+    deviceAuthorizationEndpoint: `${base}/device/auth`,
+    revocationEndpoint: `${base}/token/revocation`,
+    userinfoEndpoint: `${base}/me`,
+    jwksUri: `${base}/.well-known/jwks.json`,
+  };
+}
+
+/** A PKCE verifier and its S256 challenge. */
+export interface PkcePair {
+  codeVerifier: string;
+  codeChallenge: string;
+  codeChallengeMethod: 'S256';
+}
+
+/** base64url without padding (RFC 4648 §5). */
+export function base64url(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function randomToken(byteLength: number): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(byteLength)));
+}
+
+/**
+ * Creates a PKCE pair: 32 random bytes -> a 43-character verifier of unreserved
+ * characters (RFC 7636 §4.1), challenge = base64url(SHA-256(verifier)) (§4.2).
+ */
+export async function createPkcePair(): Promise<PkcePair> {
+  const codeVerifier = randomToken(32);
+  return { codeVerifier, codeChallenge: await s256(codeVerifier), codeChallengeMethod: 'S256' };
+}
+
+/** S256 transform of a verifier. */
+export async function s256(codeVerifier: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(codeVerifier));
+  return base64url(new Uint8Array(digest));
+}
+
+/** Random `state` (CSRF protection, RFC 6749 §10.12): 32 bytes, base64url. */
+export function createState(): string {
+  return randomToken(32);
+}
+
+/** Parameters of the authorization request. */
+export interface AuthorizeUrlParams {
+  /** Base address of the authorization server ({auth_url}); `/authorize` is appended. */
+  authUrl: string;
+  clientId: string;
+  redirectUri: string;
+  /** Space-separated, e.g. `openid profile email offline_access`. */
+  scope: string;
+  state: string;
+  codeChallenge: string;
+  nonce?: string;
+  /** RFC 8707 resource indicator, e.g. the API audience. */
+  resource?: string;
+  /** Any further parameters (prompt, login_hint, …). */
+  extra?: Record<string, string>;
+}
+
+/** Builds the /authorize URL of the authorization-code + PKCE flow. */
+export function buildAuthorizeUrl(params: AuthorizeUrlParams): string {
+  const url = new URL(portcullisEndpoints(params.authUrl).authorizationEndpoint);
+  const query: Record<string, string | undefined> = {
+    response_type: 'code',
+    client_id: params.clientId,
+    redirect_uri: params.redirectUri,
+    scope: params.scope,
+    state: params.state,
+    code_challenge: params.codeChallenge,
+    code_challenge_method: 'S256',
+    nonce: params.nonce,
+    resource: params.resource,
+    ...params.extra,
+  };
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined) url.searchParams.set(name, value);
+  }
+  return url.toString();
+}
+
+/** Token endpoint answer (RFC 6749 §5.1). */
+export interface TokenResponse {
+  access_token: string;
+  token_type: string;
+  expires_in?: number;
+  refresh_token?: string;
+  id_token?: string;
+  scope?: string;
+  [extra: string]: unknown;
+}
+
+/** Settings shared by every call to a token endpoint. */
+export interface TokenEndpointOptions {
+  tokenUrl: string;
+  clientId: string;
+  /** Confidential clients: sent with client_secret_basic. Public clients omit it. */
+  clientSecret?: string;
+  /** RFC 8707 resource indicator (the API audience). */
+  resource?: string;
+  fetch?: typeof fetch;
+  /** Default 15000. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Exchanges an authorization code (with its PKCE verifier) for tokens. */
+export function exchangeCode(
+  options: TokenEndpointOptions & { code: string; redirectUri: string; codeVerifier: string },
+): Promise<TokenResponse> {
+  return tokenRequest(options, {
+    grant_type: 'authorization_code',
+    code: options.code,
+    redirect_uri: options.redirectUri,
+    code_verifier: options.codeVerifier,
+  });
+}
+
+/** Uses a refresh token; the server rotates it, so store the returned one. */
+export function refreshToken(
+  options: TokenEndpointOptions & { refreshToken: string; scope?: string },
+): Promise<TokenResponse> {
+  return tokenRequest(options, {
+    grant_type: 'refresh_token',
+    refresh_token: options.refreshToken,
+    scope: options.scope,
+  });
+}
+
+/** Client credentials grant for machine clients (client_secret_basic). */
+export function clientCredentials(
+  options: TokenEndpointOptions & { clientSecret: string; scope?: string },
+): Promise<TokenResponse> {
+  return tokenRequest(options, { grant_type: 'client_credentials', scope: options.scope });
+}
+
+/** Device authorization response (RFC 8628 §3.2). */
+export interface DeviceAuthorizationResponse {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete?: string;
+  expires_in: number;
+  /** Seconds between polls; 5 when absent. */
+  interval?: number;
+}
+
+/** Starts the device flow at `{auth}/device/auth`. */
+export async function deviceAuthorization(
+  options: Omit<TokenEndpointOptions, 'tokenUrl'> & {
+    deviceAuthorizationUrl: string;
+    scope?: string;
+  },
+): Promise<DeviceAuthorizationResponse> {
+  return (await postForm(options, options.deviceAuthorizationUrl, {
+    scope: options.scope,
+  })) as unknown as DeviceAuthorizationResponse;
+}
+
+/** Options of {@link pollDeviceToken}. */
+export interface PollDeviceTokenOptions extends TokenEndpointOptions {
+  deviceCode: string;
+  /** Seconds between polls, from the device authorization response. Default 5. */
+  interval?: number;
+  /** Seconds until the device code expires; polling stops then. */
+  expiresIn?: number;
+  /** Injectable sleep, for tests. */
+  sleep?: Sleep;
+  now?: () => number;
+}
+
+/**
+ * Polls the token endpoint until the user approves (RFC 8628 §3.4–3.5):
+ * `authorization_pending` -> keep polling; `slow_down` -> interval += 5 s;
+ * `access_denied`, `expired_token` and anything else -> {@link OAuthError}.
+ */
+export async function pollDeviceToken(options: PollDeviceTokenOptions): Promise<TokenResponse> {
+  const sleep = options.sleep ?? defaultSleep;
+  const now = options.now ?? Date.now;
+  const deadline = options.expiresIn === undefined ? Infinity : now() + options.expiresIn * 1000;
+  let intervalMs = (options.interval ?? 5) * 1000;
+  for (;;) {
+    await sleep(intervalMs, options.signal);
+    if (now() >= deadline)
+      throw new OAuthError(400, 'expired_token', 'device code expired before approval');
+    try {
+      return await tokenRequest(options, {
+        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+        device_code: options.deviceCode,
+      });
+    } catch (err) {
+      if (!(err instanceof OAuthError)) throw err;
+      if (err.error === 'authorization_pending') continue;
+      if (err.error === 'slow_down') {
+        intervalMs += 5000;
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+
+async function tokenRequest(
+  options: TokenEndpointOptions,
+  params: Record<string, string | undefined>,
+): Promise<TokenResponse> {
+  const body = await postForm(options, options.tokenUrl, params);
+  if (typeof body.access_token !== 'string') {
+    throw new PortcullisError('oauth', 'token response without access_token');
+  }
+  return body as TokenResponse;
+}
+
+/** client_secret_basic (RFC 6749 §2.3.1): id and secret form-encoded, then Basic. */
+function basicAuth(clientId: string, clientSecret: string): string {
+  const encode = (value: string): string => encodeURIComponent(value).replace(/%20/g, '+');
+  const bytes = new TextEncoder().encode(`${encode(clientId)}:${encode(clientSecret)}`);
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return `Basic ${btoa(binary)}`;
+}
+
+async function postForm(
+  options: Omit<TokenEndpointOptions, 'tokenUrl'>,
+  url: string,
+  params: Record<string, string | undefined>,
+): Promise<Record<string, unknown>> {
+  const form = new URLSearchParams();
+  for (const [name, value] of Object.entries({ ...params, resource: options.resource })) {
+    if (value !== undefined) form.set(name, value);
+  }
+  const headers = new Headers({ Accept: 'application/json' });
+  if (options.clientSecret !== undefined)
+    headers.set('Authorization', basicAuth(options.clientId, options.clientSecret));
+  else form.set('client_id', options.clientId);
+
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  let status: number;
+  let text: string;
+  try {
+    const response = await (options.fetch ?? fetch)(url, {
+      method: 'POST',
+      headers,
+      body: form,
+      signal,
+    });
+    status = response.status;
+    text = await response.text();
+  } catch (err) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (timeout.aborted) throw new TimeoutError(timeoutMs, { cause: err });
+    throw new NetworkError(`POST ${url} failed: ${(err as Error).message}`, { cause: err });
+  }
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new OAuthError(status, 'invalid_response', `non-JSON answer from ${url}`);
+  }
+  if (status < 200 || status > 299) {
+    const error = typeof body.error === 'string' ? body.error : `http_${status}`;
+    const description =
+      typeof body.error_description === 'string' ? body.error_description : undefined;
+    throw new OAuthError(status, error, description);
+  }
+  return body;
+}

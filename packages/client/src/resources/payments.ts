@@ -1,0 +1,56 @@
+import type { Http } from '../http.js';
+import type { CallOptions, CursorPage, CursorParams, Payment, PaymentCreate } from '../types.js';
+
+/** Options of payments.create(). */
+export interface CreatePaymentOptions extends CallOptions {
+  /**
+   * Key of the logical operation. Generated (crypto.randomUUID) when absent and then
+   * reused on every retry; pass the one from a failed call's `error.request` to try
+   * the same payment again later without charging twice.
+   */
+  idempotencyKey?: string;
+}
+
+/** `/payments`: idempotent create, cursor list, get. */
+export interface PaymentsApi {
+  create(body: PaymentCreate, options?: CreatePaymentOptions): Promise<Payment>;
+  list(params?: CursorParams, options?: CallOptions): Promise<CursorPage<Payment>>;
+  get(id: string, options?: CallOptions): Promise<Payment>;
+}
+
+export function createPaymentsApi(http: Http): PaymentsApi {
+  return {
+    async create(body, options = {}) {
+      const { idempotencyKey = crypto.randomUUID(), ...rest } = options;
+      return (
+        await http.request<Payment>({
+          method: 'POST',
+          path: '/payments',
+          json: body,
+          idempotencyKey,
+          ...rest,
+        })
+      ).data;
+    },
+    async list(params = {}, options) {
+      const query = { after: params.after, limit: params.limit };
+      return (
+        await http.request<CursorPage<Payment>>({
+          method: 'GET',
+          path: '/payments',
+          query,
+          ...options,
+        })
+      ).data;
+    },
+    async get(id, options) {
+      return (
+        await http.request<Payment>({
+          method: 'GET',
+          path: `/payments/${encodeURIComponent(id)}`,
+          ...options,
+        })
+      ).data;
+    },
+  };
+}
