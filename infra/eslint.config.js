@@ -37,6 +37,7 @@ export default tseslint.config(
     basePath: '..',
     files: [
       '**/config.ts',
+      '**/main.ts',
       '**/test/**',
       '**/*.test.ts',
       '**/testing.ts',

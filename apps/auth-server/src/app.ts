@@ -1,18 +1,79 @@
 import Koa from 'koa';
 import Router from '@koa/router';
+import type { AccountsRepo } from '@portcullis/accounts';
+import type { DenyList } from '@portcullis/claims';
 import type { Db } from '@portcullis/db';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AuthConfig } from './config.js';
+import type { AuditRepo } from './data/audit-repo.js';
+import { interactionRoutes } from './interactions/routes.js';
+import { messagePage } from './interactions/views.js';
+import type { FailureLimiter } from './limits.js';
+import type { DeviceGuard } from './provider/device-guard.js';
+import type { ProviderHost } from './provider/provider-host.js';
+import { baseHeaders, htmlHeaders } from './security-headers.js';
 
+/** What callers pass to startAuthServer; everything optional has a default from config. */
 export interface AuthDeps {
   db: Db;
   logger: Logger;
+  /** Defaults to a deny list on the `revocations` table of `db`. */
+  denyList?: DenyList;
+  /** Defaults to a client for config.redisUrl when set (rate limits shared across instances). */
+  redis?: Redis;
+  /** Device-flow poll interval in seconds (RFC 8628 §3.2); default 5. */
+  deviceIntervalSeconds?: number;
+  /** Prints the demo credentials once; default writes to stdout. */
+  print?: (text: string) => void;
+}
+
+/** The parts the Koa app is wired from (built by server.ts). */
+export interface AuthAppParts {
+  db: Db;
+  logger: Logger;
+  host: ProviderHost;
+  accounts: AccountsRepo;
+  audit: AuditRepo;
+  deviceGuard: DeviceGuard;
+  loginLimiters: { ip: FailureLimiter; account: FailureLimiter };
+  cookieKeys: string[];
+}
+
+/** Interaction pages answer HTML errors; an expired or foreign interaction is a 400, not a 500. */
+function interactionErrors(logger: Logger): Koa.Middleware {
+  return async function renderInteractionError(ctx, next) {
+    try {
+      await next();
+    } catch (error) {
+      const e = error as {
+        status?: number;
+        statusCode?: number;
+        expose?: boolean;
+        error_description?: string;
+        message?: string;
+      };
+      const status = e.statusCode ?? e.status ?? 500;
+      if (status >= 500) logger.error({ err: error, path: ctx.path }, 'interaction failed');
+      htmlHeaders(ctx);
+      ctx.status = status >= 500 ? 500 : status;
+      ctx.type = 'html';
+      ctx.body = messagePage(
+        'Sign-in problem',
+        status >= 500
+          ? 'Something went wrong.'
+          : 'This sign-in request has expired or is not valid here. Start again from the application.',
+      );
+    }
+  };
 }
 
 /** Builds the authorization server's Koa app; only server.ts listens. */
-export function createAuthApp(config: AuthConfig, deps: AuthDeps): Koa {
+export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
   const app = new Koa();
   app.proxy = false;
+  // oidc-provider runs on this context, so its signed cookies use these keys.
+  app.keys = parts.cookieKeys;
   const router = new Router();
 
   router.get('/healthz', (ctx) => {
@@ -20,17 +81,32 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Koa {
   });
   router.get('/readyz', async function readiness(ctx) {
     try {
-      await deps.db.raw('select 1');
+      await parts.db.raw('select 1');
       ctx.body = { status: 'ready', database: 'ok' };
     } catch (error) {
-      deps.logger.warn({ err: error }, 'readiness check failed');
+      parts.logger.warn({ err: error }, 'readiness check failed');
       ctx.status = 503;
       ctx.set('Retry-After', '5');
       ctx.body = { status: 'unavailable', database: 'unreachable' };
     }
   });
 
-  app.use(router.routes()).use(router.allowedMethods());
+  const interactions = new Router({ prefix: '' });
+  interactions.use(interactionErrors(parts.logger));
+  interactionRoutes(interactions, {
+    host: parts.host,
+    accounts: parts.accounts,
+    audit: parts.audit,
+    logger: parts.logger,
+    loginLimiters: parts.loginLimiters,
+    csrfKey: parts.cookieKeys[0]!,
+  });
+
+  app.use(baseHeaders);
+  app.use(router.routes());
+  app.use(interactions.routes());
+  app.use(parts.deviceGuard.middleware);
+  app.use(parts.host.middleware);
   void config;
   return app;
 }

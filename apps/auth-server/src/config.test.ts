@@ -47,6 +47,7 @@ describe('auth-server config', () => {
         'ISSUER: must be https in production',
         'ADMIN_TOKEN: is required in production',
         'SEED_DEMO: demo seed is refused in production',
+        'KEY_ENCRYPTION_KEY: is required in production',
       ]),
     );
   });
@@ -57,7 +58,9 @@ describe('auth-server config', () => {
       ISSUER: 'https://auth.example.com',
       ADMIN_TOKEN: 'a'.repeat(40),
       COOKIE_KEYS: 'k'.repeat(40),
+      KEY_ENCRYPTION_KEY: 'q'.repeat(43),
     });
     expect(config.seedDemo).toBe(false);
+    expect(config.keyEncryptionKey).toBe('q'.repeat(43));
   });
 });

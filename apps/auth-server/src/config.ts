@@ -29,6 +29,11 @@ const schema = z
     SEED_DEMO: boolean.optional(),
     /** Comma-separated secrets for signing cookies; generated in development when absent. */
     COOKIE_KEYS: z.string().min(32).optional(),
+    /** 32 bytes, base64url: encrypts signing keys at rest; generated under DATA_DIR outside production. */
+    KEY_ENCRYPTION_KEY: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 bytes, base64url-encoded (43 characters)')
+      .optional(),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;
@@ -48,6 +53,13 @@ const schema = z
     if (!env.COOKIE_KEYS) {
       ctx.addIssue({ code: 'custom', path: ['COOKIE_KEYS'], message: 'is required in production' });
     }
+    if (!env.KEY_ENCRYPTION_KEY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['KEY_ENCRYPTION_KEY'],
+        message: 'is required in production',
+      });
+    }
   });
 
 export type AuthConfig = Readonly<{
@@ -66,6 +78,7 @@ export type AuthConfig = Readonly<{
   alertWebhookUrl: string | undefined;
   seedDemo: boolean;
   cookieKeys: string[] | undefined;
+  keyEncryptionKey: string | undefined;
 }>;
 
 export class ConfigError extends Error {
@@ -100,5 +113,6 @@ export function parseAuthConfig(env: Record<string, string | undefined>): AuthCo
     alertWebhookUrl: e.ALERT_WEBHOOK_URL,
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV === 'development',
     cookieKeys: e.COOKIE_KEYS?.split(',').map((k) => k.trim()),
+    keyEncryptionKey: e.KEY_ENCRYPTION_KEY,
   });
 }

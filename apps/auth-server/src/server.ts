@@ -1,11 +1,45 @@
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { createAccountsRepo } from '@portcullis/accounts';
+import { createDenyList } from '@portcullis/claims';
+import { Redis } from 'ioredis';
+import { createAdminApp } from './admin/app.js';
+import { createAlertSender } from './alerts.js';
 import { createAuthApp, type AuthDeps } from './app.js';
 import type { AuthConfig } from './config.js';
+import { createAuditRepo } from './data/audit-repo.js';
+import { createClientsRepo } from './data/clients-repo.js';
+import { purgeExpired } from './data/oidc-adapter.js';
+import { createSigningKeysRepo } from './data/signing-keys-repo.js';
+import { createFailureLimiter } from './limits.js';
+import { ID_TOKEN_TTL } from './provider/configuration.js';
+import { createDeviceGuard } from './provider/device-guard.js';
+import { createKeyManager } from './provider/keys.js';
+import { createProviderHost, type ProviderHost } from './provider/provider-host.js';
+import { loadSecrets } from './secrets.js';
+import { seedDemo } from './seed.js';
 
 export interface RunningAuthServer {
   url: string;
+  /** The issuer in use: config.issuer, or the bound URL when config.port is 0 (tests). */
+  issuer: string;
+  adminUrl: string;
+  adminToken: string;
+  host: ProviderHost;
+  /** Resolves when side effects of past requests (alerts, audit rows) have finished. */
+  settle(): Promise<void>;
   close(): Promise<void>;
+}
+
+const PURGE_EVERY_MS = 10 * 60_000;
+const KEY_RELOAD_EVERY_MS = 60_000;
+
+function listen(server: Server, port: number, host?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
 }
 
 function closeServer(server: Server): Promise<void> {
@@ -15,18 +49,150 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-/** Listens on config.port (0 picks a free port, as tests do). */
+/**
+ * Starts the authorization server (config.port) and the admin API (config.adminPort on
+ * 127.0.0.1). The caller has run the migrations. The port is bound before the Provider
+ * is built, so a test can listen on port 0 and still get an exact issuer.
+ */
 export async function startAuthServer(
   config: AuthConfig,
   deps: AuthDeps,
 ): Promise<RunningAuthServer> {
-  const app = createAuthApp(config, deps);
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(config.port, () => resolve(s));
+  const { db, logger } = deps;
+  const secrets = await loadSecrets(config);
+  if (secrets.generated.includes('admin-token')) {
+    logger.warn(
+      { file: path.join(config.dataDir, 'admin-token') },
+      `generated ADMIN_TOKEN (shown once): ${secrets.adminToken}`,
+    );
+  }
+
+  // Bound first (the issuer may depend on the port); answers 503 until the app is built.
+  let handler: RequestListener = (_req, res) =>
+    void res.writeHead(503, { 'retry-after': '1' }).end();
+  const server = createServer((req, res) => handler(req, res));
+  const port = await listen(server, config.port);
+  const url = `http://127.0.0.1:${port}`;
+  const issuer = config.port === 0 ? url : config.issuer;
+
+  const pending = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>) => {
+    pending.add(work);
+    void work.finally(() => pending.delete(work));
+  };
+
+  const redis =
+    deps.redis ??
+    (config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : undefined);
+  const ownsRedis = !deps.redis && redis !== undefined;
+  const denyList =
+    deps.denyList ?? createDenyList({ db, onError: (e) => logger.error({ err: e }, 'deny list') });
+  const accounts = createAccountsRepo(db);
+  const clients = createClientsRepo(db);
+  const audit = createAuditRepo(db);
+  const signingKeys = createSigningKeysRepo(db, secrets.keyEncryptionKey);
+  const keyManager = createKeyManager(signingKeys, {
+    defaultAlg: config.signingAlg,
+    retentionSeconds: Math.max(config.accessTokenTtl, ID_TOKEN_TTL) + 10 * 60,
   });
-  const { port } = server.address() as AddressInfo;
+  const deviceGuard = createDeviceGuard(db, {
+    intervalSeconds: deps.deviceIntervalSeconds ?? 5,
+    userCodeLimiter: createFailureLimiter(
+      { keyPrefix: 'usercode', points: 5, duration: 600 },
+      redis,
+    ),
+    sessionCookie: '_session',
+  });
+  const host = await createProviderHost({
+    issuer,
+    logger,
+    keyManager,
+    setup: { config, db, accounts, clients, cookieKeys: secrets.cookieKeys, deviceGuard },
+    events: {
+      logger,
+      audit,
+      denyList,
+      alerts: createAlertSender(config.alertWebhookUrl, logger),
+      accessTokenTtl: config.accessTokenTtl,
+      track,
+    },
+  });
+
+  const app = createAuthApp(config, {
+    db,
+    logger,
+    host,
+    accounts,
+    audit,
+    deviceGuard,
+    cookieKeys: secrets.cookieKeys,
+    loginLimiters: {
+      ip: createFailureLimiter({ keyPrefix: 'login_ip', points: 20, duration: 600 }, redis),
+      account: createFailureLimiter(
+        { keyPrefix: 'login_account', points: 5, duration: 900 },
+        redis,
+      ),
+    },
+  });
+  handler = app.callback();
+
+  const adminApp = createAdminApp(
+    {
+      adminToken: secrets.adminToken,
+      host,
+      accounts,
+      clients,
+      audit,
+      signingKeys,
+      keyManager,
+      defaultAlg: config.signingAlg,
+    },
+    logger,
+  );
+  const adminServer = createServer(adminApp.callback());
+  const adminPort = await listen(adminServer, config.adminPort, '127.0.0.1');
+
+  if (config.seedDemo) {
+    const print = deps.print ?? ((text: string) => process.stdout.write(`${text}\n`));
+    if (await seedDemo({ accounts, clients, host, print })) logger.info('demo data seeded');
+  }
+
+  const timers = [
+    setInterval(
+      () => void purgeExpired(db).catch((e: unknown) => logger.error({ err: e }, 'purge failed')),
+      PURGE_EVERY_MS,
+    ),
+    // Another instance may have rotated the keys; this also drops keys past retention.
+    setInterval(
+      () =>
+        void host
+          .refreshKeys()
+          .catch((e: unknown) => logger.error({ err: e }, 'key reload failed')),
+      KEY_RELOAD_EVERY_MS,
+    ),
+  ];
+  for (const t of timers) t.unref();
+
+  logger.info(
+    { url, issuer, admin: `http://127.0.0.1:${adminPort}` },
+    'authorization server listening',
+  );
+
   return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => closeServer(server),
+    url,
+    issuer,
+    adminUrl: `http://127.0.0.1:${adminPort}`,
+    adminToken: secrets.adminToken,
+    host,
+    async settle() {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+    },
+    async close() {
+      for (const t of timers) clearInterval(t);
+      await Promise.allSettled([closeServer(server), closeServer(adminServer)]);
+      await Promise.allSettled([...pending]);
+      if (!deps.denyList) await denyList.close();
+      if (ownsRedis) redis?.disconnect();
+    },
   };
 }

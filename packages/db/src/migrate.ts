@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import * as m001 from './migrations/001-users.js';
+import * as m002 from './migrations/002-auth-server.js';
 import * as m003 from './migrations/003-deny-list.js';
+import * as m004 from './migrations/004-api-resources.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -13,7 +15,9 @@ interface Migration {
  */
 const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['001-users', m001],
+  ['002-auth-server', m002],
   ['003-deny-list', m003],
+  ['004-api-resources', m004],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,26 @@
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Logger } from 'pino';
+import { adminErrors, AdminError } from './errors.js';
+import { adminRoutes, requireAdminToken, type AdminDeps } from './routes.js';
+
+/** The admin API (ADMIN_PORT, bound to 127.0.0.1): every route needs the admin token. */
+export function createAdminApp(deps: AdminDeps, logger: Logger): Koa {
+  const app = new Koa();
+  const router = new Router();
+  adminRoutes(router, deps);
+  app.use(adminErrors(logger));
+  app.use(async function noStore(ctx, next) {
+    ctx.set('Cache-Control', 'no-store');
+    await next();
+  });
+  app.use(requireAdminToken(deps.adminToken));
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '64kb' }));
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: false }));
+  app.use(async function notFound(ctx) {
+    if (ctx.status === 404 && !ctx.body) throw new AdminError(404, 'not_found', 'no such endpoint');
+  });
+  return app;
+}

@@ -1,0 +1,145 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type Router from '@koa/router';
+import type { AccountsRepo, User } from '@portcullis/accounts';
+import type { Middleware } from 'koa';
+import type { z } from 'zod';
+import type { AuditRepo } from '../data/audit-repo.js';
+import type { ClientsRepo } from '../data/clients-repo.js';
+import type { SigningKeysRepo } from '../data/signing-keys-repo.js';
+import type { KeyManager } from '../provider/keys.js';
+import type { ProviderHost } from '../provider/provider-host.js';
+import { AdminError } from './errors.js';
+import { publicMetadata, registerClient } from './register-client.js';
+import {
+  fieldErrors,
+  listQuerySchema,
+  newClientSchema,
+  newUserSchema,
+  rotateKeySchema,
+} from './schemas.js';
+
+export interface AdminDeps {
+  adminToken: string;
+  host: ProviderHost;
+  accounts: AccountsRepo;
+  clients: ClientsRepo;
+  audit: AuditRepo;
+  signingKeys: SigningKeysRepo;
+  keyManager: KeyManager;
+  defaultAlg: 'RS256' | 'ES256';
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** `Authorization: Bearer <ADMIN_TOKEN>`, compared as SHA-256 digests in constant time. */
+export function requireAdminToken(adminToken: string): Middleware {
+  const expected = digest(adminToken);
+  return async function adminAuth(ctx, next) {
+    const match = /^Bearer ([^\s]+)$/.exec(ctx.get('authorization'));
+    if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
+      throw new AdminError(401, 'unauthorized', 'a valid admin bearer token is required');
+    }
+    await next();
+  };
+}
+
+function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input ?? {});
+  if (!result.success)
+    throw new AdminError(422, 'validation_failed', undefined, fieldErrors(result.error));
+  return result.data;
+}
+
+const userView = (u: User) => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  roles: u.roles,
+  createdAt: u.createdAt,
+});
+
+export function adminRoutes(router: Router, deps: AdminDeps): void {
+  router.post('/admin/clients', async function createClient(ctx) {
+    const input = parse(newClientSchema, ctx.request.body);
+    const { metadata, clientSecret } = await registerClient(deps.host, deps.clients, input);
+    await deps.audit.record({ kind: 'client_created', clientId: metadata.client_id });
+    ctx.status = 201;
+    ctx.set('Location', `/admin/clients/${encodeURIComponent(metadata.client_id)}`);
+    ctx.body = {
+      ...publicMetadata(metadata),
+      ...(clientSecret ? { client_secret: clientSecret } : {}),
+    };
+  });
+
+  router.get('/admin/clients', async function listClients(ctx) {
+    const items = await deps.clients.list();
+    ctx.body = {
+      items: items.map((c) => ({ ...publicMetadata(c.metadata), created_at: c.createdAt })),
+    };
+  });
+
+  router.delete('/admin/clients/:id', async function deleteClient(ctx) {
+    const id = ctx.params['id']!;
+    if (!(await deps.clients.delete(id))) throw new AdminError(404, 'not_found', 'no such client');
+    await deps.audit.record({ kind: 'client_deleted', clientId: id });
+    ctx.status = 204;
+  });
+
+  router.post('/admin/users', async function createUser(ctx) {
+    const input = parse(newUserSchema, ctx.request.body);
+    const user = await deps.accounts.create(input);
+    await deps.audit.record({ kind: 'user_created', subject: user.id });
+    ctx.status = 201;
+    ctx.body = { id: user.id, email: user.email, roles: user.roles, name: user.name };
+  });
+
+  router.get('/admin/users', async function listUsers(ctx) {
+    const { limit, after } = parse(listQuerySchema, ctx.query);
+    const users = await deps.accounts.list({ after, limit: limit + 1 });
+    const page = users.slice(0, limit);
+    ctx.body = {
+      items: page.map(userView),
+      nextCursor: users.length > limit ? page[page.length - 1]!.id : null,
+    };
+  });
+
+  router.post('/admin/signing-keys', async function rotateSigningKey(ctx) {
+    const { alg } = parse(rotateKeySchema, ctx.request.body);
+    const key = await deps.keyManager.rotate(alg ?? deps.defaultAlg);
+    await deps.host.refreshKeys();
+    await deps.audit.record({ kind: 'signing_key_rotated', detail: key });
+    ctx.status = 201;
+    ctx.body = { ...key, status: 'active' };
+  });
+
+  router.get('/admin/signing-keys', async function listSigningKeys(ctx) {
+    const now = Date.now();
+    const keys = await deps.signingKeys.listPublic();
+    const signing = deps.host.keys.current.kid;
+    ctx.body = {
+      items: keys.map((k) => ({
+        kid: k.kid,
+        alg: k.alg,
+        status:
+          k.kid === signing
+            ? 'active'
+            : !k.retiredAt
+              ? 'active'
+              : k.expiresAt && k.expiresAt.getTime() <= now
+                ? 'expired'
+                : 'retired',
+        signing: k.kid === signing,
+        created_at: k.createdAt,
+        retired_at: k.retiredAt,
+        published_until: k.expiresAt,
+        public_jwk: k.publicJwk,
+      })),
+    };
+  });
+
+  router.get('/admin/audit', async function listAudit(ctx) {
+    const { limit, before, kind } = parse(listQuerySchema, ctx.query);
+    const items = await deps.audit.list({ kind, before, limit });
+    ctx.body = { items, nextBefore: items.length === limit ? items[items.length - 1]!.id : null };
+  });
+}

@@ -1,0 +1,208 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { bodyParser } from '@koa/bodyparser';
+import type Router from '@koa/router';
+import type { AccountsRepo } from '@portcullis/accounts';
+import type { Context } from 'koa';
+import type { InteractionResults } from 'oidc-provider';
+import type { Logger } from 'pino';
+import type { AuditRepo } from '../data/audit-repo.js';
+import type { FailureLimiter } from '../limits.js';
+import type { ProviderHost } from '../provider/provider-host.js';
+import { htmlHeaders } from '../security-headers.js';
+import { consentPage, loginPage, messagePage } from './views.js';
+
+export interface InteractionDeps {
+  host: ProviderHost;
+  accounts: AccountsRepo;
+  audit: AuditRepo;
+  logger: Logger;
+  /** Failed logins per IP and per account (lower-cased email). */
+  loginLimiters: { ip: FailureLimiter; account: FailureLimiter };
+  csrfKey: string;
+}
+
+const GENERIC_LOGIN_ERROR = 'Invalid email or password.';
+
+/**
+ * CSRF: an interaction only resolves with its `_interaction` cookie (SameSite=Lax,
+ * path-scoped to /interaction/<uid>), which a cross-site POST does not carry; each form
+ * also carries an HMAC of the interaction uid, so a forged POST would need both.
+ */
+function csrfToken(key: string, uid: string): string {
+  return createHmac('sha256', key).update(`interaction:${uid}`).digest('base64url');
+}
+
+function checkCsrf(key: string, uid: string, presented: unknown): boolean {
+  if (typeof presented !== 'string') return false;
+  const expected = Buffer.from(csrfToken(key, uid));
+  const actual = Buffer.from(presented);
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+function redirectOrigins(
+  client: { redirectUris?: readonly string[] | undefined } | undefined,
+): string[] {
+  const origins = new Set<string>();
+  for (const uri of client?.redirectUris ?? []) {
+    const url = URL.parse(uri);
+    if (url && (url.protocol === 'http:' || url.protocol === 'https:')) origins.add(url.origin);
+  }
+  return [...origins];
+}
+
+export function interactionRoutes(router: Router, deps: InteractionDeps): void {
+  const { host, logger } = deps;
+  const form = bodyParser({ enableTypes: ['form'], formLimit: '16kb' });
+
+  async function details(ctx: Context) {
+    return host.current.interactionDetails(ctx.req, ctx.res);
+  }
+
+  async function finish(ctx: Context, result: InteractionResults) {
+    const to = await host.current.interactionResult(ctx.req, ctx.res, result, {
+      mergeWithLastSubmission: false,
+    });
+    ctx.redirect(to);
+    ctx.status = 303;
+  }
+
+  async function render(ctx: Context, status: number, error?: string, email?: string) {
+    const interaction = await details(ctx);
+    const client = await host.current.Client.find(String(interaction.params['client_id']));
+    const clientName = client?.clientName ?? client?.clientId ?? 'an application';
+    const csrf = csrfToken(deps.csrfKey, interaction.uid);
+    htmlHeaders(ctx, redirectOrigins(client));
+    ctx.status = status;
+    ctx.type = 'html';
+    if (interaction.prompt.name === 'login') {
+      ctx.body = loginPage({
+        action: `/interaction/${interaction.uid}/login`,
+        csrf,
+        clientName,
+        email,
+        error,
+      });
+      return;
+    }
+    if (interaction.prompt.name === 'consent') {
+      if (client?.metadata()['first_party'] === true) {
+        await finish(ctx, { consent: { grantId: await grantConsent(interaction) } });
+        return;
+      }
+      const details = interaction.prompt.details as {
+        missingOIDCScope?: string[];
+        missingResourceScopes?: Record<string, string[]>;
+      };
+      const scopes = [
+        ...(details.missingOIDCScope ?? []),
+        ...Object.values(details.missingResourceScopes ?? {}).flat(),
+      ];
+      ctx.body = consentPage({
+        action: `/interaction/${interaction.uid}/confirm`,
+        abortAction: `/interaction/${interaction.uid}/abort`,
+        csrf,
+        clientName,
+        scopes: [...new Set(scopes)],
+      });
+      return;
+    }
+    ctx.body = messagePage('Unsupported', 'This sign-in step is not supported.');
+  }
+
+  type Details = Awaited<ReturnType<typeof details>>;
+
+  /** Records consent to every scope the prompt asks for; returns the grant id. */
+  async function grantConsent(interaction: Details): Promise<string> {
+    const { Grant } = host.current;
+    const accountId = interaction.session?.accountId;
+    const clientId = String(interaction.params['client_id']);
+    const grant =
+      (interaction.grantId && (await Grant.find(interaction.grantId))) ||
+      new Grant({ accountId, clientId });
+    const d = interaction.prompt.details as {
+      missingOIDCScope?: string[];
+      missingOIDCClaims?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
+    if (d.missingOIDCScope) grant.addOIDCScope(d.missingOIDCScope.join(' '));
+    if (d.missingOIDCClaims) grant.addOIDCClaims(d.missingOIDCClaims);
+    for (const [resource, scopes] of Object.entries(d.missingResourceScopes ?? {})) {
+      grant.addResourceScope(resource, scopes.join(' '));
+    }
+    return grant.save();
+  }
+
+  function requireCsrf(ctx: Context, uid: string): boolean {
+    const body = ctx.request.body as Record<string, unknown> | undefined;
+    if (checkCsrf(deps.csrfKey, uid, body?.['csrf'])) return true;
+    htmlHeaders(ctx);
+    ctx.status = 403;
+    ctx.body = messagePage('Request refused', 'The form expired. Go back and try again.');
+    return false;
+  }
+
+  router.get('/interaction/:uid', async function showInteraction(ctx) {
+    await render(ctx, 200);
+  });
+
+  router.post('/interaction/:uid/login', form, async function submitLogin(ctx) {
+    const interaction = await details(ctx);
+    if (interaction.prompt.name !== 'login' || !requireCsrf(ctx, interaction.uid)) {
+      if (ctx.status !== 403) ctx.throw(400, 'not a login step');
+      return;
+    }
+    const body = ctx.request.body as Record<string, unknown>;
+    const email = typeof body['email'] === 'string' ? body['email'].trim().slice(0, 320) : '';
+    const password = typeof body['password'] === 'string' ? body['password'] : '';
+    const ipKey = ctx.ip;
+    const accountKey = email.toLowerCase();
+
+    const wait = Math.max(
+      await deps.loginLimiters.ip.retryAfter(ipKey),
+      await deps.loginLimiters.account.retryAfter(accountKey),
+    );
+    if (wait > 0) {
+      ctx.set('Retry-After', String(wait));
+      await render(
+        ctx,
+        429,
+        `Too many failed sign-in attempts. Try again in ${wait} seconds.`,
+        email,
+      );
+      return;
+    }
+
+    const user =
+      email && password ? await deps.accounts.verifyCredentials(email, password) : undefined;
+    if (!user) {
+      await Promise.all([
+        deps.loginLimiters.ip.fail(ipKey),
+        deps.loginLimiters.account.fail(accountKey),
+      ]);
+      logger.warn({ event: 'login_failed', ip: ctx.ip }, 'failed login');
+      await deps.audit.record({ kind: 'login_failed', detail: { ip: ctx.ip } });
+      await render(ctx, 400, GENERIC_LOGIN_ERROR, email);
+      return;
+    }
+    await deps.loginLimiters.account.reset(accountKey);
+    await finish(ctx, { login: { accountId: user.id } });
+  });
+
+  router.post('/interaction/:uid/confirm', form, async function submitConsent(ctx) {
+    const interaction = await details(ctx);
+    if (interaction.prompt.name !== 'consent' || !requireCsrf(ctx, interaction.uid)) {
+      if (ctx.status !== 403) ctx.throw(400, 'not a consent step');
+      return;
+    }
+    await finish(ctx, { consent: { grantId: await grantConsent(interaction) } });
+  });
+
+  router.post('/interaction/:uid/abort', form, async function abortInteraction(ctx) {
+    const interaction = await details(ctx);
+    if (!requireCsrf(ctx, interaction.uid)) return;
+    await finish(ctx, {
+      error: 'access_denied',
+      error_description: 'End-User aborted interaction',
+    });
+  });
+}

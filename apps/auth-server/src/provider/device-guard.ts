@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import type { Db } from '@portcullis/db';
+import type { FailureLimiter } from '../limits.js';
+
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+const SLOW_DOWN_STEP = 5;
+
+export interface DeviceGuardOptions {
+  /** Seconds between polls announced in the device authorization response (RFC 8628 §3.2). */
+  intervalSeconds: number;
+  /** Wrong user codes, counted per IP and per browser session. */
+  userCodeLimiter: FailureLimiter;
+  /** Cookie naming the browser session (oidc-provider's session cookie). */
+  sessionCookie: string;
+}
+
+const hashCode = (deviceCode: string) => createHash('sha256').update(deviceCode).digest('hex');
+
+/**
+ * What oidc-provider leaves to us in RFC 8628:
+ * - `interval` in the device authorization response (§3.2);
+ * - `slow_down` (§3.5): a poll earlier than the device code's current interval after the
+ *   previous one answers slow_down and raises that code's interval by 5 s. Only an
+ *   `authorization_pending` answer is turned into slow_down (slow_down is its variant); a
+ *   poll that redeems the code is not held back. Poll times live in `device_polls`, one
+ *   atomic upsert per poll, so every instance sees them;
+ * - a limit on wrong user codes (§5.1 brute force): 429 with Retry-After.
+ */
+export function createDeviceGuard(db: Db, options: DeviceGuardOptions) {
+  const limiterKeys = (ctx: { ip: string; cookies: { get(name: string): string | undefined } }) => {
+    const keys = [`ip:${ctx.ip}`];
+    const session = ctx.cookies.get(options.sessionCookie);
+    if (session) keys.push(`session:${session}`);
+    return keys;
+  };
+
+  /** Records a poll; true when it came earlier than the interval allows. */
+  async function recordPoll(deviceCode: string): Promise<{ slow: boolean; interval: number }> {
+    const result = await db.raw(
+      `insert into device_polls (id, last_poll_at, interval_s, slow, expires_at)
+       values (?, now(), ?, false, now() + interval '1 hour')
+       on conflict (id) do update set
+         slow = device_polls.last_poll_at > now() - device_polls.interval_s * interval '1 second',
+         interval_s = case
+           when device_polls.last_poll_at > now() - device_polls.interval_s * interval '1 second'
+           then device_polls.interval_s + ? else device_polls.interval_s end,
+         last_poll_at = now()
+       returning slow, interval_s`,
+      [hashCode(deviceCode), options.intervalSeconds, SLOW_DOWN_STEP],
+    );
+    const row = (result as { rows: { slow: boolean; interval_s: number }[] }).rows[0]!;
+    return { slow: row.slow, interval: row.interval_s };
+  }
+
+  const middleware: Middleware = async function deviceGuard(ctx, next) {
+    if (ctx.method === 'POST' && ctx.path === '/device') {
+      const waits = await Promise.all(
+        limiterKeys(ctx).map((k) => options.userCodeLimiter.retryAfter(k)),
+      );
+      const wait = Math.max(0, ...waits);
+      if (wait > 0) {
+        ctx.status = 429;
+        ctx.set('Retry-After', String(wait));
+        ctx.type = 'text/plain';
+        ctx.body = 'Too many wrong codes. Try again later.';
+        return;
+      }
+    }
+    await next();
+    if (ctx.method !== 'POST') return;
+    if (ctx.path === '/device/auth' && ctx.status === 200) {
+      const body = ctx.body as Record<string, unknown> | undefined;
+      if (body && typeof body['device_code'] === 'string')
+        body['interval'] = options.intervalSeconds;
+      return;
+    }
+    if (ctx.path === '/token') {
+      const oidc = (ctx as unknown as KoaContextWithOIDC).oidc;
+      const params = oidc?.params as Record<string, unknown> | undefined;
+      const deviceCode = params?.['device_code'];
+      if (params?.['grant_type'] !== DEVICE_GRANT || typeof deviceCode !== 'string') return;
+      const { slow } = await recordPoll(deviceCode);
+      const body = ctx.body as Record<string, unknown> | undefined;
+      if (slow && ctx.status === 400 && body?.['error'] === 'authorization_pending') {
+        ctx.body = {
+          error: 'slow_down',
+          error_description: 'polling too fast; wait longer between polls',
+        };
+      }
+    }
+  };
+
+  return {
+    middleware,
+    /** Called by the user-code page renderer when a submitted code matched nothing. */
+    async recordWrongUserCode(ctx: KoaContextWithOIDC): Promise<void> {
+      await Promise.all(limiterKeys(ctx).map((k) => options.userCodeLimiter.fail(k)));
+    },
+  };
+}
+
+export type DeviceGuard = ReturnType<typeof createDeviceGuard>;

@@ -1,0 +1,95 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Middleware } from 'koa';
+import Provider from 'oidc-provider';
+import type { Logger } from 'pino';
+import { providerConfiguration, type ProviderSetup } from './configuration.js';
+import { watchGrantEvents, type GrantEventDeps } from './grant-events.js';
+import type { KeyManager, KeyRing } from './keys.js';
+
+/** SHA-256 hex: what the clients table stores instead of a client secret. */
+export function hashClientSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/**
+ * Client secrets are 32 random bytes shown once and stored as their SHA-256 (a slow
+ * hash adds nothing for 256-bit random values). oidc-provider compares secrets in
+ * `Client#compareClientSecret`; this compares the hash of the presented secret with the
+ * stored hash in constant time. Secret-derived symmetric keys (client_secret_jwt, HS*
+ * ID tokens) are disabled in the configuration, since the provider only has the hash.
+ */
+function compareHashedClientSecret(this: { clientSecret?: string }, presented: string): boolean {
+  const stored = Buffer.from(this.clientSecret ?? '', 'hex');
+  const actual = createHash('sha256').update(String(presented), 'utf8').digest();
+  return stored.length === actual.length && timingSafeEqual(stored, actual);
+}
+
+export interface ProviderHost {
+  readonly current: Provider;
+  readonly keys: KeyRing;
+  /** Reloads signing keys and swaps in a new Provider when they changed. */
+  refreshKeys(): Promise<boolean>;
+  /** Koa middleware running the current Provider (requests in flight keep theirs). */
+  middleware: Middleware;
+}
+
+export interface ProviderHostOptions {
+  issuer: string;
+  setup: Omit<ProviderSetup, 'keys'>;
+  keyManager: KeyManager;
+  events: GrantEventDeps;
+  logger: Logger;
+}
+
+function build(issuer: string, setup: ProviderSetup, options: ProviderHostOptions): Provider {
+  const provider = new Provider(issuer, providerConfiguration(setup));
+  provider.proxy = false;
+  Object.defineProperty(provider.Client.prototype, 'compareClientSecret', {
+    value: compareHashedClientSecret,
+  });
+  watchGrantEvents(provider, options.events);
+  return provider;
+}
+
+/**
+ * oidc-provider takes its keys at construction; key rotation therefore builds a new
+ * Provider from the same database and swaps it in. Everything durable (codes, tokens,
+ * sessions, clients) is in the database, so the swap is invisible to clients.
+ */
+export async function createProviderHost(options: ProviderHostOptions): Promise<ProviderHost> {
+  let keys = await options.keyManager.load();
+  let current = build(options.issuer, { ...options.setup, keys }, options);
+
+  const middleware: Middleware = function oidcProvider(ctx, next) {
+    // Koa-mount at the root: the Provider's own middleware stack on the outer context.
+    const stack = current.middleware;
+    const dispatch = (i: number): Promise<void> => {
+      const fn = stack[i];
+      if (!fn) return next();
+      return Promise.resolve(fn(ctx as never, () => dispatch(i + 1)));
+    };
+    return dispatch(0);
+  };
+
+  return {
+    get current() {
+      return current;
+    },
+    get keys() {
+      return keys;
+    },
+    middleware,
+    async refreshKeys() {
+      const next = await options.keyManager.load();
+      if (next.fingerprint === keys.fingerprint) return false;
+      const provider = build(options.issuer, { ...options.setup, keys: next }, options);
+      keys = next;
+      current = provider;
+      options.logger.info(
+        { kid: next.current.kid, alg: next.current.alg },
+        'signing keys reloaded',
+      );
+      return true;
+    },
+  };
+}

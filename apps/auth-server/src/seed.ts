@@ -1,0 +1,84 @@
+import type { AccountsRepo } from '@portcullis/accounts';
+import type { ClientsRepo } from './data/clients-repo.js';
+import { registerClient } from './admin/register-client.js';
+import { newClientSchema } from './admin/schemas.js';
+import type { ProviderHost } from './provider/provider-host.js';
+
+/** Fixed, documented demo passwords: the seed runs only outside production. */
+export const DEMO_USERS = [
+  { email: 'admin@example.com', password: 'portcullis-admin', roles: ['admin'], name: 'Ada Admin' },
+  {
+    email: 'editor@example.com',
+    password: 'portcullis-editor',
+    roles: ['editor'],
+    name: 'Eddie Editor',
+  },
+  {
+    email: 'viewer@example.com',
+    password: 'portcullis-viewer',
+    roles: ['viewer'],
+    name: 'Vera Viewer',
+  },
+] as const;
+
+export interface SeedDeps {
+  accounts: AccountsRepo;
+  clients: ClientsRepo;
+  host: ProviderHost;
+  print: (text: string) => void;
+}
+
+/**
+ * Demo data on first start (users table empty, not production): three users, a public
+ * SPA client, a confidential service client and a device client. Secrets are printed
+ * once and never stored in clear.
+ */
+export async function seedDemo(deps: SeedDeps): Promise<boolean> {
+  if ((await deps.accounts.count()) > 0) return false;
+  for (const user of DEMO_USERS) await deps.accounts.create({ ...user, roles: [...user.roles] });
+
+  const existing = new Set((await deps.clients.list()).map((c) => c.metadata.client_id));
+  const register = async (input: unknown) => {
+    const parsed = newClientSchema.parse(input);
+    if (existing.has(parsed.client_id!)) return undefined;
+    return registerClient(deps.host, deps.clients, parsed);
+  };
+  await register({
+    client_id: 'demo-spa',
+    client_name: 'Portcullis demo SPA',
+    token_endpoint_auth_method: 'none',
+    redirect_uris: ['http://localhost:5173/callback'],
+    post_logout_redirect_uris: ['http://localhost:5173/'],
+    grant_types: ['authorization_code', 'refresh_token'],
+  });
+  const service = await register({
+    client_id: 'demo-service',
+    client_name: 'Portcullis demo service',
+    token_endpoint_auth_method: 'client_secret_basic',
+    grant_types: ['client_credentials'],
+    roles: ['editor'],
+  });
+  await register({
+    client_id: 'demo-device',
+    client_name: 'Portcullis demo device',
+    token_endpoint_auth_method: 'none',
+    grant_types: ['device_code', 'refresh_token'],
+  });
+
+  const lines = [
+    '',
+    '================ Portcullis demo data (shown once) ================',
+    ...DEMO_USERS.map(
+      (u) => `  user    ${u.email.padEnd(20)} password ${u.password}  roles ${u.roles.join(',')}`,
+    ),
+    '  client  demo-spa      public, PKCE, redirect http://localhost:5173/callback',
+    `  client  demo-service  confidential, client_credentials, roles editor${
+      service?.clientSecret ? `\n          client_secret ${service.clientSecret}` : ''
+    }`,
+    '  client  demo-device   public, device_code',
+    '===================================================================',
+    '',
+  ];
+  deps.print(lines.join('\n'));
+  return true;
+}

@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from './helpers/server.js';
+import { createClient, decodeJwt, discover } from './helpers/factories.js';
+
+let t: TestAuthServer;
+beforeAll(async () => {
+  t = await startTestAuthServer();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const jwks = async () =>
+  (await (await fetch(`${t.issuer}/.well-known/jwks.json`)).json()) as {
+    keys: Record<string, unknown>[];
+  };
+
+describe('admin API', () => {
+  test.each([
+    ['no token', null],
+    ['wrong token', 'x'.repeat(43)],
+  ])('%s is 401', async (_name, token) => {
+    for (const [method, path] of [
+      ['GET', '/admin/clients'],
+      ['POST', '/admin/users'],
+      ['GET', '/admin/signing-keys'],
+      ['GET', '/admin/audit'],
+    ] as const) {
+      const res = await t.admin(method, path, method === 'POST' ? {} : undefined, token);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: 'unauthorized', message: expect.any(String) });
+    }
+  });
+
+  test('clients: create (secret shown once), list without secrets, delete', async () => {
+    const created = await createClient(t, {
+      client_name: 'Reporting job',
+      grant_types: ['client_credentials'],
+      roles: ['viewer'],
+    });
+    expect(created.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(created).toMatchObject({
+      token_endpoint_auth_method: 'client_secret_basic',
+      roles: ['viewer'],
+    });
+    const list = await t.admin('GET', '/admin/clients');
+    const listed = list.body.items.find(
+      (c: { client_id: string }) => c.client_id === created.client_id,
+    );
+    expect(listed).toBeDefined();
+    expect(listed.client_secret).toBeUndefined();
+    expect((await t.admin('DELETE', `/admin/clients/${created.client_id}`)).status).toBe(204);
+    expect((await t.admin('DELETE', `/admin/clients/${created.client_id}`)).status).toBe(404);
+    const config = await discover(t, created.client_id, created.client_secret);
+    await expect(oidc.clientCredentialsGrant(config)).rejects.toMatchObject({ status: 401 });
+  });
+
+  test('clients: invalid metadata is 422 with fields', async () => {
+    const res = await t.admin('POST', '/admin/clients', {
+      redirect_uris: ['not a url'],
+      grant_types: ['password'],
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toBe('validation_failed');
+    expect(Object.keys(res.body.fields)).toEqual(
+      expect.arrayContaining(['redirect_uris', 'grant_types']),
+    );
+  });
+
+  test('users: create 201, duplicate 409, invalid 422, list with cursor', async () => {
+    const ok = await t.admin('POST', '/admin/users', {
+      email: 'Ann@example.com',
+      password: 'long-enough-pw',
+      roles: ['viewer'],
+      name: 'Ann',
+    });
+    expect(ok.status).toBe(201);
+    expect(ok.body).toMatchObject({
+      id: expect.any(String),
+      email: 'Ann@example.com',
+      roles: ['viewer'],
+    });
+    const dup = await t.admin('POST', '/admin/users', {
+      email: 'ann@example.com',
+      password: 'long-enough-pw',
+      roles: [],
+    });
+    expect(dup.status).toBe(409);
+    const bad = await t.admin('POST', '/admin/users', {
+      email: 'nope',
+      password: 'short',
+      roles: ['root'],
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toBe('validation_failed');
+    expect(Object.keys(bad.body.fields)).toEqual(expect.arrayContaining(['email', 'roles']));
+    const weak = await t.admin('POST', '/admin/users', {
+      email: 'weak@example.com',
+      password: 'short',
+      roles: [],
+    });
+    expect(weak.status).toBe(422);
+    expect(weak.body.fields.password).toBeDefined();
+    await t.admin('POST', '/admin/users', {
+      email: 'bob@example.com',
+      password: 'long-enough-pw',
+      roles: [],
+    });
+    const page1 = await t.admin('GET', '/admin/users?limit=1');
+    expect(page1.body.items).toHaveLength(1);
+    expect(page1.body.items[0].password_hash).toBeUndefined();
+    const page2 = await t.admin('GET', `/admin/users?limit=1&after=${page1.body.nextCursor}`);
+    expect(page2.body.items[0].id).not.toBe(page1.body.items[0].id);
+  });
+
+  test('signing keys: rotation keeps old tokens verifiable; new tokens carry the new kid', async () => {
+    const client = await createClient(t, {
+      grant_types: ['client_credentials'],
+      roles: ['editor'],
+    });
+    const config = await discover(t, client.client_id, client.client_secret);
+    const before = await oidc.clientCredentialsGrant(config);
+    const oldKid = decodeJwt(before.access_token).header.kid;
+
+    const rotated = await t.admin('POST', '/admin/signing-keys', { alg: 'ES256' });
+    expect(rotated.status).toBe(201);
+    expect(rotated.body.alg).toBe('ES256');
+
+    const after = await oidc.clientCredentialsGrant(config);
+    const { header } = decodeJwt(after.access_token);
+    expect(header.kid).toBe(rotated.body.kid);
+    expect(header.alg).toBe('ES256');
+
+    const published = await jwks();
+    expect(published.keys.map((k) => k['kid'])).toEqual(
+      expect.arrayContaining([oldKid, rotated.body.kid]),
+    );
+    for (const k of published.keys) expect(k['d']).toBeUndefined();
+    const keySet = createLocalJWKSet(published as never);
+    const opts = { issuer: t.issuer, audience: t.apiAudience, typ: 'at+jwt' };
+    await expect(jwtVerify(before.access_token, keySet, opts)).resolves.toBeDefined();
+    await expect(jwtVerify(after.access_token, keySet, opts)).resolves.toBeDefined();
+
+    // RS256 again: the previous RS256 key is retired but still published.
+    const again = await t.admin('POST', '/admin/signing-keys', { alg: 'RS256' });
+    const list = await t.admin('GET', '/admin/signing-keys');
+    const byKid = Object.fromEntries(list.body.items.map((k: { kid: string }) => [k.kid, k]));
+    expect(byKid[again.body.kid]).toMatchObject({ signing: true, status: 'active' });
+    expect(byKid[oldKid]).toMatchObject({ status: 'retired', published_until: expect.any(String) });
+    expect(byKid[oldKid].public_jwk.d).toBeUndefined();
+    expect((await jwks()).keys.map((k) => k['kid'])).toContain(oldKid);
+    await expect(
+      jwtVerify(before.access_token, createLocalJWKSet((await jwks()) as never), opts),
+    ).resolves.toBeDefined();
+
+    // Private keys are encrypted at rest.
+    const rows = await t.database.db('signing_keys').select('private_jwk_enc');
+    for (const r of rows) expect(r.private_jwk_enc).toMatch(/^v1\./);
+  });
+
+  test('audit lists events newest first', async () => {
+    const res = await t.admin('GET', '/admin/audit?limit=5');
+    expect(res.status).toBe(200);
+    expect(res.body.items.length).toBeGreaterThan(0);
+    expect(res.body.items.map((e: { kind: string }) => e.kind)).toContain('signing_key_rotated');
+  });
+});

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import * as oidc from 'openid-client';
+import { purgeExpired } from '../src/data/oidc-adapter.js';
+import { startTestAuthServer, type TestAuthServer } from './helpers/server.js';
+import { discover } from './helpers/factories.js';
+
+let t: TestAuthServer;
+const printed: string[] = [];
+beforeAll(async () => {
+  t = await startTestAuthServer({ SEED_DEMO: 'true' }, { print: (s) => printed.push(s) });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+test('first start seeds demo users and clients and prints the service secret once', async () => {
+  const users = await t.admin('GET', '/admin/users');
+  expect(users.body.items.map((u: { email: string }) => u.email).sort()).toEqual([
+    'admin@example.com',
+    'editor@example.com',
+    'viewer@example.com',
+  ]);
+  const clients = await t.admin('GET', '/admin/clients');
+  expect(clients.body.items.map((c: { client_id: string }) => c.client_id).sort()).toEqual([
+    'demo-device',
+    'demo-service',
+    'demo-spa',
+  ]);
+  const secret = /client_secret (\S+)/.exec(printed.join('\n'))![1]!;
+  const config = await discover(t, 'demo-service', secret);
+  const tokens = await oidc.clientCredentialsGrant(config, { scope: 'api' });
+  expect(tokens.access_token).toBeTruthy();
+  expect(printed.join('\n')).toContain('portcullis-admin');
+});
+
+test('expired artifacts are purged', async () => {
+  await t.database.db('oidc_payloads').insert({
+    id: 'old',
+    type: 'Session',
+    payload: JSON.stringify({ exp: 1 }),
+    expires_at: new Date(Date.now() - 1000),
+  });
+  expect(await purgeExpired(t.database.db)).toBeGreaterThanOrEqual(1);
+  expect(await t.database.db('oidc_payloads').where({ id: 'old' })).toHaveLength(0);
+});
