@@ -9,7 +9,7 @@ import { parseApiConfig, startApiServer } from '@portcullis/api';
 
 const auth = exitOnConfigError(() => parseAuthConfig(process.env));
 const api = exitOnConfigError(() => parseApiConfig(process.env));
-const logger = pino({ level: auth.logLevel, base: { app: 'portcullis' } });
+const logger = pino({ level: auth.logLevel, base: {} });
 const dbOptions = { databaseUrl: auth.databaseUrl, dataDir: auth.dataDir };
 const db = createDb(dbOptions);
 logger.info({ database: describeDb(dbOptions) }, 'opening database');
