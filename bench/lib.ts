@@ -160,3 +160,27 @@ export async function measureOpsInterleaved(
   }
   return rates.map((r) => Math.round(median(r)));
 }
+
+/** The PostgreSQL server the benchmark creates its own database on. */
+export function postgresUrl(): string {
+  return process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+}
+
+export async function clientCredentials(
+  authUrl: string,
+  clientId: string,
+  clientSecret: string,
+  scope = 'api',
+): Promise<string> {
+  const response = await fetch(`${authUrl}/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope }),
+  });
+  const body = (await response.json()) as { access_token?: string };
+  if (!body.access_token) throw new Error(`client_credentials failed: ${JSON.stringify(body)}`);
+  return body.access_token;
+}

@@ -1,7 +1,15 @@
 import argon2 from 'argon2';
 import { exportJWK, generateKeyPair, jwtVerify, createLocalJWKSet, SignJWT } from 'jose';
 import { createAccessTokenVerifier, createLocalKeySet, createTokenCache } from '@portcullis/claims';
-import { measureHttp, measureOps, measureOpsInterleaved, startTarget } from './lib.js';
+import {
+  clientCredentials,
+  measureHttp,
+  measureOps,
+  measureOpsInterleaved,
+  postgresUrl,
+  startTarget,
+  type Target,
+} from './lib.js';
 
 export interface Row {
   section: string;
@@ -14,16 +22,78 @@ const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 /** Each section measures its figures and the ratios between them within the same run. */
 export const sections: Record<string, () => Promise<Row[]>> = {
+  /**
+   * GET /orders/:id on PostgreSQL: bare Koa (the ceiling), the API without authentication,
+   * and the API with a bearer JWT from the real auth server. Each server has a process of
+   * its own; the load generator runs here.
+   */
   async http() {
-    const koa = await startTarget('koa-hello.ts');
+    const auth = await startTarget('auth-server.ts', { DATABASE_URL: postgresUrl() });
+    const targets: Target[] = [auth];
     try {
+      const {
+        url: authUrl,
+        issuer,
+        databaseUrl,
+        clientId,
+        clientSecret,
+      } = auth.info as Record<string, string>;
+      const env = { DATABASE_URL: databaseUrl!, ISSUER: issuer! };
+      const token = await clientCredentials(authUrl!, clientId!, clientSecret!);
+      const withAuth = await startTarget('api.ts', env);
+      // Without a credential the per-IP limit for anonymous requests would answer 429.
+      const withoutAuth = await startTarget('api.ts', {
+        ...env,
+        BENCH_AUTH: 'off',
+        ANON_RATE_LIMIT: '1000000',
+        ANON_RATE_WINDOW: '1',
+      });
+      const koa = await startTarget('koa-hello.ts');
+      targets.push(withAuth, withoutAuth, koa);
+      const headers = { authorization: `Bearer ${token}` };
+      const created = await fetch(`${withAuth.info['url']}/orders`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ customer: 'bench', amount: 1999, currency: 'EUR' }),
+      });
+      if (created.status !== 201) throw new Error(`creating the order answered ${created.status}`);
+      const path = created.headers.get('location')!;
       const bare = await measureHttp(koa.info['url']!);
+      const open = await measureHttp(`${withoutAuth.info['url']}${path}`);
+      const authed = await measureHttp(`${withAuth.info['url']}${path}`, { headers });
+      if (authed.non2xx || open.non2xx)
+        throw new Error(`non-2xx answers: JWT ${authed.non2xx}, no auth ${open.non2xx}`);
       return [
         { section: 'http', metric: 'bare Koa req/s', value: bare.requestsPerSecond },
-        { section: 'http', metric: 'bare Koa p99 ms', value: bare.p99Ms },
+        { section: 'http', metric: 'GET /orders/:id no auth req/s', value: open.requestsPerSecond },
+        {
+          section: 'http',
+          metric: 'GET /orders/:id bearer JWT req/s',
+          value: authed.requestsPerSecond,
+        },
+        { section: 'http', metric: 'GET /orders/:id bearer JWT p99 ms', value: authed.p99Ms },
+        { section: 'http', metric: 'GET /orders/:id no auth p99 ms', value: open.p99Ms },
+        {
+          section: 'http',
+          metric: 'JWT / no auth',
+          value: ratio(authed.requestsPerSecond, open.requestsPerSecond),
+          goal: '>= 0.8',
+        },
+        {
+          section: 'http',
+          metric: 'JWT / bare Koa',
+          value: ratio(authed.requestsPerSecond, bare.requestsPerSecond),
+          goal: '>= 0.5',
+        },
+        {
+          section: 'http',
+          metric: 'API peak RSS MB (JWT run)',
+          value: withAuth.peakRssMb(),
+          goal: '<= 150',
+        },
       ];
     } finally {
-      await koa.stop();
+      await Promise.all(targets.map((t) => t.stop()));
     }
   },
 
@@ -88,5 +158,3 @@ export const sections: Record<string, () => Promise<Row[]>> = {
     return [{ section: 'argon2', metric: 'bare argon2id verify/s (1 thread)', value: rate }];
   },
 };
-
-void ratio;

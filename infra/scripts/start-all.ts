@@ -1,14 +1,26 @@
 /**
- * `npm start`: both apps in one process on one database (embedded PGlite in DATA_DIR
- * unless DATABASE_URL is set). Each app can also run alone through its own main.ts.
+ * `npm start`: both apps and the browser demo in one process on one database (embedded
+ * PGlite in DATA_DIR unless DATABASE_URL is set). Each app can also run alone through
+ * its own main.ts.
  */
 import { pino } from 'pino';
 import { createDb, describeDb, exitOnConfigError, runServices } from '@portcullis/db';
 import { parseAuthConfig, startAuthServer } from '@portcullis/auth-server';
 import { parseApiConfig, startApiServer } from '@portcullis/api';
+import { parseWebConfig, startWebServer } from '@portcullis/web';
 
 const auth = exitOnConfigError(() => parseAuthConfig(process.env));
-const api = exitOnConfigError(() => parseApiConfig(process.env));
+const web = exitOnConfigError(() =>
+  parseWebConfig({
+    ...process.env,
+    // The demo calls the API started here unless told otherwise.
+    API_URL: process.env['API_URL'] || `http://localhost:${process.env['API_PORT'] || 3000}`,
+  }),
+);
+// The demo SPA calls the API from its own origin: allow it unless CORS_ORIGINS says otherwise.
+const api = exitOnConfigError(() =>
+  parseApiConfig({ ...process.env, CORS_ORIGINS: process.env['CORS_ORIGINS'] || web.origin }),
+);
 const logger = pino({ level: auth.logLevel, base: {} });
 const dbOptions = { databaseUrl: auth.databaseUrl, dataDir: auth.dataDir };
 const db = createDb(dbOptions);
@@ -17,4 +29,5 @@ logger.info({ database: describeDb(dbOptions) }, 'opening database');
 await runServices(logger, db, {
   auth: () => startAuthServer(auth, { db, logger: logger.child({ app: 'auth-server' }) }),
   api: () => startApiServer(api, { db, logger: logger.child({ app: 'api' }) }),
+  web: () => startWebServer(web, { logger: logger.child({ app: 'web' }) }),
 });

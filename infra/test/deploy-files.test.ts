@@ -131,3 +131,22 @@ describe('infra/k8s', () => {
     }
   });
 });
+
+describe('README', () => {
+  it('documents every variable either app reads', () => {
+    const readme = read('README.md');
+    const configs = [
+      'apps/api/src/config.ts',
+      'apps/auth-server/src/config.ts',
+      'apps/web/src/config.ts',
+    ]
+      .map(read)
+      .join('\n');
+    const names = new Set(
+      Array.from(configs.matchAll(/^\s+([A-Z][A-Z0-9_]{2,}):/gm), (m) => m[1]!),
+    );
+    expect(names.size).toBeGreaterThan(20);
+    const missing = [...names].filter((name) => !readme.includes(`\`${name}\``));
+    expect(missing).toEqual([]);
+  });
+});

@@ -36,8 +36,14 @@ async function waitFor<T>(probe: () => T | undefined, ms: number): Promise<T> {
 describe('npm start (infra/scripts/start-all.ts)', () => {
   let run: { child: ChildProcess; exited: Promise<number | null>; output: () => string };
 
-  it('serves both health endpoints on an empty data directory and stops on SIGTERM', async () => {
-    run = startAll({ DATA_DIR: dataDir, AUTH_PORT: '0', API_PORT: '0', ADMIN_PORT: '0' });
+  it('serves both health endpoints and the demo on an empty data directory and stops on SIGTERM', async () => {
+    run = startAll({
+      DATA_DIR: dataDir,
+      AUTH_PORT: '0',
+      API_PORT: '0',
+      ADMIN_PORT: '0',
+      WEB_PORT: '0',
+    });
     const line = await waitFor(
       () =>
         run
@@ -46,7 +52,8 @@ describe('npm start (infra/scripts/start-all.ts)', () => {
           .find((l) => l.includes('Portcullis is up')),
       30_000,
     );
-    const { auth, api } = JSON.parse(line) as { auth: string; api: string };
+    const { auth, api, web } = JSON.parse(line) as { auth: string; api: string; web: string };
+    expect((await fetch(web)).status).toBe(200);
     for (const base of [auth, api]) {
       for (const probe of ['/healthz', '/readyz']) {
         const res = await fetch(base + probe);

@@ -1,36 +1,184 @@
 import Koa from 'koa';
-import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import cors from '@koa/cors';
+import {
+  createAccessTokenVerifier,
+  createDenyList,
+  createJwtPrincipalResolver,
+  createRemoteKeySet,
+  createTokenCache,
+  type DenyList,
+  type PrincipalResolver,
+} from '@portcullis/claims';
 import type { Db } from '@portcullis/db';
 import type { Logger } from 'pino';
+import { credentialGuard, credentialResolvers } from './auth/credentials.js';
 import type { ApiConfig } from './config.js';
+import { createRepos } from './data/index.js';
+import { createEventBus, type EventBus } from './events/bus.js';
+import { createCursorCodec } from './http/cursor.js';
+import { authenticate, type ApiState } from './middleware/authenticate.js';
+import { renderErrors } from './middleware/render-errors.js';
+import { requestLog } from './middleware/request-log.js';
+import { JSON_TYPES, requireJsonBody } from './middleware/require-json.js';
+import { securityHeaders } from './middleware/security-headers.js';
+import type { ApiRouter } from './openapi/define-route.js';
+import { FakePaymentProvider } from './payments/fake-provider.js';
+import type { PaymentProvider } from './payments/provider.js';
+import { createApiRoutes } from './routes/index.js';
+import { createRateLimiters, type RateLimiters } from './rate-limits.js';
+import { skipJsonForUploads } from './routes/uploads.js';
+import { LocalDiskStorage } from './storage/local-disk.js';
+import { createUrlSigner } from './storage/presign.js';
+import type { BlobStorage } from './storage/storage.js';
 
 export interface ApiDeps {
   db: Db;
   logger: Logger;
+  /** Revoked tokens and grants; server.ts starts one over the database when absent. */
+  denyList?: Pick<DenyList, 'isDenied'>;
+  /**
+   * Credential resolvers in order (API keys and sessions plug in here). Default: JWTs
+   * verified against config.jwksUrl, config.issuer and config.audience.
+   */
+  resolvers?: PrincipalResolver[];
+  /** Milliseconds clock for token checks and timestamps; tests may freeze it. */
+  now?: () => number;
+  /**
+   * Login, API-key and anonymous limits; server.ts builds them from config (Redis with
+   * REDIS_URL). Default: in-process.
+   */
+  rateLimiters?: RateLimiters;
+  /** Where POST /logout/all writes its `subject` revocation. Default: a deny list over deps.db. */
+  revocations?: Pick<DenyList, 'denySubject'>;
+  /** Default: the FakePaymentProvider (no real PSP is integrated yet). */
+  paymentProvider?: PaymentProvider;
+  /** Outbox fan-out for GET /stream; server.ts closes the one it makes. Default: polls deps.db. */
+  eventBus?: EventBus;
+  /** Default: local disk under config.uploads.dir. */
+  storage?: BlobStorage;
+}
+
+const BODY_LIMIT = '64kb';
+
+const routeTables = new WeakMap<Koa<ApiState>, ApiRouter>();
+
+/** The router and OpenAPI registry an app was built with (for route-coverage tests). */
+export function routesOf(app: Koa<ApiState>): ApiRouter | undefined {
+  return routeTables.get(app);
+}
+
+function defaultResolvers(config: ApiConfig, deps: ApiDeps): PrincipalResolver[] {
+  const verifier = createAccessTokenVerifier({
+    issuer: config.issuer,
+    audience: config.audience,
+    keys: createRemoteKeySet(config.jwksUrl, deps.now ? { now: deps.now } : {}),
+    cache: createTokenCache(),
+    denyList: deps.denyList ?? createDenyList({ db: deps.db }),
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+  return [createJwtPrincipalResolver(verifier)];
+}
+
+/** Uploads on local disk; URLs signed with UPLOAD_SIGNING_KEY or a secret shared through the database. */
+function defaultStorage(
+  config: ApiConfig,
+  repos: ReturnType<typeof createRepos>,
+  now: () => number,
+): BlobStorage {
+  const configured = config.uploads.signingKey;
+  const key = configured
+    ? () => Promise.resolve(Buffer.from(configured))
+    : () => repos.secrets.get('upload-signing');
+  return new LocalDiskStorage(config.uploads.dir, createUrlSigner(key, now), now);
 }
 
 /** Builds the API (resource server)'s Koa app; only server.ts listens. */
-export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa {
-  const app = new Koa();
-  app.proxy = false;
-  const router = new Router();
-
-  router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
+export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
+  const app = new Koa<ApiState>();
+  app.proxy = config.trustProxy;
+  // Errors Koa sees after a response began (a streamed body or SSE whose client left):
+  // a peer hanging up is routine; anything else goes to the log, not to console.error.
+  app.on('error', (err: NodeJS.ErrnoException) => {
+    if (['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE'].includes(err.code ?? '')) return;
+    deps.logger.error({ err }, 'response failed');
   });
-  router.get('/readyz', async function readiness(ctx) {
-    try {
-      await deps.db.raw('select 1');
-      ctx.body = { status: 'ready', database: 'ok' };
-    } catch (error) {
-      deps.logger.warn({ err: error }, 'readiness check failed');
-      ctx.status = 503;
-      ctx.set('Retry-After', '5');
-      ctx.body = { status: 'unavailable', database: 'unreachable' };
-    }
-  });
+  const now = deps.now ?? Date.now;
+  const repos = createRepos(deps.db);
+  const clock = () => new Date(now());
+  const limiters = deps.rateLimiters ?? createRateLimiters({ settings: config.rateLimits });
+  // Same-process deny lists hear the write at once (shared bus); other instances poll it.
+  const revocations = deps.revocations ?? createDenyList({ db: deps.db });
+  const api = createApiRoutes(
+    config,
+    {
+      repos,
+      logger: deps.logger,
+      clock: () => new Date(now()),
+      userCursors: createCursorCodec(() => repos.secrets.get('cursor-hmac'), 'users'),
+      checkReady: async () => {
+        await deps.db.raw('select 1');
+      },
+      credentials: { limiters, revocations },
+      paymentProvider: deps.paymentProvider ?? new FakePaymentProvider(),
+      eventBus:
+        deps.eventBus ??
+        createEventBus({
+          events: repos.events,
+          pollMs: config.streams.pollMs,
+          onError: (err) => deps.logger.error({ err }, 'event poll failed'),
+        }),
+      storage: deps.storage ?? defaultStorage(config, repos, now),
+    },
+    authenticate(
+      deps.resolvers ?? [
+        ...credentialResolvers(config, { repos, limiters, clock }),
+        ...defaultResolvers(config, deps),
+      ],
+    ),
+  );
 
-  app.use(router.routes()).use(router.allowedMethods());
-  void config;
+  const allowed = new Set(config.corsOrigins);
+  app
+    .use(requestLog(deps.logger))
+    .use(securityHeaders({ hsts: config.env === 'production' }))
+    .use(
+      cors({
+        // '' means "no CORS headers": unknown origins get nothing to read the response with.
+        origin: (ctx) => (allowed.has(ctx.get('Origin')) ? ctx.get('Origin') : ''),
+        allowHeaders: [
+          'Authorization',
+          'Content-Type',
+          'If-Match',
+          'If-None-Match',
+          'Idempotency-Key',
+          'Last-Event-ID',
+        ],
+        exposeHeaders: [
+          'ETag',
+          'Location',
+          'Retry-After',
+          'WWW-Authenticate',
+          'X-Request-Id',
+          'Idempotent-Replayed',
+        ],
+        maxAge: 600,
+      }),
+    )
+    .use(renderErrors(deps.logger))
+    .use(credentialGuard(config, limiters))
+    .use(skipJsonForUploads(requireJsonBody(['/login'])))
+    .use(
+      bodyParser({
+        enableTypes: ['json'],
+        // Merged index-wise into the defaults: listing application/json first keeps it.
+        extendTypes: { json: JSON_TYPES },
+        jsonLimit: BODY_LIMIT,
+        encoding: 'utf-8',
+      }),
+    )
+    .use(api.router.routes())
+    .use(api.router.allowedMethods());
+  routeTables.set(app, api);
   return app;
 }

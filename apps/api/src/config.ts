@@ -7,6 +7,13 @@ const csv = z.string().transform((v) =>
     .filter(Boolean),
 );
 
+const seconds = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(365 * 86_400);
+const count = z.coerce.number().int().min(1).max(1_000_000);
+
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   API_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -31,6 +38,36 @@ const schema = z.object({
     .enum(['true', 'false'])
     .transform((v) => v === 'true')
     .default(false),
+  // Sessions, API keys and rate limits (issue 6). Durations in seconds.
+  SESSION_IDLE_TIMEOUT: seconds.default(1800),
+  SESSION_ABSOLUTE_TIMEOUT: seconds.default(86_400),
+  /** How long a logout-everywhere row stays: must outlive the longest refresh-token grant. */
+  LOGOUT_ALL_REVOCATION_TTL: seconds.default(30 * 86_400),
+  API_KEY_RATE_LIMIT: count.default(600),
+  API_KEY_RATE_WINDOW: seconds.default(60),
+  LOGIN_IP_LIMIT: count.default(20),
+  LOGIN_ACCOUNT_LIMIT: count.default(5),
+  LOGIN_LIMIT_WINDOW: seconds.default(900),
+  ANON_RATE_LIMIT: count.default(300),
+  ANON_RATE_WINDOW: seconds.default(60),
+  // Payments, events, uploads and streams (issue 7).
+  UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(50 * 1024 * 1024),
+  /** Where uploads are stored; default `${DATA_DIR}/uploads`. */
+  UPLOADS_DIR: z.string().min(1).optional(),
+  /** Lifetime of a pre-signed upload URL. */
+  PRESIGN_TTL: seconds.default(300),
+  /** HMAC key of pre-signed URLs; unset outside production: a secret shared through the database. */
+  UPLOAD_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  STREAMS_PER_PRINCIPAL: count.default(5),
+  /** `: ping` comment interval of GET /stream; also when revocation is rechecked. */
+  STREAM_HEARTBEAT_MS: z.coerce.number().int().min(10).max(300_000).default(15_000),
+  /** How often each instance reads new rows of the event outbox. */
+  EVENTS_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
 });
 
 export type ApiConfig = Readonly<{
@@ -45,7 +82,25 @@ export type ApiConfig = Readonly<{
   logLevel: string;
   corsOrigins: readonly string[];
   trustProxy: boolean;
+  sessions: Readonly<{
+    idleTimeoutSec: number;
+    absoluteTimeoutSec: number;
+    logoutAllTtlSec: number;
+  }>;
+  rateLimits: Readonly<
+    Record<'apiKey' | 'loginIp' | 'loginAccount' | 'anonymous', RateLimitSetting>
+  >;
+  uploads: Readonly<{
+    maxBytes: number;
+    dir: string;
+    presignTtlSec: number;
+    signingKey: string | undefined;
+  }>;
+  streams: Readonly<{ perPrincipal: number; heartbeatMs: number; pollMs: number }>;
 }>;
+
+/** `points` requests per `durationSec` window. */
+export type RateLimitSetting = Readonly<{ points: number; durationSec: number }>;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -66,6 +121,9 @@ export function parseApiConfig(env: Record<string, string | undefined>): ApiConf
   if (e.NODE_ENV === 'production' && !e.ISSUER.startsWith('https://')) {
     throw new ConfigError(['ISSUER: must be https in production']);
   }
+  if (e.NODE_ENV === 'production' && e.UPLOAD_SIGNING_KEY === undefined) {
+    throw new ConfigError(['UPLOAD_SIGNING_KEY: required in production']);
+  }
   return Object.freeze({
     env: e.NODE_ENV,
     port: e.API_PORT,
@@ -78,5 +136,27 @@ export function parseApiConfig(env: Record<string, string | undefined>): ApiConf
     logLevel: e.LOG_LEVEL,
     corsOrigins: Object.freeze(e.CORS_ORIGINS),
     trustProxy: e.TRUST_PROXY,
+    sessions: Object.freeze({
+      idleTimeoutSec: e.SESSION_IDLE_TIMEOUT,
+      absoluteTimeoutSec: e.SESSION_ABSOLUTE_TIMEOUT,
+      logoutAllTtlSec: e.LOGOUT_ALL_REVOCATION_TTL,
+    }),
+    rateLimits: Object.freeze({
+      apiKey: { points: e.API_KEY_RATE_LIMIT, durationSec: e.API_KEY_RATE_WINDOW },
+      loginIp: { points: e.LOGIN_IP_LIMIT, durationSec: e.LOGIN_LIMIT_WINDOW },
+      loginAccount: { points: e.LOGIN_ACCOUNT_LIMIT, durationSec: e.LOGIN_LIMIT_WINDOW },
+      anonymous: { points: e.ANON_RATE_LIMIT, durationSec: e.ANON_RATE_WINDOW },
+    }),
+    uploads: Object.freeze({
+      maxBytes: e.UPLOAD_MAX_BYTES,
+      dir: e.UPLOADS_DIR ?? `${e.DATA_DIR.replace(/\/+$/, '')}/uploads`,
+      presignTtlSec: e.PRESIGN_TTL,
+      signingKey: e.UPLOAD_SIGNING_KEY,
+    }),
+    streams: Object.freeze({
+      perPrincipal: e.STREAMS_PER_PRINCIPAL,
+      heartbeatMs: e.STREAM_HEARTBEAT_MS,
+      pollMs: e.EVENTS_POLL_MS,
+    }),
   });
 }

@@ -1,7 +1,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createDenyList } from '@portcullis/claims';
 import { createApiApp, type ApiDeps } from './app.js';
 import type { ApiConfig } from './config.js';
+import { createEventsRepo } from './data/events-repo.js';
+import { createEventBus } from './events/bus.js';
+import { rateLimitersFromConfig } from './rate-limits.js';
 
 export interface RunningApiServer {
   url: string;
@@ -17,13 +21,49 @@ function closeServer(server: Server): Promise<void> {
 
 /** Listens on config.port (0 picks a free port, as tests do). */
 export async function startApiServer(config: ApiConfig, deps: ApiDeps): Promise<RunningApiServer> {
-  const app = createApiApp(config, deps);
+  // The deny list is loaded before the first request, so no revoked token slips through at start.
+  const ownDenyList = deps.denyList
+    ? undefined
+    : createDenyList({
+        db: deps.db,
+        onError: (err) => deps.logger.error({ err }, 'deny list poll failed'),
+      });
+  await ownDenyList?.start();
+  // Redis when REDIS_URL is set. Unreachable at start: log it and serve; authentication
+  // answers 503 (fails closed) until the store is back.
+  const ownLimiters = deps.rateLimiters
+    ? undefined
+    : rateLimitersFromConfig(config, {
+        onStoreError: (err) => deps.logger.warn({ err }, 'rate-limit store error'),
+      });
+  await ownLimiters
+    ?.ready()
+    .catch((err: unknown) => deps.logger.error({ err }, 'rate-limit store unreachable'));
+  // Open event streams end when the bus closes, so closing the server does not wait on them.
+  const ownEventBus = deps.eventBus
+    ? undefined
+    : createEventBus({
+        events: createEventsRepo(deps.db),
+        pollMs: config.streams.pollMs,
+        onError: (err) => deps.logger.error({ err }, 'event poll failed'),
+      });
+  const app = createApiApp(config, {
+    ...deps,
+    ...(ownEventBus ? { eventBus: ownEventBus } : {}),
+    ...(ownDenyList ? { denyList: ownDenyList } : {}),
+    ...(ownLimiters ? { rateLimiters: ownLimiters } : {}),
+  });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.port, () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => closeServer(server),
+    async close() {
+      await ownEventBus?.close();
+      await closeServer(server);
+      await ownDenyList?.close();
+      await ownLimiters?.close();
+    },
   };
 }

@@ -3,6 +3,9 @@ import * as m001 from './migrations/001-users.js';
 import * as m002 from './migrations/002-auth-server.js';
 import * as m003 from './migrations/003-deny-list.js';
 import * as m004 from './migrations/004-api-resources.js';
+import * as m005 from './migrations/005-sessions-api-keys.js';
+import * as m006 from './migrations/006-payments-events-uploads.js';
+import * as m007 from './migrations/007-signing-key-activation.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -18,6 +21,9 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['002-auth-server', m002],
   ['003-deny-list', m003],
   ['004-api-resources', m004],
+  ['005-sessions-api-keys', m005],
+  ['006-payments-events-uploads', m006],
+  ['007-signing-key-activation', m007],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

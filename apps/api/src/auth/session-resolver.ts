@@ -1,0 +1,73 @@
+import type { AccountsRepo } from '@portcullis/accounts';
+import {
+  permissionsForRoles,
+  TokenError,
+  type Principal,
+  type PrincipalResolver,
+} from '@portcullis/claims';
+import { AmbiguousCredentialsError } from '../errors.js';
+import type { SessionsRepo } from '../data/sessions-repo.js';
+import { SECRET_BODY } from './secrets.js';
+
+export const SESSION_COOKIE = 'sid';
+/** last_seen_at moves at most this often, so a busy session costs no write per request. */
+export const SESSION_TOUCH_MS = 60_000;
+
+/**
+ * Precedence decision: a request carrying BOTH an Authorization header and a `sid`
+ * cookie is refused (400 `ambiguous_credentials`) instead of picking one. Either choice
+ * would act as a caller the client may not have meant (a browser's ambient cookie
+ * silently overriding, or being overridden by, a token), and both ride on this request.
+ * It runs first in the resolver chain.
+ */
+export function createMixedCredentialsGuard(): PrincipalResolver {
+  return async function refuseMixedCredentials(input) {
+    if (input.authorization && input.cookies?.get(SESSION_COOKIE) !== undefined) {
+      throw new AmbiguousCredentialsError();
+    }
+    return undefined;
+  };
+}
+
+export interface SessionResolverDeps {
+  sessions: Pick<SessionsRepo, 'findActive' | 'touch'>;
+  accounts: Pick<AccountsRepo, 'findById'>;
+  clock: () => Date;
+  idleTimeoutSec: number;
+}
+
+/**
+ * `sid` cookie -> Principal of the session's user. Roles are read from the user at each
+ * lookup, so a role change applies to open sessions at once. The idle limit is checked
+ * against last_seen_at, which lags by up to SESSION_TOUCH_MS: a session may end up to a
+ * minute before its idle timeout, never after it.
+ */
+export function createSessionResolver(deps: SessionResolverDeps): PrincipalResolver {
+  return async function resolveSessionPrincipal(input) {
+    const sid = input.cookies?.get(SESSION_COOKIE);
+    if (sid === undefined) return undefined;
+    if (!SECRET_BODY.test(sid)) throw new TokenError('token_malformed', 'malformed session cookie');
+    const now = deps.clock();
+    const session = await deps.sessions.findActive(
+      sid,
+      now,
+      new Date(now.getTime() - deps.idleTimeoutSec * 1000),
+    );
+    if (!session) throw new TokenError('token_expired', 'unknown, ended or expired session');
+    const user = await deps.accounts.findById(session.userId);
+    if (!user) throw new TokenError('token_revoked', 'the session user no longer exists');
+    const staleBefore = new Date(now.getTime() - SESSION_TOUCH_MS);
+    if (session.lastSeenAt < staleBefore) await deps.sessions.touch(sid, now, staleBefore);
+    const principal: Principal = {
+      subject: user.id,
+      kind: 'user',
+      roles: [...user.roles],
+      permissions: permissionsForRoles(user.roles),
+      scope: [],
+      authMethod: 'session',
+      email: user.email,
+      expiresAt: Math.floor(session.expiresAt.getTime() / 1000),
+    };
+    return principal;
+  };
+}

@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import { toJsonb, type Db, type IdempotencyKeyRow } from '@portcullis/db';
+
+/**
+ * Idempotency records of POST /payments (as Stripe's API: keys are scoped to the
+ * caller, kept 24 h, and replay the first response). Every step is one conditional
+ * statement, never read-then-write:
+ * - claim: INSERT … ON CONFLICT DO NOTHING RETURNING; the one request that gets the row
+ *   back does the work;
+ * - an expired record is reclaimed, and a stale in-flight one (its process died) taken
+ *   over, by an UPDATE conditional on what was read; of racing takers exactly one wins;
+ * - completion is an UPDATE conditional on the claim still being ours, in the
+ *   transaction that writes the payment.
+ */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** A claim held by this request; `id` names the logical operation (and the provider key). */
+export interface IdempotencyClaim {
+  subject: string;
+  key: string;
+  id: string;
+  lockedAt: Date;
+}
+
+export type ClaimOutcome =
+  | { outcome: 'claimed'; claim: IdempotencyClaim }
+  | { outcome: 'replay'; response: StoredResponse }
+  | { outcome: 'reused' }
+  | { outcome: 'in_flight' };
+
+export interface ClaimRequest {
+  subject: string;
+  key: string;
+  requestHash: string;
+  now: Date;
+  ttlMs: number;
+  /** An in-flight claim older than this is presumed dead and may be taken over. */
+  staleMs: number;
+}
+
+export interface IdempotencyRepo {
+  claim(request: ClaimRequest): Promise<ClaimOutcome>;
+  /** Gives the key up (the request failed before doing anything): a retry starts afresh. */
+  release(claim: IdempotencyClaim): Promise<void>;
+  /** Keeps the claim in flight but stale at once: a retry takes it over with the same operation id. */
+  unlock(claim: IdempotencyClaim): Promise<void>;
+  /** The stored response of a completed key (after losing a race to complete). */
+  storedResponse(subject: string, key: string): Promise<StoredResponse | undefined>;
+}
+
+/** Marks `claim` completed with `response` in `trx`; false when the claim was taken over. */
+export async function completeClaim(
+  trx: Db,
+  claim: IdempotencyClaim,
+  response: StoredResponse,
+): Promise<boolean> {
+  const rows = await trx('idempotency_keys')
+    .where({
+      subject: claim.subject,
+      key: claim.key,
+      id: claim.id,
+      state: 'in_flight',
+      locked_at: claim.lockedAt,
+    })
+    .update({
+      state: 'completed',
+      response_status: response.status,
+      response_headers: toJsonb(response.headers),
+      response_body: toJsonb(response.body),
+    })
+    .returning('id');
+  return rows.length > 0;
+}
+
+const claimOf = (row: IdempotencyKeyRow): IdempotencyClaim => ({
+  subject: row.subject,
+  key: row.key,
+  id: row.id,
+  lockedAt: row.locked_at,
+});
+
+const responseOf = (row: IdempotencyKeyRow): StoredResponse => ({
+  status: row.response_status ?? 500,
+  headers: row.response_headers ?? {},
+  body: row.response_body,
+});
+
+export function createIdempotencyRepo(db: Db): IdempotencyRepo {
+  const table = () => db<IdempotencyKeyRow>('idempotency_keys');
+
+  async function attempt(r: ClaimRequest): Promise<ClaimOutcome | undefined> {
+    const fresh = {
+      id: randomUUID(),
+      request_hash: r.requestHash,
+      state: 'in_flight' as const,
+      response_status: null,
+      response_headers: null,
+      response_body: null,
+      created_at: r.now,
+      locked_at: r.now,
+      expires_at: new Date(r.now.getTime() + r.ttlMs),
+    };
+    const [inserted] = await table()
+      .insert({ subject: r.subject, key: r.key, ...fresh })
+      .onConflict(['subject', 'key'])
+      .ignore()
+      .returning('*');
+    if (inserted) return { outcome: 'claimed', claim: claimOf(inserted as IdempotencyKeyRow) };
+
+    const row = await table().where({ subject: r.subject, key: r.key }).first();
+    if (!row) return undefined; // released in between: try again
+    if (row.expires_at <= r.now) {
+      // Kept 24 h: after that the key is new again (a new operation id, a new provider key).
+      const [reclaimed] = await table()
+        .where({ subject: r.subject, key: r.key, id: row.id })
+        .where('expires_at', '<=', r.now)
+        .update(fresh)
+        .returning('*');
+      return reclaimed
+        ? { outcome: 'claimed', claim: claimOf(reclaimed as IdempotencyKeyRow) }
+        : undefined;
+    }
+    if (row.request_hash !== r.requestHash) return { outcome: 'reused' };
+    if (row.state === 'completed') return { outcome: 'replay', response: responseOf(row) };
+    if (row.locked_at.getTime() > r.now.getTime() - r.staleMs) return { outcome: 'in_flight' };
+    // Stale: the same operation id is kept, so the provider call is retried idempotently.
+    const [taken] = await table()
+      .where({
+        subject: r.subject,
+        key: r.key,
+        id: row.id,
+        state: 'in_flight',
+        locked_at: row.locked_at,
+      })
+      .update({ locked_at: r.now })
+      .returning('*');
+    return taken
+      ? { outcome: 'claimed', claim: claimOf(taken as IdempotencyKeyRow) }
+      : { outcome: 'in_flight' };
+  }
+
+  return {
+    async claim(request) {
+      for (let i = 0; i < 3; i += 1) {
+        const outcome = await attempt(request);
+        if (outcome) return outcome;
+      }
+      return { outcome: 'in_flight' };
+    },
+    async release(claim) {
+      await table()
+        .where({
+          subject: claim.subject,
+          key: claim.key,
+          id: claim.id,
+          state: 'in_flight',
+          locked_at: claim.lockedAt,
+        })
+        .del();
+    },
+    async unlock(claim) {
+      await table()
+        .where({
+          subject: claim.subject,
+          key: claim.key,
+          id: claim.id,
+          state: 'in_flight',
+          locked_at: claim.lockedAt,
+        })
+        .update({ locked_at: new Date(0) });
+    },
+    async storedResponse(subject, key) {
+      const row = await table().where({ subject, key, state: 'completed' }).first();
+      return row && responseOf(row);
+    },
+  };
+}

@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import { toCount, toJsonb, type Db, type OrderRow } from '@portcullis/db';
+import type { OrderStatus } from '../domain/order-status.js';
+import { recordEvent, type EventType, type NewEvent } from './events-repo.js';
+
+export interface OrderItem {
+  sku: string;
+  quantity: number;
+}
+
+export interface Order {
+  id: string;
+  userId: string;
+  customer: string;
+  status: OrderStatus;
+  amount: number;
+  currency: string;
+  items?: OrderItem[];
+  note?: string;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface OrderContent {
+  customer: string;
+  amount: number;
+  currency: string;
+  items?: OrderItem[] | null | undefined;
+  note?: string | null | undefined;
+}
+
+/** Who may see what: `ownerId` set limits every query to that owner's orders. */
+export interface Visibility {
+  ownerId?: string | undefined;
+}
+
+export interface OrderFilter extends Visibility {
+  statuses?: readonly OrderStatus[] | undefined;
+  customer?: string | undefined;
+  /** YYYY-MM-DD, inclusive from 00:00 UTC. */
+  createdAfter?: string | undefined;
+}
+
+export interface OrdersRepo {
+  list(
+    filter: OrderFilter,
+    page: { offset: number; limit: number },
+  ): Promise<{ items: Order[]; total: number }>;
+  find(id: string, visibility: Visibility): Promise<Order | undefined>;
+  create(userId: string, content: OrderContent, now: Date): Promise<Order>;
+  /**
+   * Applies `changes` only if the row still has `expectedVersion`, in one statement, and
+   * bumps the version. Undefined when another write got there first.
+   */
+  update(
+    id: string,
+    expectedVersion: number,
+    changes: Partial<OrderContent> & { status?: OrderStatus },
+    now: Date,
+  ): Promise<Order | undefined>;
+  /** Deletes only at `expectedVersion`; false when the row changed or is gone. */
+  delete(id: string, expectedVersion: number): Promise<boolean>;
+}
+
+function toOrder(row: OrderRow): Order {
+  const order: Order = {
+    id: row.id,
+    userId: row.user_id,
+    customer: row.customer,
+    status: row.status as OrderStatus,
+    amount: Number(row.amount),
+    currency: row.currency,
+    version: row.version,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+  if (row.items !== null) order.items = row.items;
+  if (row.note !== null) order.note = row.note;
+  return order;
+}
+
+function contentColumns(changes: Partial<OrderContent>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (changes.customer !== undefined) out['customer'] = changes.customer;
+  if (changes.amount !== undefined) out['amount'] = changes.amount;
+  if (changes.currency !== undefined) out['currency'] = changes.currency;
+  if (changes.items !== undefined)
+    out['items'] = changes.items === null ? null : toJsonb(changes.items);
+  if (changes.note !== undefined) out['note'] = changes.note;
+  return out;
+}
+
+/** The outbox event of an order write, recorded in the write's transaction (issue 7). */
+function orderEvent(type: EventType, order: Order): NewEvent {
+  const data = {
+    ...order,
+    createdAt: order.createdAt.toISOString(),
+    updatedAt: order.updatedAt.toISOString(),
+  };
+  return { type, subjectType: 'order', subjectId: order.id, ownerId: order.userId, data };
+}
+
+export function createOrdersRepo(db: Db): OrdersRepo {
+  const visible = (visibility: Visibility) => {
+    const query = db<OrderRow>('orders');
+    // BOLA: the owner condition is part of the SQL, never a filter applied afterwards.
+    if (visibility.ownerId !== undefined) query.where('user_id', visibility.ownerId);
+    return query;
+  };
+
+  return {
+    async list(filter, { offset, limit }) {
+      const filtered = () => {
+        const query = visible(filter);
+        if (filter.statuses?.length) query.whereIn('status', filter.statuses);
+        if (filter.customer !== undefined) query.where('customer', filter.customer);
+        if (filter.createdAfter !== undefined) {
+          query.where('created_at', '>=', `${filter.createdAfter}T00:00:00Z`);
+        }
+        return query;
+      };
+      const rows = await filtered()
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .offset(offset)
+        .limit(limit);
+      const count = await filtered().count<{ count: unknown }[]>({ count: '*' }).first();
+      return { items: rows.map(toOrder), total: toCount(count?.count ?? 0) };
+    },
+
+    async find(id, visibility) {
+      const row = await visible(visibility).where('id', id).first();
+      return row && toOrder(row);
+    },
+
+    create(userId, content, now) {
+      return db.transaction(async (trx) => {
+        const [row] = await trx('orders')
+          .insert({
+            id: randomUUID(),
+            user_id: userId,
+            status: 'pending',
+            version: 1,
+            created_at: now,
+            updated_at: now,
+            ...contentColumns(content),
+          })
+          .returning('*');
+        const order = toOrder(row as OrderRow);
+        await recordEvent(trx, orderEvent('order.created', order));
+        return order;
+      });
+    },
+
+    update(id, expectedVersion, changes, now) {
+      const columns = contentColumns(changes);
+      if (changes.status !== undefined) columns['status'] = changes.status;
+      return db.transaction(async (trx) => {
+        const [row] = await trx('orders')
+          .where({ id, version: expectedVersion })
+          .update({ ...columns, version: trx.raw('version + 1'), updated_at: now })
+          .returning('*');
+        if (!row) return undefined;
+        const order = toOrder(row as OrderRow);
+        await recordEvent(
+          trx,
+          orderEvent(changes.status === 'cancelled' ? 'order.cancelled' : 'order.updated', order),
+        );
+        return order;
+      });
+    },
+
+    delete(id, expectedVersion) {
+      return db.transaction(async (trx) => {
+        // returning() rather than the affected-row count: knex-pglite does not report one.
+        const rows = await trx('orders')
+          .where({ id, version: expectedVersion })
+          .del()
+          .returning(['id', 'user_id']);
+        const [deleted] = rows as { id: string; user_id: string }[];
+        if (deleted) {
+          await recordEvent(trx, {
+            type: 'order.deleted',
+            subjectType: 'order',
+            subjectId: deleted.id,
+            ownerId: deleted.user_id,
+            data: { id: deleted.id },
+          });
+        }
+        return rows.length > 0;
+      });
+    },
+  };
+}

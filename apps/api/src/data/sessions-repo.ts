@@ -1,0 +1,96 @@
+import type { Db, SessionRow } from '@portcullis/db';
+import { newSecret, sha256Hex } from '../auth/secrets.js';
+
+export interface Session {
+  userId: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  expiresAt: Date;
+}
+
+/**
+ * Server-side browser sessions (spec §5 "Sessions"). The cookie value is 32 random bytes;
+ * only its SHA-256 reaches the database. Times come from the caller's clock.
+ */
+export interface SessionsRepo {
+  /** Stores a new session and returns the cookie value (shown to the browser only). */
+  create(input: {
+    userId: string;
+    userAgent?: string | undefined;
+    now: Date;
+    expiresAt: Date;
+  }): Promise<string>;
+  /** The session when it exists, is not revoked, `expiresAt > now` and `lastSeenAt > idleSince`. */
+  findActive(sid: string, now: Date, idleSince: Date): Promise<Session | undefined>;
+  /** Moves last_seen_at to `now` when it is older than `staleBefore`: a write a minute, not a request. */
+  touch(sid: string, now: Date, staleBefore: Date): Promise<void>;
+  revoke(sid: string, now: Date): Promise<boolean>;
+  /** Ends every session of the user; returns how many were still open. */
+  revokeAllForUser(userId: string, now: Date): Promise<number>;
+  /** Deletes the user's ended sessions (run at each login so the table stays bounded). */
+  purgeEnded(userId: string, now: Date, idleSince: Date): Promise<void>;
+}
+
+const toSession = (row: SessionRow): Session => ({
+  userId: row.user_id,
+  createdAt: row.created_at,
+  lastSeenAt: row.last_seen_at,
+  expiresAt: row.expires_at,
+});
+
+export function createSessionsRepo(db: Db): SessionsRepo {
+  const open = (sid: string) =>
+    db<SessionRow>('sessions').where('id_hash', sha256Hex(sid)).whereNull('revoked_at');
+
+  return {
+    async create({ userId, userAgent, now, expiresAt }) {
+      const sid = newSecret();
+      await db('sessions').insert({
+        id_hash: sha256Hex(sid),
+        user_id: userId,
+        created_at: now,
+        last_seen_at: now,
+        expires_at: expiresAt,
+        user_agent: userAgent ? userAgent.slice(0, 512) : null,
+      });
+      return sid;
+    },
+
+    async findActive(sid, now, idleSince) {
+      const row = await open(sid)
+        .andWhere('expires_at', '>', now)
+        .andWhere('last_seen_at', '>', idleSince)
+        .first();
+      return row && toSession(row);
+    },
+
+    async touch(sid, now, staleBefore) {
+      await open(sid).andWhere('last_seen_at', '<', staleBefore).update({ last_seen_at: now });
+    },
+
+    async revoke(sid, now) {
+      return (await open(sid).update({ revoked_at: now }).returning('id_hash')).length > 0;
+    },
+
+    async revokeAllForUser(userId, now) {
+      const rows = await db('sessions')
+        .where('user_id', userId)
+        .whereNull('revoked_at')
+        .update({ revoked_at: now })
+        .returning('id_hash');
+      return rows.length;
+    },
+
+    async purgeEnded(userId, now, idleSince) {
+      await db('sessions')
+        .where('user_id', userId)
+        .andWhere((q) =>
+          q
+            .whereNotNull('revoked_at')
+            .orWhere('expires_at', '<=', now)
+            .orWhere('last_seen_at', '<=', idleSince),
+        )
+        .del();
+    },
+  };
+}

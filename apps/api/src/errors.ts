@@ -1,0 +1,242 @@
+/**
+ * The API's one error hierarchy. Handlers and middlewares throw these; only
+ * middleware/render-errors.ts turns them (and library errors) into responses.
+ * Bodies are `{ error: <code> }`, plus `message` where it helps a client and
+ * `fields` on 422. 403 is exactly `{"error":"forbidden"}` (DESIGN.md).
+ */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'malformed_json'
+  | 'invalid_cursor'
+  | 'unauthenticated'
+  | 'invalid_token'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'conflict'
+  | 'version_conflict'
+  | 'invalid_transition'
+  | 'order_closed'
+  | 'precondition_failed'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'validation_failed'
+  | 'rate_limited'
+  | 'internal_error'
+  | 'temporarily_unavailable'
+  // Sessions and API keys (issue 6).
+  | 'ambiguous_credentials'
+  | 'forbidden_origin'
+  | 'invalid_credentials'
+  // Payments (issue 7).
+  | IdempotencyErrorCode;
+
+export type ErrorBody = { error: ErrorCode; message?: string; fields?: FieldErrors };
+export type FieldErrors = Record<string, string[]>;
+
+export class AppError<C extends ErrorCode = ErrorCode> extends Error {
+  override name = 'AppError';
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    readonly status: number,
+    readonly code: C,
+    message?: string,
+    options: { expose?: boolean; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message ?? code, { cause: options.cause });
+    this.expose = options.expose ?? status < 500;
+    this.headers = options.headers ?? {};
+  }
+
+  readonly expose: boolean;
+
+  /** The response body; the message only when it says more than the code. */
+  body(): ErrorBody {
+    return this.expose && this.message !== this.code
+      ? { error: this.code, message: this.message }
+      : { error: this.code };
+  }
+}
+
+export class BadRequestError extends AppError<
+  'invalid_request' | 'malformed_json' | 'invalid_cursor'
+> {
+  override name = 'BadRequestError';
+  constructor(
+    code: 'invalid_request' | 'malformed_json' | 'invalid_cursor' = 'invalid_request',
+    message?: string,
+  ) {
+    super(400, code, message);
+  }
+}
+
+/**
+ * RFC 6750 §3: `error="invalid_token"` only when a credential was presented; a request
+ * without one gets a bare challenge. The body never says why a token failed.
+ */
+export class UnauthorizedError extends AppError<
+  'unauthenticated' | 'invalid_token' | 'invalid_request'
+> {
+  override name = 'UnauthorizedError';
+  constructor(code: 'unauthenticated' | 'invalid_token' | 'invalid_request' = 'unauthenticated') {
+    super(401, code, code, {
+      headers: {
+        'WWW-Authenticate':
+          code === 'unauthenticated'
+            ? 'Bearer realm="portcullis"'
+            : `Bearer realm="portcullis", error="${code}"`,
+      },
+    });
+  }
+}
+
+export class ForbiddenError extends AppError<'forbidden'> {
+  override name = 'ForbiddenError';
+  constructor(readonly reason = 'forbidden') {
+    super(403, 'forbidden');
+  }
+  override body(): ErrorBody {
+    return { error: 'forbidden' };
+  }
+}
+
+export class NotFoundError extends AppError<'not_found'> {
+  override name = 'NotFoundError';
+  constructor(message?: string) {
+    super(404, 'not_found', message);
+  }
+}
+
+export class ConflictError extends AppError<
+  'conflict' | 'version_conflict' | 'invalid_transition' | 'order_closed'
+> {
+  override name = 'ConflictError';
+  constructor(
+    code: 'conflict' | 'version_conflict' | 'invalid_transition' | 'order_closed' = 'conflict',
+    message?: string,
+  ) {
+    super(409, code, message);
+  }
+}
+
+export class PreconditionFailedError extends AppError<'precondition_failed'> {
+  override name = 'PreconditionFailedError';
+  constructor(message = 'If-Match does not match the current representation') {
+    super(412, 'precondition_failed', message);
+  }
+}
+
+export class PayloadTooLargeError extends AppError<'payload_too_large'> {
+  override name = 'PayloadTooLargeError';
+  constructor() {
+    super(413, 'payload_too_large');
+  }
+}
+
+export class UnsupportedMediaTypeError extends AppError<'unsupported_media_type'> {
+  override name = 'UnsupportedMediaTypeError';
+  constructor(message = 'request bodies must be application/json') {
+    super(415, 'unsupported_media_type', message);
+  }
+}
+
+export class ValidationError extends AppError<'validation_failed'> {
+  override name = 'ValidationError';
+  constructor(
+    readonly fields: FieldErrors,
+    message = 'the request is invalid',
+  ) {
+    super(422, 'validation_failed', message);
+  }
+  override body(): ErrorBody {
+    return { error: 'validation_failed', message: this.message, fields: this.fields };
+  }
+}
+
+export class RateLimitedError extends AppError<'rate_limited'> {
+  override name = 'RateLimitedError';
+  constructor(retryAfterSeconds: number) {
+    super(429, 'rate_limited', 'too many requests', {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    });
+  }
+}
+
+/**
+ * A cookie-authenticated write whose Origin (or Sec-Fetch-Site) is not ours: a
+ * cross-site request forgery defence besides SameSite=Strict. Body exactly
+ * `{"error":"forbidden_origin"}`.
+ */
+export class ForbiddenOriginError extends AppError<'forbidden_origin'> {
+  override name = 'ForbiddenOriginError';
+  constructor() {
+    super(403, 'forbidden_origin');
+  }
+}
+
+/** Both an Authorization header and a `sid` cookie: which caller is meant is not guessed. */
+export class AmbiguousCredentialsError extends AppError<'ambiguous_credentials'> {
+  override name = 'AmbiguousCredentialsError';
+  constructor() {
+    super(
+      400,
+      'ambiguous_credentials',
+      'send either an Authorization header or the sid cookie, not both',
+    );
+  }
+}
+
+/** A dependency that authentication needs (the rate-limit store) is down: fail closed. */
+export class ServiceUnavailableError extends AppError<'temporarily_unavailable'> {
+  override name = 'ServiceUnavailableError';
+  constructor(message: string, retryAfterSeconds = 5, cause?: unknown) {
+    super(503, 'temporarily_unavailable', message, {
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+      cause,
+    });
+  }
+}
+
+/** POST /login with a wrong email or password; which of the two is never said. */
+export class InvalidCredentialsError extends AppError<'invalid_credentials'> {
+  override name = 'InvalidCredentialsError';
+  constructor() {
+    super(401, 'invalid_credentials', 'the email or password is wrong', {
+      headers: { 'WWW-Authenticate': 'Bearer realm="portcullis"' },
+    });
+  }
+}
+
+/** Idempotency-Key problems of POST /payments (issue 7). */
+export type IdempotencyErrorCode =
+  | 'idempotency_key_required'
+  | 'idempotency_key_invalid'
+  | 'idempotency_key_reused'
+  | 'idempotency_key_in_flight';
+
+const IDEMPOTENCY_ERRORS: Record<IdempotencyErrorCode, [number, string]> = {
+  idempotency_key_required: [
+    400,
+    'send an Idempotency-Key header (1 to 255 printable ASCII characters)',
+  ],
+  idempotency_key_invalid: [400, 'the Idempotency-Key must be 1 to 255 printable ASCII characters'],
+  idempotency_key_reused: [422, 'this Idempotency-Key was used with another request body'],
+  idempotency_key_in_flight: [
+    409,
+    'a request with this Idempotency-Key is still being processed; retry later',
+  ],
+};
+
+export class IdempotencyError extends AppError<IdempotencyErrorCode> {
+  override name = 'IdempotencyError';
+  constructor(code: IdempotencyErrorCode) {
+    const [status, message] = IDEMPOTENCY_ERRORS[code];
+    super(
+      status,
+      code,
+      message,
+      code === 'idempotency_key_in_flight' ? { headers: { 'Retry-After': '1' } } : {},
+    );
+  }
+}

@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import type { ParameterizedContext } from 'koa';
+import { PreconditionFailedError } from '../errors.js';
+
+/**
+ * Conditional requests (RFC 9110 §13). ETags are strong: a hash of the exact JSON
+ * representation, so equal tags mean byte-equal bodies.
+ */
+export function strongEtag(representation: unknown): string {
+  const digest = createHash('sha256').update(JSON.stringify(representation)).digest('base64url');
+  return `"${digest.slice(0, 32)}"`;
+}
+
+function tags(header: string): string[] {
+  return header
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+}
+
+/** If-None-Match uses the weak comparison (§13.1.2): W/"x" matches "x". */
+function noneMatchHits(header: string, etag: string): boolean {
+  return tags(header).some((t) => t === '*' || t.replace(/^W\//, '') === etag);
+}
+
+/** If-Match uses the strong comparison (§13.1.1): weak tags never match. */
+function matchHits(header: string, etag: string): boolean {
+  return tags(header).some((t) => t === '*' || t === etag);
+}
+
+/**
+ * Sends a single resource with its validator and cache headers, or 304 when the
+ * client's copy is current. The response differs per caller, hence private and Vary.
+ */
+export function sendCacheable(ctx: ParameterizedContext, representation: unknown): void {
+  const etag = strongEtag(representation);
+  ctx.set('ETag', etag);
+  ctx.set('Cache-Control', 'private, max-age=60, stale-while-revalidate=120');
+  ctx.vary('Authorization');
+  ctx.vary('Cookie');
+  const ifNoneMatch = ctx.get('If-None-Match');
+  if (ifNoneMatch && noneMatchHits(ifNoneMatch, etag)) {
+    ctx.status = 304;
+    ctx.body = null;
+    return;
+  }
+  ctx.body = representation;
+}
+
+/** True when the request carries If-Match; throws 412 when it does not match `current`. */
+export function checkIfMatch(ctx: ParameterizedContext, current: unknown): boolean {
+  const ifMatch = ctx.get('If-Match');
+  if (!ifMatch) return false;
+  if (!matchHits(ifMatch, strongEtag(current))) throw new PreconditionFailedError();
+  return true;
+}

@@ -1,0 +1,48 @@
+import type { Middleware, ParameterizedContext } from 'koa';
+import { chainResolvers, type Principal, type PrincipalResolver } from '@portcullis/claims';
+import { BadRequestError, UnauthorizedError } from '../errors.js';
+
+export interface ApiState {
+  principal?: Principal;
+}
+
+// RFC 6750 §2.3 allows `access_token` in the query; we refuse it (RFC 9700 §2.4.2: it
+// leaks into logs, history and Referer). A form-body token cannot arrive: bodies are JSON.
+const QUERY_CREDENTIALS = ['access_token', 'api_key', 'apikey', 'sid'];
+
+/**
+ * Resolves the request's credential into `ctx.state.principal` through packages/claims.
+ * `resolvers` run in order (API keys, then sessions, then JWTs as they are added); the
+ * first Principal wins. A presented but refused credential is a TokenError, which the
+ * error renderer turns into 401 `invalid_token` without saying why.
+ */
+export function authenticate(resolvers: readonly PrincipalResolver[]): Middleware<ApiState> {
+  const resolve = chainResolvers(...resolvers);
+  return async function authenticateRequest(ctx, next) {
+    if (QUERY_CREDENTIALS.some((name) => Object.hasOwn(ctx.query, name))) {
+      throw new BadRequestError(
+        'invalid_request',
+        'credentials must be sent in the Authorization header',
+      );
+    }
+    const authorization = ctx.get('Authorization') || undefined;
+    const principal = await resolve({
+      authorization,
+      cookies: { get: (name) => ctx.cookies.get(name) },
+    });
+    if (!principal) {
+      throw new UnauthorizedError(
+        authorization === undefined ? 'unauthenticated' : 'invalid_token',
+      );
+    }
+    ctx.state.principal = principal;
+    await next();
+  };
+}
+
+/** The authenticated principal; routes without `authenticate` must not call this. */
+export function principalOf(ctx: ParameterizedContext<ApiState>): Principal {
+  const principal = ctx.state.principal;
+  if (!principal) throw new UnauthorizedError();
+  return principal;
+}

@@ -1,0 +1,113 @@
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { ForbiddenError as ClaimsForbiddenError, TokenError } from '@portcullis/claims';
+import { isUniqueViolation } from '@portcullis/db';
+import {
+  AppError,
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  PayloadTooLargeError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+  type ErrorCode,
+} from '../errors.js';
+
+/** raw-body errors carry a `type`; co-body's JSON failures are SyntaxErrors with status 400. */
+function bodyParserError(error: { type?: unknown; status?: unknown }): AppError | undefined {
+  if (error instanceof SyntaxError && error.status === 400) {
+    return new BadRequestError('malformed_json', 'the body is not valid JSON');
+  }
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return new BadRequestError('malformed_json', 'the body is not valid JSON');
+    case 'entity.too.large':
+      return new PayloadTooLargeError();
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new UnsupportedMediaTypeError('request bodies must be UTF-8 JSON');
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return new BadRequestError('invalid_request', 'the body could not be read');
+    default:
+      return undefined;
+  }
+}
+
+function tokenError(error: TokenError): AppError {
+  if (error.status === 503) {
+    // The token may be valid: the client must retry, not discard its session.
+    return new AppError(503, 'temporarily_unavailable', 'cannot verify tokens right now', {
+      headers: { 'Retry-After': '5' },
+    });
+  }
+  return new UnauthorizedError(error.oauthError);
+}
+
+/** Every thrown value becomes an AppError; anything unrecognised is a 500. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof TokenError) return tokenError(error);
+  if (error instanceof ClaimsForbiddenError) return new ForbiddenError(error.permission);
+  if (isUniqueViolation(error)) return new ConflictError('conflict', 'the resource already exists');
+  if (typeof error === 'object' && error !== null) {
+    const mapped = bodyParserError(error as { type?: unknown });
+    if (mapped) return mapped;
+  }
+  return new AppError(500, 'internal_error', 'internal server error', {
+    expose: false,
+    cause: error,
+  });
+}
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'invalid_request',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  412: 'precondition_failed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'validation_failed',
+  429: 'rate_limited',
+};
+
+/**
+ * The one error renderer. It also gives bodiless error statuses set by others (router 404
+ * and 405) the same JSON shape, and logs 5xx with the cause but never sends a stack.
+ */
+export function renderErrors(logger: Logger): Middleware {
+  return async function errorRenderer(ctx, next) {
+    try {
+      await next();
+      if (ctx.status >= 400 && ctx.body == null) {
+        if (ctx.status === 404) throw new NotFoundError();
+        ctx.body = { error: STATUS_CODES[ctx.status] ?? 'invalid_request' };
+      }
+    } catch (thrown) {
+      const error = toAppError(thrown);
+      if (error.status >= 500) {
+        logger.error(
+          { err: error.cause ?? error, method: ctx.method, path: ctx.path },
+          'request failed',
+        );
+      } else if (error instanceof ForbiddenError || error instanceof UnauthorizedError) {
+        // Why a credential or permission was refused goes to the log, never the client.
+        logger.info(
+          { code: (thrown as { code?: unknown }).code, reason: (thrown as Error).message },
+          'access refused',
+        );
+      }
+      ctx.status = error.status;
+      for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+      ctx.remove('ETag');
+      ctx.remove('Last-Modified');
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = error.body();
+    }
+  };
+}

@@ -1,0 +1,139 @@
+import type { Middleware, ParameterizedContext } from 'koa';
+import type Router from '@koa/router';
+import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { Permission } from '@portcullis/claims';
+import { NotFoundError } from '../errors.js';
+import { parseBody, parseQuery } from '../http/validate.js';
+import type { ApiState } from '../middleware/authenticate.js';
+import { z } from './zod.js';
+import { ErrorSchema, ValidationErrorSchema } from '../schemas/common.js';
+
+/** A router whose routes are described in the OpenAPI registry as they are mounted. */
+export interface ApiRouter {
+  router: Router<ApiState>;
+  registry: OpenAPIRegistry;
+  authenticate: Middleware<ApiState>;
+}
+
+type EmptyObject = z.ZodObject<Record<string, never>>;
+
+export interface RouteSpec<P extends z.ZodObject, Q extends z.ZodObject, B extends z.ZodType> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Koa style (`/orders/:id`); the OpenAPI path is derived. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tags: string[];
+  /** The permission the handler requires: the route's OAuth scope in the document. Omit for public routes. */
+  permission?: Permission;
+  request?: { params?: P; query?: Q; body?: B; headers?: z.ZodObject };
+  responses: Record<number, ResponseConfig>;
+}
+
+export interface RouteInput<P extends z.ZodObject, Q extends z.ZodObject, B extends z.ZodType> {
+  params: z.output<P>;
+  query: z.output<Q>;
+  body: z.output<B>;
+}
+
+export type RouteHandler<P extends z.ZodObject, Q extends z.ZodObject, B extends z.ZodType> = (
+  ctx: ParameterizedContext<ApiState>,
+  input: RouteInput<P, Q, B>,
+) => Promise<void> | void;
+
+const json = (schema: z.ZodType, description: string): ResponseConfig => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+/** Error responses every route of a kind can give, so definitions list only their own. */
+function standardResponses(
+  spec: RouteSpec<z.ZodObject, z.ZodObject, z.ZodType>,
+): Record<number, ResponseConfig> {
+  const out: Record<number, ResponseConfig> = {};
+  if (spec.permission) {
+    out[401] = json(ErrorSchema, 'Missing or invalid credential (`WWW-Authenticate: Bearer`)');
+    out[403] = json(
+      ErrorSchema,
+      'Authenticated but lacking the permission: exactly `{"error":"forbidden"}`',
+    );
+  }
+  if (spec.request?.params)
+    out[404] = json(ErrorSchema, 'No such resource, or not visible to the caller');
+  if (spec.request?.body) {
+    out[400] = json(ErrorSchema, 'Malformed JSON (`malformed_json`)');
+    out[413] = json(ErrorSchema, 'Body too large');
+    out[415] = json(ErrorSchema, 'Body is not application/json');
+  }
+  if (spec.request?.body || spec.request?.query)
+    out[422] = json(ValidationErrorSchema, 'Validation failed');
+  return out;
+}
+
+function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+export const SECURITY_SCHEMES = ['oauth2', 'bearerJwt', 'apiKey', 'sessionCookie'] as const;
+
+/**
+ * Mounts a route and registers its OpenAPI description from the same zod schemas that
+ * validate its input, so the document cannot drift from what the handler accepts.
+ * Order per request: authenticate -> validate params, query, body -> handler.
+ */
+export function defineRoute<
+  P extends z.ZodObject = EmptyObject,
+  Q extends z.ZodObject = EmptyObject,
+  B extends z.ZodType = z.ZodUndefined,
+>(api: ApiRouter, spec: RouteSpec<P, Q, B>, handler: RouteHandler<P, Q, B>): void {
+  const { params, query, body, headers } = spec.request ?? {};
+  const route: RouteConfig = {
+    method: spec.method,
+    path: openApiPath(spec.path),
+    operationId: spec.operationId,
+    summary: spec.summary,
+    tags: spec.tags,
+    security: spec.permission
+      ? SECURITY_SCHEMES.map((name) => ({ [name]: name === 'oauth2' ? [spec.permission!] : [] }))
+      : [],
+    request: {
+      ...(params ? { params } : {}),
+      ...(query ? { query } : {}),
+      ...(headers ? { headers } : {}),
+      ...(body
+        ? { body: { required: true, content: { 'application/json': { schema: body } } } }
+        : {}),
+    },
+    responses: {
+      ...standardResponses(spec as RouteSpec<z.ZodObject, z.ZodObject, z.ZodType>),
+      ...spec.responses,
+    },
+  };
+  if (spec.permission) route['x-permission'] = spec.permission;
+  api.registry.registerPath(route);
+
+  const validate: Middleware<ApiState> = async function validateInput(ctx) {
+    const input = {
+      params: {} as z.output<P>,
+      query: {} as z.output<Q>,
+      body: undefined as z.output<B>,
+    };
+    if (params) {
+      // A malformed id names no resource: 404, the same answer as an unknown one.
+      const parsed = params.safeParse(ctx.params);
+      if (!parsed.success) throw new NotFoundError();
+      input.params = parsed.data as z.output<P>;
+    }
+    input.query = (
+      query ? parseQuery(query, ctx.query) : parseQuery(z.strictObject({}), ctx.query)
+    ) as z.output<Q>;
+    if (body) input.body = parseBody(body, ctx.request.body);
+    await handler(ctx, input);
+  };
+  Object.defineProperty(validate, 'name', { value: spec.operationId });
+
+  const chain: Middleware<ApiState>[] = spec.permission ? [api.authenticate, validate] : [validate];
+  api.router.register(spec.path, [spec.method.toUpperCase()], chain as never, {
+    name: spec.operationId,
+  });
+}

@@ -1,0 +1,169 @@
+import { Redis } from 'ioredis';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
+import type { ApiConfig, RateLimitSetting } from './config.js';
+import { RateLimitedError, ServiceUnavailableError } from './errors.js';
+
+export type LimiterName = 'apiKey' | 'loginIp' | 'loginAccount' | 'anonymous';
+
+/**
+ * Fixed-window counters (rate-limiter-flexible): in process without REDIS_URL, in Redis
+ * with it, so every instance behind a load balancer counts against the same limit.
+ *
+ * Fail closed: no `insuranceLimiter`. When the store cannot answer, `consume` throws
+ * ServiceUnavailableError (503 + Retry-After) and the request is not authenticated — an
+ * in-memory fallback would multiply every limit by the number of instances exactly when
+ * an attacker may have knocked Redis over.
+ */
+export interface RateLimiters {
+  readonly store: 'memory' | 'redis';
+  /**
+   * Counts one request for `key` and throws RateLimitedError once more than `limit`
+   * (default: the configured points) arrived in the current window. Atomic in either
+   * store, so parallel requests never get past the limit together.
+   */
+  consume(name: LimiterName, key: string, limit?: number | null): Promise<void>;
+  /** Takes one request back (a login that succeeded is not a failure). */
+  reward(name: LimiterName, key: string): Promise<void>;
+  /** Forgets the key (consecutive-failure counters after a success). */
+  reset(name: LimiterName, key: string): Promise<void>;
+  /** Resolves once the store answers (Redis connected); main and tests await it. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface RateLimitersOptions {
+  settings: ApiConfig['rateLimits'];
+  redisUrl?: string | undefined;
+  /** Namespace of every key, e.g. a random one per test run. Default `portcullis:rl:`. */
+  keyPrefix?: string;
+  /** Milliseconds before a Redis connect attempt or command gives up. Default 1000. */
+  redisTimeoutMs?: number;
+  onStoreError?: (error: unknown) => void;
+}
+
+// The stored limiter never rejects by itself: each call compares the count with its own
+// limit, which lets an API key carry a per-key override on one shared counter.
+const UNBOUNDED = Number.MAX_SAFE_INTEGER;
+const NAMES: readonly LimiterName[] = ['apiKey', 'loginIp', 'loginAccount', 'anonymous'];
+
+function createRedisClient(
+  url: string,
+  timeoutMs: number,
+  onError: (error: unknown) => void,
+): Redis {
+  const client = new Redis(url, {
+    // Commands fail at once while disconnected instead of queueing behind a dead link.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    // Bounds the timer ioredis keeps after disconnecting a refused link (default 2 s).
+    disconnectTimeout: timeoutMs,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+  });
+  client.on('error', onError);
+  return client;
+}
+
+function waitUntilReady(client: Redis, timeoutMs: number): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      client.off('error', onFail);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onReady = () => done();
+    const onFail = (error: Error) => done(error);
+    const timer = setTimeout(() => done(new Error('redis not ready')), timeoutMs);
+    client.once('ready', onReady);
+    client.once('error', onFail);
+  });
+}
+
+export function createRateLimiters(options: RateLimitersOptions): RateLimiters {
+  const prefix = options.keyPrefix ?? 'portcullis:rl:';
+  const timeoutMs = options.redisTimeoutMs ?? 1000;
+  const onStoreError = options.onStoreError ?? (() => undefined);
+  const client = options.redisUrl
+    ? createRedisClient(options.redisUrl, timeoutMs, onStoreError)
+    : undefined;
+
+  const build = (name: LimiterName, setting: RateLimitSetting): RateLimiterAbstract => {
+    const common = {
+      keyPrefix: `${prefix}${name}`,
+      points: UNBOUNDED,
+      duration: setting.durationSec,
+    };
+    return client
+      ? new RateLimiterRedis({ ...common, storeClient: client, rejectIfRedisNotReady: true })
+      : new RateLimiterMemory(common);
+  };
+  const limiters = Object.fromEntries(
+    NAMES.map((n) => [n, build(n, options.settings[n])]),
+  ) as Record<LimiterName, RateLimiterAbstract>;
+
+  const unavailable = (error: unknown) => {
+    onStoreError(error);
+    return new ServiceUnavailableError('rate limits cannot be checked right now', 5, error);
+  };
+
+  return {
+    store: client ? 'redis' : 'memory',
+
+    async consume(name, key, limit) {
+      let res: RateLimiterRes;
+      try {
+        res = await limiters[name].consume(key, 1);
+      } catch (error) {
+        // Only a store failure can land here: the stored limit is unbounded.
+        throw error instanceof RateLimiterRes
+          ? new RateLimitedError(error.msBeforeNext / 1000)
+          : unavailable(error);
+      }
+      if (res.consumedPoints > (limit ?? options.settings[name].points)) {
+        throw new RateLimitedError(res.msBeforeNext / 1000);
+      }
+    },
+
+    async reward(name, key) {
+      try {
+        await limiters[name].reward(key, 1);
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
+
+    async reset(name, key) {
+      try {
+        await limiters[name].delete(key);
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
+
+    ready: () => (client ? waitUntilReady(client, timeoutMs * 5) : Promise.resolve()),
+
+    async close() {
+      if (!client) return;
+      // quit() flushes politely but only on a live link; otherwise stop reconnecting now.
+      if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+      else client.disconnect();
+    },
+  };
+}
+
+/** The limiters the config describes; Redis when REDIS_URL is set. */
+export function rateLimitersFromConfig(
+  config: ApiConfig,
+  options: Omit<RateLimitersOptions, 'settings' | 'redisUrl'> = {},
+): RateLimiters {
+  return createRateLimiters({ ...options, settings: config.rateLimits, redisUrl: config.redisUrl });
+}

@@ -1,0 +1,28 @@
+import type { Logger } from 'pino';
+import type { CredentialServices } from '../auth/credentials.js';
+import type { Repos } from '../data/index.js';
+import type { EventBus } from '../events/bus.js';
+import type { CursorCodec } from '../http/cursor.js';
+import type { PaymentProvider } from '../payments/provider.js';
+import type { BlobStorage } from '../storage/storage.js';
+
+/** What route modules may use: repos and services, never the database handle. */
+export interface RouteDeps {
+  repos: Repos;
+  logger: Logger;
+  /** Wall clock for timestamps; tests may freeze it. */
+  clock: () => Date;
+  userCursors: CursorCodec;
+  /** Readiness probe (database round trip). */
+  checkReady: () => Promise<void>;
+  /**
+   * Rate limiters and the deny-list writer of /login and /logout/all. createApiApp always
+   * sets it; optional so route-table tests can mount the routes without them.
+   */
+  credentials?: CredentialServices;
+  // Payments, events, uploads (issue 7).
+  paymentProvider: PaymentProvider;
+  /** Outbox events as they commit, on any instance (GET /stream). */
+  eventBus: EventBus;
+  storage: BlobStorage;
+}

@@ -1,0 +1,53 @@
+import { defineRoute, type ApiRouter } from '../openapi/define-route.js';
+import { z } from '../openapi/zod.js';
+import type { RouteDeps } from './deps.js';
+
+const Status = z.object({ status: z.string(), database: z.string().optional() });
+
+export function healthRoutes(api: ApiRouter, deps: RouteDeps): void {
+  defineRoute(
+    api,
+    {
+      method: 'get',
+      path: '/healthz',
+      operationId: 'health',
+      summary: 'Liveness',
+      tags: ['operations'],
+      responses: {
+        200: {
+          description: 'The process is up',
+          content: { 'application/json': { schema: Status } },
+        },
+      },
+    },
+    function liveness(ctx) {
+      ctx.body = { status: 'ok' };
+    },
+  );
+
+  defineRoute(
+    api,
+    {
+      method: 'get',
+      path: '/readyz',
+      operationId: 'ready',
+      summary: 'Readiness (database reachable)',
+      tags: ['operations'],
+      responses: {
+        200: { description: 'Ready', content: { 'application/json': { schema: Status } } },
+        503: { description: 'Not ready', content: { 'application/json': { schema: Status } } },
+      },
+    },
+    async function readiness(ctx) {
+      try {
+        await deps.checkReady();
+        ctx.body = { status: 'ready', database: 'ok' };
+      } catch (error) {
+        deps.logger.warn({ err: error }, 'readiness check failed');
+        ctx.status = 503;
+        ctx.set('Retry-After', '5');
+        ctx.body = { status: 'unavailable', database: 'unreachable' };
+      }
+    },
+  );
+}

@@ -1,0 +1,89 @@
+import type { ParameterizedContext } from 'koa';
+import {
+  hasPermission,
+  Perm,
+  requirePermission,
+  type Permission,
+  type Principal,
+} from '@portcullis/claims';
+import type { Order, OrderContent } from '../data/orders-repo.js';
+import type { OrderStatus } from '../domain/order-status.js';
+import { ConflictError, NotFoundError, PreconditionFailedError } from '../errors.js';
+import { checkIfMatch, strongEtag } from '../http/conditional.js';
+import type { RouteDeps } from './deps.js';
+
+/** JSON representation of an order (the ETag is computed over exactly this). */
+export function orderJson(order: Order) {
+  return {
+    ...order,
+    createdAt: order.createdAt.toISOString(),
+    updatedAt: order.updatedAt.toISOString(),
+  };
+}
+
+/** Admins (`orders:*`) see every order; everyone else only their own (DESIGN.md ABAC). */
+export function visibilityOf(principal: Principal): { ownerId?: string } {
+  return hasPermission(principal.permissions, Perm.OrdersAll) ? {} : { ownerId: principal.subject };
+}
+
+/**
+ * Loads an order for an action needing `permission`. The permission itself is checked
+ * first (403 says nothing about any order); then an order the caller may not see is a
+ * 404 exactly like a missing one, so ids of other users' orders cannot be probed (BOLA).
+ */
+export async function loadOrderFor(
+  deps: RouteDeps,
+  principal: Principal,
+  id: string,
+  permission: Permission,
+): Promise<Order> {
+  requirePermission(principal, permission);
+  const order = await deps.repos.orders.find(id, visibilityOf(principal));
+  if (!order) throw new NotFoundError();
+  requirePermission(principal, permission, { ownerId: order.userId });
+  return order;
+}
+
+export interface WriteOptions {
+  /** `version` from the request body, if given (stale -> 409). */
+  bodyVersion?: number | undefined;
+  /** A state check (e.g. the status machine) run after the preconditions (RFC 9110 §13.2.2). */
+  check?: () => void;
+}
+
+/**
+ * Writes `changes` to `order` under its preconditions: If-Match (412) and a body
+ * `version` (409) are checked against what was read, and the UPDATE itself is
+ * conditional on that version, so of two concurrent writers exactly one wins.
+ */
+export async function writeOrder(
+  ctx: ParameterizedContext,
+  deps: RouteDeps,
+  order: Order,
+  changes: Partial<OrderContent> & { status?: OrderStatus },
+  options: WriteOptions = {},
+): Promise<void> {
+  const conditional = checkIfMatch(ctx, orderJson(order));
+  if (options.bodyVersion !== undefined && options.bodyVersion !== order.version) {
+    throw new ConflictError('version_conflict', `the order is at version ${order.version}`);
+  }
+  options.check?.();
+  // An empty merge patch changes nothing: no write, no new version, same ETag.
+  if (Object.values(changes).every((v) => v === undefined)) {
+    const body = orderJson(order);
+    ctx.set('ETag', strongEtag(body));
+    ctx.body = body;
+    return;
+  }
+  const updated = await deps.repos.orders.update(order.id, order.version, changes, deps.clock());
+  if (!updated) {
+    if (conditional) throw new PreconditionFailedError();
+    throw new ConflictError(
+      options.bodyVersion !== undefined ? 'version_conflict' : 'conflict',
+      'the order was changed concurrently; fetch it and retry',
+    );
+  }
+  const body = orderJson(updated);
+  ctx.set('ETag', strongEtag(body));
+  ctx.body = body;
+}

@@ -1,0 +1,165 @@
+import type { ParameterizedContext } from 'koa';
+import { Perm, requirePermission } from '@portcullis/claims';
+import type { ApiConfig } from '../config.js';
+import type { EventRecord } from '../data/events-repo.js';
+import { RateLimitedError } from '../errors.js';
+import { principalOf, type ApiState } from '../middleware/authenticate.js';
+import { defineRawRoute } from '../openapi/raw-route.js';
+import type { ApiRouter } from '../openapi/define-route.js';
+import { z } from '../openapi/zod.js';
+import type { RouteDeps } from './deps.js';
+import { canSee, eventJson, eventVisibility } from './events.js';
+
+const REPLAY_PAGE = 500;
+/** A client this far behind is dropped; it resumes with Last-Event-ID. */
+const MAX_BUFFERED_BYTES = 1 << 20;
+const RETRY_MS = 3000;
+const LAST_EVENT_ID = /^\d{1,18}$/;
+
+const frame = (event: EventRecord) =>
+  `id: ${event.id}\ndata: ${JSON.stringify(eventJson(event))}\n\n`;
+
+/**
+ * GET /stream: server-sent events (WHATWG HTML §9.2) of the outbox, filtered like
+ * GET /events. Order of work on connect: subscribe to the bus first (buffering), then
+ * replay `id > Last-Event-ID` from the table, then flush the buffer minus what the replay
+ * already sent: nothing falls between the two. The stream ends when the credential
+ * expires (a timer at `exp`) or stops verifying (re-authenticated on every heartbeat,
+ * which covers the deny list, logged-out sessions and revoked API keys). Concurrent
+ * streams are capped per subject on each instance.
+ */
+export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig): void {
+  const openBySubject = new Map<string, number>();
+  const { heartbeatMs, perPrincipal } = config.streams;
+
+  async function stillAuthenticated(ctx: ParameterizedContext<ApiState>): Promise<boolean> {
+    try {
+      await api.authenticate(ctx as never, async () => undefined);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  defineRawRoute(
+    api,
+    {
+      method: 'get',
+      path: '/stream',
+      operationId: 'streamEvents',
+      summary: 'Live events as server-sent events; resume with Last-Event-ID',
+      description:
+        'Frames are `id: <event id>` + `data: <Event JSON>`; `: ping` comments every 15 s. ' +
+        'Ends when the credential expires or is revoked. At most STREAMS_PER_PRINCIPAL streams per caller.',
+      tags: ['events'],
+      permission: Perm.EventsRead,
+      request: {
+        headers: z.object({
+          'last-event-id': z
+            .string()
+            .optional()
+            .openapi({ param: { description: 'Replay events after this id first' } }),
+        }),
+      },
+      responses: {
+        200: {
+          description: 'An event stream',
+          content: { 'text/event-stream': { schema: z.string() } },
+        },
+        401: { description: 'Missing or invalid credential' },
+        403: { description: 'Lacking events:read: exactly `{"error":"forbidden"}`' },
+        429: { description: 'Too many open streams (`Retry-After`)' },
+      },
+    },
+    async function streamEvents(ctx) {
+      const principal = principalOf(ctx);
+      requirePermission(principal, Perm.EventsRead);
+      const subject = principal.subject;
+      const open = openBySubject.get(subject) ?? 0;
+      if (open >= perPrincipal) throw new RateLimitedError(5);
+      openBySubject.set(subject, open + 1);
+
+      const visibility = eventVisibility(principal);
+      const lastEventId = ctx.get('Last-Event-ID');
+      let ended = false;
+      let unsubscribe: (() => void) | undefined;
+      let replayed: Set<string> | undefined = new Set();
+      const pending: EventRecord[] = [];
+      const timers: NodeJS.Timeout[] = [];
+
+      function end(): void {
+        if (ended) return;
+        ended = true;
+        for (const t of timers) clearTimeout(t);
+        unsubscribe?.();
+        const left = (openBySubject.get(subject) ?? 1) - 1;
+        if (left > 0) openBySubject.set(subject, left);
+        else openBySubject.delete(subject);
+        ctx.res.end();
+      }
+
+      function write(text: string): void {
+        if (ended || !ctx.res.writable) return;
+        ctx.res.write(text);
+        if (ctx.res.writableLength > MAX_BUFFERED_BYTES) end();
+      }
+
+      function deliver(event: EventRecord): void {
+        if (!canSee(visibility, event)) return;
+        if (replayed) {
+          pending.push(event);
+          return;
+        }
+        write(frame(event));
+      }
+
+      async function start(): Promise<void> {
+        const stop = await deps.eventBus.subscribe(deliver, end);
+        if (ended) return stop();
+        unsubscribe = stop;
+        if (LAST_EVENT_ID.test(lastEventId)) {
+          let after = lastEventId;
+          for (;;) {
+            const events = await deps.repos.events.listAfter(visibility, after, REPLAY_PAGE);
+            for (const event of events) {
+              replayed!.add(event.id);
+              write(frame(event));
+            }
+            if (events.length < REPLAY_PAGE || ended) break;
+            after = events.at(-1)!.id;
+          }
+        }
+        const done = replayed!;
+        replayed = undefined;
+        for (const event of pending.splice(0)) if (!done.has(event.id)) write(frame(event));
+      }
+
+      const heartbeat = setInterval(() => {
+        write(': ping\n\n');
+        void stillAuthenticated(ctx).then((ok) => ok || end());
+      }, heartbeatMs);
+      timers.push(heartbeat as unknown as NodeJS.Timeout);
+      if (principal.expiresAt !== undefined) {
+        const ms = principal.expiresAt * 1000 - deps.clock().getTime();
+        timers.push(setTimeout(end, Math.max(0, Math.min(ms, 2 ** 31 - 1))));
+      }
+      ctx.res.once('close', end);
+
+      ctx.req.socket.setTimeout(0);
+      ctx.req.socket.setNoDelay(true);
+      ctx.status = 200;
+      ctx.set('Content-Type', 'text/event-stream; charset=utf-8');
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('X-Accel-Buffering', 'no');
+      // The response is written here, not by Koa: a client leaving is the normal end of a
+      // stream, not an error to report.
+      ctx.respond = false;
+      ctx.res.writeHead(200);
+      write(`retry: ${RETRY_MS}\n: connected\n\n`);
+      start().catch((error: unknown) => {
+        deps.logger.error({ err: error }, 'event stream failed');
+        end();
+      });
+    },
+  );
+}

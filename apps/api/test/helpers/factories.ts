@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import { createAccountsRepo, type User } from '@portcullis/accounts';
+import type { Db } from '@portcullis/db';
+import { createOrdersRepo, type Order, type OrderContent } from '../../src/data/orders-repo.js';
+import type { OrderStatus } from '../../src/domain/order-status.js';
+
+let counter = 0;
+
+/** A stored user (argon2id-hashed password, as the auth server would create). */
+export function makeUser(db: Db, roles: string[] = ['viewer']): Promise<User> {
+  counter += 1;
+  return createAccountsRepo(db).create({
+    email: `user${counter}-${randomUUID().slice(0, 6)}@example.test`,
+    password: 'correct horse battery staple',
+    roles,
+  });
+}
+
+/** An order stored directly (bypassing the API), e.g. with a past creation date or a given status. */
+export async function makeOrder(
+  db: Db,
+  userId: string,
+  overrides: Partial<OrderContent> & { status?: OrderStatus; createdAt?: Date } = {},
+): Promise<Order> {
+  const { status, createdAt, ...content } = overrides;
+  const repo = createOrdersRepo(db);
+  const order = await repo.create(
+    userId,
+    { customer: 'ACME', amount: 1000, currency: 'EUR', ...content },
+    createdAt ?? new Date(),
+  );
+  if (!status || status === 'pending') return order;
+  return (await repo.update(order.id, order.version, { status }, order.createdAt))!;
+}
+
+export const newOrderBody = (overrides: Record<string, unknown> = {}) => ({
+  customer: 'ACME Corp',
+  amount: 1999,
+  currency: 'EUR',
+  ...overrides,
+});

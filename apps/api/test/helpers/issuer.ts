@@ -1,0 +1,95 @@
+/**
+ * TEST ISSUER — not the Portcullis authorization server. A tiny JWKS + token minter on
+ * 127.0.0.1:0 that signs RFC 9068 access tokens (RS256, typ at+jwt) the way the real
+ * auth server does, so the API can be tested over HTTP while apps/auth-server is built.
+ * It exposes the same shape a harness around `startAuthServer` would (issuer, jwksUrl,
+ * tokenFor, close); swapping it for the real server changes only `startIssuer`.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CompactSign, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+
+export interface TokenOptions {
+  sub: string;
+  roles?: string[];
+  /** Default `api` (all role permissions). */
+  scope?: string;
+  clientId?: string;
+  email?: string;
+  grantId?: string;
+  /** Seconds; default 900. Negative values make an expired token. */
+  expiresIn?: number;
+  /** Claim overrides (e.g. aud, iss), applied last. */
+  claims?: Record<string, unknown>;
+  /** Header overrides (e.g. typ, kid). */
+  header?: Record<string, unknown>;
+}
+
+export interface TestIssuer {
+  /** Exact `iss` of the tokens. */
+  issuer: string;
+  jwksUrl: string;
+  audience: string;
+  /** Signs an access token for the API. */
+  tokenFor(options: TokenOptions): Promise<string>;
+  /** Signs arbitrary header + payload with the issuer key (for rejection tests). */
+  signRaw(header: Record<string, unknown>, payload: Record<string, unknown>): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startTestIssuer(options: { audience?: string } = {}): Promise<TestIssuer> {
+  const kid = `test-${randomUUID().slice(0, 8)}`;
+  const { privateKey, publicKey } = await generateKeyPair('RS256');
+  const jwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
+  const server: Server = createServer((req, res) => {
+    if (req.url === '/.well-known/jwks.json') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ keys: [jwk] }));
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const audience = options.audience ?? 'http://localhost:3000';
+
+  async function tokenFor(t: TokenOptions): Promise<string> {
+    const now = Math.floor(Date.now() / 1000);
+    const expiresIn = t.expiresIn ?? 900;
+    const iat = expiresIn < 0 ? now + expiresIn - 900 : now;
+    const payload: Record<string, unknown> = {
+      iss: issuer,
+      aud: audience,
+      sub: t.sub,
+      iat,
+      exp: now + expiresIn,
+      client_id: t.clientId ?? 'test-spa',
+      scope: t.scope ?? 'api',
+      roles: t.roles ?? [],
+      jti: randomUUID(),
+      ...(t.email ? { email: t.email } : {}),
+      ...(t.grantId ? { grant_id: t.grantId } : {}),
+      ...t.claims,
+    };
+    return new SignJWT(payload)
+      .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid, ...t.header })
+      .sign(privateKey as CryptoKey);
+  }
+
+  return {
+    issuer,
+    jwksUrl: `${issuer}/.well-known/jwks.json`,
+    audience,
+    tokenFor,
+    signRaw: (header, payload) =>
+      new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+        .setProtectedHeader(header as { alg: string })
+        .sign(privateKey as CryptoKey),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

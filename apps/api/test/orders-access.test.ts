@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { newOrderBody } from './helpers/factories.js';
+import { startTestApi, type TestApi } from './helpers/harness.js';
+
+let api: TestApi;
+let alice: string; // editor
+let bob: string; // editor
+let viewer: string;
+let admin: string;
+let bobsOrder: { id: string; version: number };
+
+beforeAll(async () => {
+  api = await startTestApi();
+  alice = await api.token('user-alice', ['editor']);
+  bob = await api.token('user-bob', ['editor']);
+  viewer = await api.token('user-viewer', ['viewer']);
+  admin = await api.token('user-admin', ['admin']);
+  bobsOrder = (
+    await api.request('POST', '/orders', {
+      token: bob,
+      body: newOrderBody({ customer: 'Bob Ltd' }),
+    })
+  ).body;
+});
+afterAll(() => api.close());
+
+describe('BOLA: another user’s order is indistinguishable from a missing one', () => {
+  const missing = '00000000-0000-4000-8000-000000000000';
+
+  test.each([
+    ['GET', ''],
+    ['PUT', ''],
+    ['PATCH', ''],
+    ['POST', '/cancel'],
+    ['POST', '/confirm'],
+  ])(
+    '%s /orders/:id%s by a non-owner editor -> the same 404 as a missing id',
+    async (method, suffix) => {
+      const body =
+        method === 'PUT' ? newOrderBody() : method === 'PATCH' ? { note: 'mine now' } : undefined;
+      const theirs = await api.request(method, `/orders/${bobsOrder.id}${suffix}`, {
+        token: alice,
+        body,
+      });
+      const none = await api.request(method, `/orders/${missing}${suffix}`, { token: alice, body });
+      expect(theirs.status).toBe(404);
+      expect(theirs.body).toEqual(none.body);
+      expect([...theirs.headers.keys()].sort()).toEqual([...none.headers.keys()].sort());
+    },
+  );
+
+  test('If-Match with a guessed ETag does not reveal existence either', async () => {
+    const res = await api.request('PATCH', `/orders/${bobsOrder.id}`, {
+      token: alice,
+      body: { note: 'x' },
+      headers: { 'if-match': '"nope"' },
+    });
+    expect(res.status).toBe(404);
+  });
+
+  test('lists show only the caller’s own orders, filtered in SQL (total counts only those)', async () => {
+    await api.request('POST', '/orders', {
+      token: alice,
+      body: newOrderBody({ customer: 'Alice GmbH' }),
+    });
+    const mine = await api.request('GET', '/orders', { token: alice });
+    expect(mine.body.total).toBe(1);
+    expect(mine.body.items.map((o: { userId: string }) => o.userId)).toEqual(['user-alice']);
+    const byCustomer = await api.request('GET', '/orders?customer=Bob%20Ltd', { token: alice });
+    expect(byCustomer.body).toEqual({ items: [], total: 0, page: 1, limit: 20 });
+  });
+
+  test('Bob’s order is unchanged after Alice’s attempts', async () => {
+    const res = await api.request('GET', `/orders/${bobsOrder.id}`, { token: bob });
+    expect(res.body).toMatchObject({ version: 1, status: 'pending', customer: 'Bob Ltd' });
+  });
+});
+
+describe('roles: viewer, editor, admin', () => {
+  test('a viewer may read but not write: 403 exactly {"error":"forbidden"}', async () => {
+    expect((await api.request('GET', '/orders', { token: viewer })).status).toBe(200);
+    for (const [method, path, body] of [
+      ['POST', '/orders', newOrderBody()],
+      ['PATCH', `/orders/${bobsOrder.id}`, { note: 'x' }],
+      ['POST', `/orders/${bobsOrder.id}/cancel`, undefined],
+      ['DELETE', `/orders/${bobsOrder.id}`, undefined],
+    ] as const) {
+      const res = await api.request(method, path, { token: viewer, body });
+      expect(res.status).toBe(403);
+      expect(res.text).toBe('{"error":"forbidden"}');
+    }
+  });
+
+  test('an editor may not delete, not even their own order', async () => {
+    const res = await api.request('DELETE', `/orders/${bobsOrder.id}`, { token: bob });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: 'forbidden' });
+  });
+
+  test('an admin sees and changes every order', async () => {
+    const list = await api.request('GET', '/orders', { token: admin });
+    expect(list.body.total).toBeGreaterThanOrEqual(2);
+    const patch = await api.request('PATCH', `/orders/${bobsOrder.id}`, {
+      token: admin,
+      body: { note: 'checked by admin' },
+    });
+    expect(patch.status).toBe(200);
+    expect(patch.body.userId).toBe('user-bob');
+  });
+
+  test('a token without an order scope has no order permissions whatever its role', async () => {
+    const narrow = await api.token('user-alice', ['admin'], { scope: 'openid profile' });
+    expect((await api.request('GET', '/orders', { token: narrow })).status).toBe(403);
+    const readOnly = await api.token('user-alice', ['editor'], { scope: 'orders:read' });
+    expect((await api.request('GET', '/orders', { token: readOnly })).status).toBe(200);
+    expect(
+      (await api.request('POST', '/orders', { token: readOnly, body: newOrderBody() })).status,
+    ).toBe(403);
+  });
+
+  test('a client-credentials token owns nothing: it needs orders:* to create orders', async () => {
+    const client = await api.token('client:machine', ['editor'], { clientId: 'machine' });
+    expect((await api.request('GET', '/orders', { token: client })).body.total).toBe(0);
+    const res = await api.request('POST', '/orders', { token: client, body: newOrderBody() });
+    expect(res.status).toBe(403);
+    const adminClient = await api.token('client:ops', ['admin'], { clientId: 'ops' });
+    const created = await api.request('POST', '/orders', {
+      token: adminClient,
+      body: newOrderBody(),
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.userId).toBe('client:ops');
+    const patched = await api.request('PATCH', `/orders/${created.body.id}`, {
+      token: adminClient,
+      body: { note: 'ok' },
+    });
+    expect(patched.status).toBe(200);
+  });
+
+  test('an unknown role grants nothing', async () => {
+    const odd = await api.token('user-x', ['superuser']);
+    expect((await api.request('GET', '/orders', { token: odd })).body).toEqual({
+      error: 'forbidden',
+    });
+  });
+});

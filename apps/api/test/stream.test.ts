@@ -1,0 +1,278 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { pino } from 'pino';
+import { createDenyList } from '@portcullis/claims';
+import { createDb, type Db } from '@portcullis/db';
+import { startApiServer, type RunningApiServer } from '../src/index.js';
+import { activeListeners } from '../src/events/bus.js';
+import { login, withSession, sidOf, PASSWORD } from './helpers/credentials.js';
+import { makeUser, newOrderBody } from './helpers/factories.js';
+import { startTestApi, type TestApi } from './helpers/harness.js';
+
+interface Frame {
+  id?: string;
+  data?: string;
+  comment?: string;
+}
+
+/**
+ * A server-sent-events reader over fetch: the body is read chunk by chunk and frames
+ * are parsed as they complete (a frame may span chunks, a chunk may hold several).
+ */
+class SseReader {
+  private buffer = '';
+  private readonly frames: Frame[] = [];
+  private done = false;
+  private wake: (() => void) | undefined;
+  readonly controller = new AbortController();
+  response!: Response;
+
+  static async open(url: string, headers: Record<string, string>): Promise<SseReader> {
+    const reader = new SseReader();
+    reader.response = await fetch(url, { headers, signal: reader.controller.signal });
+    if (reader.response.ok) void reader.pump();
+    return reader;
+  }
+
+  private async pump(): Promise<void> {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of this.response.body!) {
+        this.buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+        let end: number;
+        while ((end = this.buffer.indexOf('\n\n')) !== -1) {
+          const block = this.buffer.slice(0, end);
+          this.buffer = this.buffer.slice(end + 2);
+          const frame: Frame = {};
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) frame.comment = line.slice(1).trim();
+            else if (line.startsWith('id: ')) frame.id = line.slice(4);
+            else if (line.startsWith('data: ')) frame.data = line.slice(6);
+          }
+          this.frames.push(frame);
+        }
+        this.wake?.();
+      }
+    } catch {
+      // aborted
+    }
+    this.done = true;
+    this.wake?.();
+  }
+
+  /** The next frame with data, or undefined when the stream ended first. */
+  async next(
+    timeoutMs = 5000,
+  ): Promise<{ id: string; event: { type: string; subjectId: string } } | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const index = this.frames.findIndex((f) => f.data !== undefined);
+      if (index !== -1) {
+        const [frame] = this.frames.splice(0, index + 1).slice(-1);
+        return { id: frame!.id!, event: JSON.parse(frame!.data!) };
+      }
+      if (this.done) return undefined;
+      if (Date.now() > deadline) throw new Error('no frame in time');
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        setTimeout(resolve, 50);
+      });
+    }
+  }
+
+  async ended(timeoutMs = 5000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.done && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    return this.done;
+  }
+
+  sawComment(text: string): boolean {
+    return this.frames.some((f) => f.comment === text);
+  }
+
+  close(): void {
+    this.controller.abort();
+  }
+}
+
+let api: TestApi;
+const STREAM_ENV = { STREAM_HEARTBEAT_MS: '100', EVENTS_POLL_MS: '50', STREAMS_PER_PRINCIPAL: '3' };
+
+const open = (token: string, headers: Record<string, string> = {}, base = api.url) =>
+  SseReader.open(`${base}/stream`, { authorization: `Bearer ${token}`, ...headers });
+
+async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const createOrder = async (token: string, base?: string) => {
+  const res = base
+    ? await fetch(`${base}/orders`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(newOrderBody()),
+      }).then(async (r) => ({ status: r.status, body: await r.json() }))
+    : await api.request('POST', '/orders', { token, body: newOrderBody() });
+  expect(res.status).toBe(201);
+  return (res.body as { id: string }).id;
+};
+
+beforeAll(async () => {
+  api = await startTestApi({ env: STREAM_ENV });
+});
+afterAll(() => api.close());
+
+describe('GET /stream', () => {
+  test('delivers the caller’s events live, with ids, heartbeats and SSE headers; not other users’', async () => {
+    const alice = await api.token('s-alice', ['editor']);
+    const bob = await api.token('s-bob', ['editor']);
+    const stream = await open(alice);
+    expect(stream.response.status).toBe(200);
+    expect(stream.response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(stream.response.headers.get('cache-control')).toBe('no-store');
+    expect(stream.response.headers.get('content-encoding')).toBeNull();
+    try {
+      await until(() => activeListeners() > 0);
+      await createOrder(bob);
+      const mine = await createOrder(alice);
+      const frame = await stream.next();
+      expect(frame!.event).toMatchObject({
+        type: 'order.created',
+        subjectId: mine,
+        subjectType: 'order',
+      });
+      expect(frame!.id).toMatch(/^\d+$/);
+      expect(frame!.event).toHaveProperty('id', frame!.id);
+      await until(() => stream.sawComment('ping'));
+    } finally {
+      stream.close();
+    }
+  });
+
+  test('resumes from Last-Event-ID: missed events are replayed first, then live ones follow', async () => {
+    const token = await api.token('s-resume', ['editor']);
+    const first = await open(token);
+    await until(() => activeListeners() > 0);
+    await createOrder(token);
+    const seen = await first.next();
+    first.close();
+    const missed = [await createOrder(token), await createOrder(token)];
+    const second = await open(token, { 'last-event-id': seen!.id });
+    try {
+      const replayed = [await second.next(), await second.next()];
+      expect(replayed.map((f) => f!.event.subjectId)).toEqual(missed);
+      expect(Number(replayed[0]!.id)).toBeGreaterThan(Number(seen!.id));
+      const live = await createOrder(token);
+      expect((await second.next())!.event.subjectId).toBe(live);
+    } finally {
+      second.close();
+    }
+  });
+
+  test('a revoked token ends its stream (deny list, checked at each heartbeat)', async () => {
+    const token = await api.token('s-revoked', ['editor']);
+    const stream = await open(token);
+    expect(stream.response.status).toBe(200);
+    const { jti, exp } = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as {
+      jti: string;
+      exp: number;
+    };
+    const denyList = createDenyList({ db: api.database.db });
+    await denyList.denyToken(jti, exp);
+    await denyList.close();
+    expect(await stream.ended(3000)).toBe(true);
+  });
+
+  test('a logged-out session ends its stream', async () => {
+    const user = await makeUser(api.database.db, ['editor']);
+    const sid = sidOf(await login(api, user.email, PASSWORD))!;
+    const stream = await SseReader.open(`${api.url}/stream`, { cookie: `sid=${sid}` });
+    expect(stream.response.status).toBe(200);
+    expect((await api.request('POST', '/logout', { headers: withSession(sid) })).status).toBe(204);
+    expect(await stream.ended(3000)).toBe(true);
+  });
+
+  test('the stream ends when the token expires', async () => {
+    const token = await api.token('s-expiring', ['editor'], { expiresIn: 2 });
+    const stream = await open(token);
+    expect(stream.response.status).toBe(200);
+    const started = Date.now();
+    expect(await stream.ended(5000)).toBe(true);
+    expect(Date.now() - started).toBeGreaterThan(500);
+  });
+
+  test('at most STREAMS_PER_PRINCIPAL concurrent streams per caller: 429 with Retry-After', async () => {
+    const token = await api.token('s-capped', ['editor']);
+    const streams = [await open(token), await open(token), await open(token)];
+    try {
+      expect(streams.map((s) => s.response.status)).toEqual([200, 200, 200]);
+      const refused = await open(token);
+      expect(refused.response.status).toBe(429);
+      expect(refused.response.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(await refused.response.json()).toMatchObject({ error: 'rate_limited' });
+      streams.pop()!.close();
+      await new Promise((r) => setTimeout(r, 100));
+      const again = await open(token);
+      expect(again.response.status).toBe(200);
+      streams.push(again);
+    } finally {
+      for (const s of streams) s.close();
+    }
+  });
+
+  test('200 streams opened and aborted leave no listener behind', async () => {
+    // Streams of earlier tests are gone first (each cleans up when its socket closes).
+    await until(() => activeListeners() === 0);
+    const before = activeListeners();
+    const tokens = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => api.token(`s-many-${i}`, ['viewer'])),
+    );
+    const streams = await Promise.all(tokens.map((t) => open(t)));
+    expect(streams.every((s) => s.response.status === 200)).toBe(true);
+    await until(() => activeListeners() === before + 200);
+    for (const s of streams) s.close();
+    await until(() => activeListeners() === before, 10_000);
+    expect(activeListeners()).toBe(before);
+  });
+
+  test('needs events:read; no credential -> 401', async () => {
+    const narrow = await api.token('s-narrow', ['editor'], { scope: 'orders:read' });
+    const res = await open(narrow);
+    expect(res.response.status).toBe(403);
+    expect((await fetch(`${api.url}/stream`)).status).toBe(401);
+  });
+});
+
+describe('two API instances on one database', () => {
+  let second: RunningApiServer;
+  let secondDb: Db | undefined;
+
+  beforeAll(async () => {
+    // PostgreSQL: an instance with its own connection pool. PGlite (one connection, one
+    // process): the second app shares the handle. Each has its own event bus either way.
+    secondDb = api.database.url ? createDb({ databaseUrl: api.database.url }) : undefined;
+    second = await startApiServer(api.config, {
+      db: secondDb ?? api.database.db,
+      logger: pino({ level: 'silent' }),
+    });
+  });
+  afterAll(async () => {
+    await second.close();
+    await secondDb?.destroy();
+  });
+
+  test('an order created through one instance reaches a stream on the other', async () => {
+    const token = await api.token('s-multi', ['editor']);
+    const stream = await open(token, {}, second.url);
+    try {
+      await until(() => activeListeners() > 0);
+      const id = await createOrder(token);
+      expect((await stream.next())!.event).toMatchObject({ type: 'order.created', subjectId: id });
+    } finally {
+      stream.close();
+    }
+  });
+});

@@ -1,0 +1,157 @@
+import Provider, {
+  errors,
+  type Adapter,
+  type AdapterPayload,
+  type KoaContextWithOIDC,
+} from 'oidc-provider';
+import { toJsonb, type Db } from '@portcullis/db';
+import type { ArtifactGuard } from '../provider/subject-logout.js';
+import type { ClientsRepo } from './clients-repo.js';
+
+interface PayloadRow {
+  payload: AdapterPayload;
+  consumed_at: Date | null;
+}
+
+/** What a failed consume means to the token endpoint, per model (the texts oidc-provider uses). */
+const ALREADY_USED: Record<string, string> = {
+  RefreshToken: 'refresh token already used',
+  AuthorizationCode: 'authorization code already consumed',
+  DeviceCode: 'device code already consumed',
+};
+
+const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
+
+/**
+ * oidc-provider's storage, one row per artifact in `oidc_payloads` (clients in
+ * `clients`). Rows past `expires_at` are invisible and purged by `purgeExpired`.
+ *
+ * `consume` is one conditional UPDATE. oidc-provider checks `payload.consumed` and then
+ * calls `consume()` (check-then-act), so two parallel redemptions of one code or refresh
+ * token can both pass the check; the loser's UPDATE matches no row, and it is then
+ * treated exactly as a detected reuse: the grant is revoked (every artifact of it is
+ * deleted) and the token endpoint answers invalid_grant with oidc-provider's own
+ * description, so the 'grant.error' listener raises the same alert as for a sequential
+ * reuse (RFC 9700 §4.14, RFC 6749 §4.1.2).
+ */
+export class KnexOidcAdapter implements Adapter {
+  constructor(
+    private readonly db: Db,
+    private readonly clients: ClientsRepo,
+    private readonly type: string,
+    private readonly guard?: ArtifactGuard,
+  ) {}
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+    if (this.type === 'Client') {
+      await this.clients.put(id, payload as Record<string, unknown>);
+      return;
+    }
+    const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
+    await this.db('oidc_payloads')
+      .insert({
+        id,
+        type: this.type,
+        payload: toJsonb(payload),
+        grant_id: payload.grantId ?? null,
+        user_code: payload.userCode ?? null,
+        uid: payload.uid ?? null,
+        expires_at: expiresAt,
+      })
+      .onConflict(['type', 'id'])
+      .merge(['payload', 'grant_id', 'user_code', 'uid', 'expires_at']);
+  }
+
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    if (this.type === 'Client') return (await this.clients.findMetadata(id)) as AdapterPayload;
+    return this.findWhere({ id });
+  }
+
+  findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    return this.findWhere({ user_code: userCode });
+  }
+
+  findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    return this.findWhere({ uid });
+  }
+
+  async consume(id: string): Promise<void> {
+    const won = await this.db('oidc_payloads')
+      .where({ type: this.type, id })
+      .whereNull('consumed_at')
+      .update({ consumed_at: this.db.fn.now() })
+      .returning('id');
+    if (won.length > 0) return;
+    const row = await this.db('oidc_payloads')
+      .where({ type: this.type, id })
+      .first<{ grant_id: string | null } | undefined>('grant_id');
+    if (row?.grant_id) {
+      await revokeGrantRows(this.db, row.grant_id);
+      // As oidc-provider's own revoke() does, so listeners (deny list) see this grant too.
+      const ctx = (Provider as unknown as { ctx?: KoaContextWithOIDC }).ctx;
+      ctx?.oidc.provider.emit('grant.revoked', ctx, row.grant_id);
+    }
+    throw new errors.InvalidGrant(ALREADY_USED[this.type] ?? 'already consumed');
+  }
+
+  async destroy(id: string): Promise<void> {
+    if (this.type === 'Client') {
+      await this.clients.delete(id);
+      return;
+    }
+    await this.db('oidc_payloads').where({ type: this.type, id }).del();
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await this.db('oidc_payloads').where({ type: this.type, grant_id: grantId }).del();
+  }
+
+  private async findWhere(where: Record<string, string>): Promise<AdapterPayload | undefined> {
+    const query = this.db('oidc_payloads').where({ type: this.type, ...where });
+    // An expired device code is still returned (until purged) so that polling gets
+    // RFC 8628's expired_token from oidc-provider's own `exp` check, not "not found".
+    if (this.type !== 'DeviceCode') {
+      query.andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', new Date()));
+    }
+    const row = await query.first<PayloadRow | undefined>('payload', 'consumed_at');
+    if (!row) return undefined;
+    if (this.guard?.(this.type, row.payload)) {
+      await this.forget(row.payload);
+      return undefined;
+    }
+    return row.consumed_at ? { ...row.payload, consumed: epoch(row.consumed_at) } : row.payload;
+  }
+
+  /** An artifact the guard refused: its whole grant goes (announced like a revocation). */
+  private async forget(payload: AdapterPayload): Promise<void> {
+    const grantId = this.type === 'Grant' ? payload.jti : payload.grantId;
+    if (!grantId) {
+      if (payload.jti)
+        await this.db('oidc_payloads').where({ type: this.type, id: payload.jti }).del();
+      return;
+    }
+    await revokeGrantRows(this.db, grantId);
+    const ctx = (Provider as unknown as { ctx?: KoaContextWithOIDC }).ctx;
+    ctx?.oidc.provider.emit('grant.revoked', ctx, grantId);
+  }
+}
+
+/** Deletes every artifact of a grant and the grant itself. */
+export async function revokeGrantRows(db: Db, grantId: string): Promise<void> {
+  await db('oidc_payloads')
+    .where({ grant_id: grantId })
+    .orWhere((q) => q.where({ type: 'Grant', id: grantId }))
+    .del();
+}
+
+/** Deletes expired artifacts. Consumed refresh tokens stay until their own expiry. */
+export async function purgeExpired(db: Db, now = new Date()): Promise<number> {
+  const gone = await db('oidc_payloads').where('expires_at', '<', now).del().returning('id');
+  await db('device_polls').where('expires_at', '<', now).del();
+  return gone.length;
+}
+
+/** The adapter factory oidc-provider calls once per model name. */
+export function createOidcAdapterFactory(db: Db, clients: ClientsRepo, guard?: ArtifactGuard) {
+  return (name: string): Adapter => new KnexOidcAdapter(db, clients, name, guard);
+}

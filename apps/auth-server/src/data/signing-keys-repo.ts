@@ -1,0 +1,113 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { toJsonb, type Db } from '@portcullis/db';
+
+export type KeyAlg = 'RS256' | 'ES256';
+export type Jwk = Record<string, unknown> & { kid: string };
+
+export interface SigningKey {
+  kid: string;
+  alg: KeyAlg;
+  publicJwk: Jwk;
+  privateJwk: Jwk;
+  createdAt: Date;
+  /** Signs from this time on (publish before sign); published from `createdAt`. */
+  activatesAt: Date;
+  /** Stops signing at this time (may be in the future: the successor's activation). */
+  retiredAt: Date | null;
+  /** Dropped from the JWKS at this time. */
+  expiresAt: Date | null;
+}
+
+export type PublicSigningKey = Omit<SigningKey, 'privateJwk'>;
+
+interface KeyRow {
+  kid: string;
+  alg: KeyAlg;
+  public_jwk: Jwk;
+  private_jwk_enc: string;
+  created_at: Date;
+  activates_at: Date;
+  retired_at: Date | null;
+  expires_at: Date | null;
+}
+
+/**
+ * AES-256-GCM with the key id as additional data, so a ciphertext cannot be moved to
+ * another row. Format: `v1.<iv>.<ciphertext>.<tag>`, each base64url.
+ */
+export function sealJwk(kek: Buffer, kid: string, jwk: Jwk): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', kek, iv).setAAD(Buffer.from(kid));
+  const ct = Buffer.concat([cipher.update(JSON.stringify(jwk), 'utf8'), cipher.final()]);
+  return ['v1', iv, ct, cipher.getAuthTag()]
+    .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+    .join('.');
+}
+
+export function openJwk(kek: Buffer, kid: string, sealed: string): Jwk {
+  const [version, iv, ct, tag] = sealed.split('.');
+  if (version !== 'v1' || !iv || !ct || !tag) throw new Error(`signing key ${kid}: unknown format`);
+  const decipher = createDecipheriv('aes-256-gcm', kek, Buffer.from(iv, 'base64url'))
+    .setAAD(Buffer.from(kid))
+    .setAuthTag(Buffer.from(tag, 'base64url'));
+  const clear = Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]);
+  return JSON.parse(clear.toString('utf8')) as Jwk;
+}
+
+export type NewSigningKey = Pick<SigningKey, 'kid' | 'alg' | 'publicJwk' | 'privateJwk'>;
+
+export interface SigningKeysRepo {
+  /** Keys not yet past `expires_at`, newest first. */
+  listUsable(now?: Date): Promise<SigningKey[]>;
+  listPublic(): Promise<PublicSigningKey[]>;
+  /**
+   * Inserts `key`, signing from `activatesAt`, and schedules the keys of its alg that
+   * would still sign then to retire at `activatesAt`, published until `retireUntil`.
+   * One transaction: no reader sees the old keys retiring without their successor.
+   */
+  addAndRetire(key: NewSigningKey, activatesAt: Date, retireUntil: Date): Promise<void>;
+}
+
+export function createSigningKeysRepo(db: Db, kek: Buffer): SigningKeysRepo {
+  const toPublic = (r: KeyRow): PublicSigningKey => ({
+    kid: r.kid,
+    alg: r.alg,
+    publicJwk: r.public_jwk,
+    createdAt: r.created_at,
+    activatesAt: r.activates_at,
+    retiredAt: r.retired_at,
+    expiresAt: r.expires_at,
+  });
+  return {
+    async listUsable(now = new Date()) {
+      const rows = await db<KeyRow>('signing_keys')
+        .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
+        .orderBy('created_at', 'desc')
+        .orderBy('kid');
+      return rows.map((r) => ({
+        ...toPublic(r),
+        privateJwk: openJwk(kek, r.kid, r.private_jwk_enc),
+      }));
+    },
+    async listPublic() {
+      return (await db<KeyRow>('signing_keys').orderBy('created_at', 'desc').orderBy('kid')).map(
+        toPublic,
+      );
+    },
+    async addAndRetire(key, activatesAt, retireUntil) {
+      await db.transaction(async (trx) => {
+        await trx('signing_keys')
+          .where({ alg: key.alg })
+          .andWhere((q) => q.whereNull('retired_at').orWhere('retired_at', '>', activatesAt))
+          .update({ retired_at: activatesAt, expires_at: retireUntil });
+        await trx('signing_keys').insert({
+          kid: key.kid,
+          alg: key.alg,
+          public_jwk: toJsonb(key.publicJwk),
+          private_jwk_enc: sealJwk(kek, key.kid, key.privateJwk),
+          activates_at: activatesAt,
+        });
+      });
+    },
+  };
+}

@@ -1,0 +1,261 @@
+import { timingSafeEqual } from 'node:crypto';
+import type Router from '@koa/router';
+import {
+  buildAuthorizeUrl,
+  createPkcePair,
+  createState,
+  exchangeCode,
+  OAuthError,
+  portcullisEndpoints,
+  refreshToken,
+  type TokenResponse,
+} from '@portcullis/client';
+import type { Context } from 'koa';
+import type { Logger } from 'pino';
+import type { WebConfig } from './config.js';
+import { clearCookie, PKCE_COOKIE, REFRESH_COOKIE, setCookie } from './cookies.js';
+import { requireSameOriginFetch } from './csrf.js';
+import { idTokenUser, type SignedInUser } from './id-token.js';
+import type { RefreshCoordinator } from './refresh-coordinator.js';
+import type { CookieSealer } from './sealed-cookie.js';
+
+export interface AuthRouteDeps {
+  logger: Logger;
+  sealer: CookieSealer;
+  refreshes: RefreshCoordinator<Rotation>;
+  fetch?: typeof fetch;
+}
+
+/** One refresh: what the SPA gets, and the rotated refresh token for the cookie. */
+export interface Rotation {
+  accessToken: string;
+  expiresIn: number;
+  refreshToken: string;
+  user: SignedInUser | undefined;
+}
+
+interface PendingSignIn {
+  state: string;
+  verifier: string;
+  nonce: string;
+}
+
+const PKCE_TTL = 10 * 60;
+/** The authorization server keeps refresh tokens 30 days (REFRESH_TOKEN_TTL); the cookie matches. */
+const REFRESH_COOKIE_TTL = 30 * 24 * 60 * 60;
+/** Sign-in errors the SPA explains; anything else becomes `sign_in_failed`. */
+const CALLBACK_ERRORS = new Set([
+  'access_denied',
+  'login_required',
+  'consent_required',
+  'interaction_required',
+]);
+
+function sameString(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function isPendingSignIn(value: unknown): value is PendingSignIn {
+  const v = value as Partial<PendingSignIn> | undefined;
+  return (
+    typeof v?.state === 'string' && typeof v.verifier === 'string' && typeof v.nonce === 'string'
+  );
+}
+
+function noStore(ctx: Context) {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Pragma', 'no-cache');
+}
+
+/**
+ * The backend-for-frontend half of sign-in (authorization code + PKCE, RFC 7636; the
+ * BFF is a public client whose code exchange runs server-side, spec §5 "PKCE steps"):
+ *
+ *   GET  /auth/login     new verifier/state/nonce in the sealed `pkce` cookie -> /authorize
+ *   GET  /callback       state, iss (RFC 9207) and nonce checked, code exchanged; the
+ *                        refresh token goes into the sealed `rt` cookie -> /
+ *   POST /auth/refresh   rotates `rt`; answers {access_token, expires_in, user} (the SPA
+ *                        keeps the access token in memory only)
+ *   POST /auth/logout    revokes the refresh token (RFC 7009) and clears `rt`
+ *
+ * Tokens never reach the browser's storage: the refresh token is sealed in an HttpOnly
+ * cookie, the access token travels only in the /auth/refresh response body.
+ */
+export function authRoutes(router: Router, config: WebConfig, deps: AuthRouteDeps): void {
+  const { logger, sealer, refreshes } = deps;
+  const endpoints = portcullisEndpoints(config.issuer);
+  const tokenOptions = {
+    tokenUrl: endpoints.tokenEndpoint,
+    clientId: config.clientId,
+    resource: config.apiAudience,
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+  };
+  const sameOrigin = requireSameOriginFetch(config.origin);
+
+  router.get('/auth/login', async function startSignIn(ctx) {
+    const pkce = await createPkcePair();
+    const pending: PendingSignIn = {
+      state: createState(),
+      verifier: pkce.codeVerifier,
+      nonce: createState(),
+    };
+    setCookie(ctx, PKCE_COOKIE, sealer.seal(PKCE_COOKIE.name, pending, PKCE_TTL), PKCE_TTL);
+    // `?prompt=login` asks for the password even with a live session at the auth server
+    // (switching users after signing out).
+    const prompt = ctx.query['prompt'] === 'login' ? { prompt: 'login' } : undefined;
+    noStore(ctx);
+    ctx.status = 303;
+    ctx.redirect(
+      buildAuthorizeUrl({
+        authUrl: config.issuer,
+        clientId: config.clientId,
+        redirectUri: config.redirectUri,
+        scope: config.scope,
+        state: pending.state,
+        codeChallenge: pkce.codeChallenge,
+        nonce: pending.nonce,
+        resource: config.apiAudience,
+        ...(prompt ? { extra: prompt } : {}),
+      }),
+    );
+  });
+
+  router.get('/callback', async function finishSignIn(ctx) {
+    noStore(ctx);
+    const fail = (error: string) => {
+      ctx.status = 303;
+      ctx.redirect(`/?error=${encodeURIComponent(error)}`);
+    };
+    const pending = sealer.open(PKCE_COOKIE.name, ctx.cookies.get(PKCE_COOKIE.name));
+    // One sign-in, one callback: the verifier is forgotten whatever happens next.
+    clearCookie(ctx, PKCE_COOKIE);
+    const q = ctx.query;
+    const param = (name: string) => (typeof q[name] === 'string' ? q[name] : undefined);
+    if (!isPendingSignIn(pending)) return fail('sign_in_expired');
+    if (!sameString(param('state') ?? '', pending.state)) return fail('state_mismatch');
+    // RFC 9207: the server names itself in the response (mix-up defence).
+    const iss = param('iss');
+    if (iss !== undefined && iss !== config.issuer) return fail('issuer_mismatch');
+    const error = param('error');
+    if (error !== undefined) return fail(CALLBACK_ERRORS.has(error) ? error : 'sign_in_failed');
+    const code = param('code');
+    if (!code) return fail('sign_in_failed');
+
+    let tokens: TokenResponse;
+    try {
+      tokens = await exchangeCode({
+        ...tokenOptions,
+        code,
+        redirectUri: config.redirectUri,
+        codeVerifier: pending.verifier,
+      });
+    } catch (err) {
+      logger.warn({ err, event: 'code_exchange_failed' }, 'code exchange failed');
+      return fail('sign_in_failed');
+    }
+    const user = idTokenUser(tokens.id_token, {
+      issuer: config.issuer,
+      clientId: config.clientId,
+      nonce: pending.nonce,
+    });
+    if (!user || typeof tokens.refresh_token !== 'string') {
+      logger.warn(
+        { event: 'token_response_refused', idToken: Boolean(user) },
+        'token response refused',
+      );
+      return fail('sign_in_failed');
+    }
+    setCookie(
+      ctx,
+      REFRESH_COOKIE,
+      sealer.seal(REFRESH_COOKIE.name, tokens.refresh_token, REFRESH_COOKIE_TTL),
+      REFRESH_COOKIE_TTL,
+    );
+    ctx.status = 303;
+    ctx.redirect('/');
+  });
+
+  async function rotate(current: string): Promise<Rotation> {
+    const tokens = await refreshToken({ ...tokenOptions, refreshToken: current });
+    if (typeof tokens.refresh_token !== 'string')
+      throw new Error('refresh response without refresh_token');
+    return {
+      accessToken: tokens.access_token,
+      expiresIn: tokens.expires_in ?? 0,
+      refreshToken: tokens.refresh_token,
+      user: idTokenUser(tokens.id_token, { issuer: config.issuer, clientId: config.clientId }),
+    };
+  }
+
+  router.post('/auth/refresh', sameOrigin, async function refreshSession(ctx) {
+    noStore(ctx);
+    const current = sealer.open(REFRESH_COOKIE.name, ctx.cookies.get(REFRESH_COOKIE.name));
+    if (typeof current !== 'string') {
+      if (ctx.cookies.get(REFRESH_COOKIE.name) !== undefined) clearCookie(ctx, REFRESH_COOKIE);
+      ctx.status = 401;
+      ctx.body = { error: 'not_signed_in' };
+      return;
+    }
+    let rotation: Rotation;
+    try {
+      rotation = await refreshes.run(current, () => rotate(current));
+    } catch (err) {
+      if (err instanceof OAuthError && err.status >= 400 && err.status < 500) {
+        // invalid_grant: expired, revoked, or the grant was revoked for reuse. Sign in again.
+        logger.info({ event: 'refresh_refused', error: err.error }, 'refresh refused');
+        clearCookie(ctx, REFRESH_COOKIE);
+        ctx.status = 401;
+        ctx.body = { error: 'session_expired' };
+        return;
+      }
+      logger.error({ err }, 'refresh failed');
+      ctx.status = 502;
+      ctx.set('Retry-After', '2');
+      ctx.body = { error: 'auth_server_unavailable' };
+      return;
+    }
+    setCookie(
+      ctx,
+      REFRESH_COOKIE,
+      sealer.seal(REFRESH_COOKIE.name, rotation.refreshToken, REFRESH_COOKIE_TTL),
+      REFRESH_COOKIE_TTL,
+    );
+    ctx.body = {
+      access_token: rotation.accessToken,
+      token_type: 'Bearer',
+      expires_in: rotation.expiresIn,
+      ...(rotation.user ? { user: rotation.user } : {}),
+    };
+  });
+
+  router.post('/auth/logout', sameOrigin, async function signOut(ctx) {
+    noStore(ctx);
+    const current = sealer.open(REFRESH_COOKIE.name, ctx.cookies.get(REFRESH_COOKIE.name));
+    clearCookie(ctx, REFRESH_COOKIE);
+    ctx.status = 204;
+    if (typeof current !== 'string') return;
+    try {
+      const res = await (deps.fetch ?? fetch)(endpoints.revocationEndpoint, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+        },
+        body: new URLSearchParams({
+          token: current,
+          token_type_hint: 'refresh_token',
+          client_id: config.clientId,
+        }),
+        signal: AbortSignal.timeout(5000),
+      });
+      if (!res.ok)
+        logger.warn({ status: res.status, event: 'revocation_failed' }, 'revocation refused');
+      await res.body?.cancel();
+    } catch (err) {
+      // The cookie is gone either way; the token expires on its own.
+      logger.warn({ err, event: 'revocation_failed' }, 'revocation failed');
+    }
+  });
+}

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+
+/** An origin: scheme, host and port only (no path, no trailing slash). */
+const origin = z
+  .url()
+  .refine((v) => new URL(v).origin === v, 'must be an origin such as http://localhost:5173');
+/** A base URL; a trailing slash is dropped so paths can be appended. */
+const baseUrl = z.url().transform((v) => v.replace(/\/+$/, ''));
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    WEB_PORT: z.coerce.number().int().min(0).max(65535).default(5173),
+    /** The public origin of this app: the redirect URI is `${WEB_ORIGIN}/callback`. */
+    WEB_ORIGIN: origin.default('http://localhost:5173'),
+    ISSUER: baseUrl.default('http://localhost:4000'),
+    /** Where the browser calls the API (directly, with the in-memory access token). */
+    API_URL: baseUrl.default('http://localhost:3000'),
+    /** RFC 8707 resource indicator: the `aud` of access tokens for the API. */
+    API_AUDIENCE: z.url().default('http://localhost:3000'),
+    WEB_CLIENT_ID: z.string().min(1).max(200).default('demo-spa'),
+    WEB_SCOPE: z.string().min(1).default('openid profile email offline_access api'),
+    /** Comma-separated secrets sealing the BFF's cookies; the first seals, all open. */
+    COOKIE_KEYS: z
+      .string()
+      .transform((v) => v.split(',').map((k) => k.trim()))
+      .pipe(z.array(z.string().min(32, 'each key must be at least 32 characters')).min(1))
+      .optional(),
+    DATA_DIR: z.string().min(1).default('./data'),
+    LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV !== 'production') return;
+    for (const key of ['WEB_ORIGIN', 'ISSUER', 'API_URL'] as const) {
+      if (!env[key].startsWith('https://')) {
+        ctx.addIssue({ code: 'custom', path: [key], message: 'must be https in production' });
+      }
+    }
+    if (!env.COOKIE_KEYS) {
+      ctx.addIssue({ code: 'custom', path: ['COOKIE_KEYS'], message: 'is required in production' });
+    }
+  });
+
+export type WebConfig = Readonly<{
+  env: 'development' | 'test' | 'production';
+  port: number;
+  origin: string;
+  redirectUri: string;
+  issuer: string;
+  apiUrl: string;
+  apiAudience: string;
+  clientId: string;
+  scope: string;
+  /** Undefined outside production: server.ts generates keys under dataDir. */
+  cookieKeys: readonly string[] | undefined;
+  dataDir: string;
+  logLevel: string;
+}>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment once; every problem is listed, each naming its variable. */
+export function parseWebConfig(env: Record<string, string | undefined>): WebConfig {
+  // An empty variable means unset, as a shell `FOO= cmd` or a blank compose entry intends.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const result = schema.safeParse(present);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`));
+  }
+  const e = result.data;
+  return Object.freeze({
+    env: e.NODE_ENV,
+    port: e.WEB_PORT,
+    origin: e.WEB_ORIGIN,
+    redirectUri: `${e.WEB_ORIGIN}/callback`,
+    issuer: e.ISSUER,
+    apiUrl: e.API_URL,
+    apiAudience: e.API_AUDIENCE,
+    clientId: e.WEB_CLIENT_ID,
+    scope: e.WEB_SCOPE,
+    cookieKeys: e.COOKIE_KEYS ? Object.freeze(e.COOKIE_KEYS) : undefined,
+    dataDir: e.DATA_DIR,
+    logLevel: e.LOG_LEVEL,
+  });
+}
+
+/** parseWebConfig of this process's environment (entry points may not read it). */
+export function webConfigFromEnv(): WebConfig {
+  return parseWebConfig(process.env);
+}

@@ -1,0 +1,321 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { createCookieSealer } from '../src/sealed-cookie.js';
+import { browser, signInThroughPages, type Browser } from './helpers/browser-fetch.js';
+import { API_AUDIENCE, COOKIE_KEY, startStack, type Stack } from './helpers/stack.js';
+
+// The BFF over HTTP against the real authorization server (no API needed here).
+let s: Stack;
+const GRACE_MS = 400;
+beforeAll(async () => {
+  s = await startStack({ api: false, refreshGraceMs: GRACE_MS });
+}, 60_000);
+afterAll(async () => {
+  await s?.close();
+});
+
+const sealer = () => createCookieSealer([COOKIE_KEY]);
+const SPA = { 'X-Requested-With': 'portcullis-web' };
+const decode = (jwt: string) =>
+  JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+const attributes = (raw: string) =>
+  raw
+    .split(';')
+    .slice(1)
+    .map((a) => a.trim().toLowerCase());
+
+async function signedIn(): Promise<{
+  b: Browser;
+  user: { id: string; email: string; password: string };
+}> {
+  const user = await s.createUser(['editor']);
+  const b = browser();
+  const landed = await signInThroughPages(b, `${s.webOrigin}/auth/login`, user);
+  expect(landed.href).toBe(`${s.webOrigin}/`);
+  return { b, user };
+}
+
+const refresh = (b: Browser, headers: Record<string, string> = SPA) =>
+  b.request(`${s.webOrigin}/auth/refresh`, { method: 'POST', headers });
+
+describe('GET /auth/login', () => {
+  test('redirects to /authorize with S256, state, nonce, scope and resource; seals the verifier in a Lax cookie', async () => {
+    const b = browser();
+    const res = await b.get(`${s.webOrigin}/auth/login`);
+    expect(res.status).toBe(303);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const to = new URL(res.headers.get('location')!);
+    expect(`${to.origin}${to.pathname}`).toBe(`${s.issuer}/authorize`);
+    const q = Object.fromEntries(to.searchParams);
+    expect(q).toMatchObject({
+      response_type: 'code',
+      client_id: s.webConfig.clientId,
+      redirect_uri: `${s.webOrigin}/callback`,
+      scope: 'openid profile email offline_access api',
+      code_challenge_method: 'S256',
+      resource: API_AUDIENCE,
+    });
+    expect(q['code_challenge']).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(q['state']).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(q['nonce']).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+    const cookie = b.jar.get('pkce')!;
+    expect(attributes(cookie.raw)).toEqual(
+      expect.arrayContaining([
+        'path=/callback',
+        'max-age=600',
+        'httponly',
+        'secure',
+        'samesite=lax',
+      ]),
+    );
+    // Sealed: the browser holds neither the verifier nor the state in clear.
+    expect(cookie.value).not.toContain(q['state']);
+    const pending = sealer().open('pkce', cookie.value) as { state: string; verifier: string };
+    expect(pending.state).toBe(q['state']);
+    expect(pending.verifier).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  test('?prompt=login is passed on (switching users); nothing else is', async () => {
+    const res = await fetch(`${s.webOrigin}/auth/login?prompt=login&scope=admin`, {
+      redirect: 'manual',
+    });
+    const q = new URL(res.headers.get('location')!).searchParams;
+    expect(q.get('prompt')).toBe('login');
+    expect(q.get('scope')).toBe('openid profile email offline_access api');
+  });
+});
+
+describe('GET /callback', () => {
+  test('signs in: the refresh token lands sealed in an HttpOnly, Secure, SameSite=Strict cookie on /auth', async () => {
+    const { b } = await signedIn();
+    expect(b.jar.get('pkce')).toBeUndefined();
+    const rt = b.jar.get('rt')!;
+    expect(attributes(rt.raw)).toEqual(
+      expect.arrayContaining(['path=/auth', 'httponly', 'secure', 'samesite=strict']),
+    );
+    expect(typeof sealer().open('rt', rt.value)).toBe('string');
+    // Neither the access token nor the refresh token appears in the redirect.
+    expect(rt.value.startsWith('v1.')).toBe(true);
+  });
+
+  test('a state that does not match the sealed one is refused, and no session is made', async () => {
+    const user = await s.createUser(['viewer']);
+    const b = browser();
+    const callback = await signInThroughPages(
+      b,
+      `${s.webOrigin}/auth/login`,
+      user,
+      (u) => u.pathname === '/callback',
+    );
+    callback.searchParams.set('state', 'x'.repeat(43));
+    const res = await b.get(callback.href);
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/?error=state_mismatch');
+    expect(b.jar.get('rt')).toBeUndefined();
+    expect(b.jar.get('pkce')).toBeUndefined();
+  });
+
+  test('a callback without the sign-in cookie (another browser, or replayed) is refused', async () => {
+    const user = await s.createUser(['viewer']);
+    const b = browser();
+    const callback = await signInThroughPages(
+      b,
+      `${s.webOrigin}/auth/login`,
+      user,
+      (u) => u.pathname === '/callback',
+    );
+    const res = await fetch(callback, { redirect: 'manual' });
+    expect(res.headers.get('location')).toBe('/?error=sign_in_expired');
+    expect(res.headers.getSetCookie().some((c) => c.startsWith('rt=v1.'))).toBe(false);
+  });
+
+  test('a mix-up (iss of another server) is refused', async () => {
+    const user = await s.createUser(['viewer']);
+    const b = browser();
+    const callback = await signInThroughPages(
+      b,
+      `${s.webOrigin}/auth/login`,
+      user,
+      (u) => u.pathname === '/callback',
+    );
+    expect(callback.searchParams.get('iss')).toBe(s.issuer);
+    callback.searchParams.set('iss', 'http://evil.test');
+    const res = await b.get(callback.href);
+    expect(res.headers.get('location')).toBe('/?error=issuer_mismatch');
+  });
+});
+
+describe('POST /auth/refresh', () => {
+  test('returns an API access token in the body and rotates the refresh cookie', async () => {
+    const { b, user } = await signedIn();
+    const before = sealer().open('rt', b.jar.get('rt')!.value);
+    const res = await refresh(b);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const body = (await res.json()) as {
+      access_token: string;
+      expires_in: number;
+      user: Record<string, unknown>;
+    };
+    expect(body.expires_in).toBe(900);
+    expect(body.user).toMatchObject({ sub: user.id, email: user.email, name: 'Test editor' });
+    const claims = decode(body.access_token);
+    expect(claims).toMatchObject({
+      iss: s.issuer,
+      aud: API_AUDIENCE,
+      sub: user.id,
+      scope: 'api',
+      roles: ['editor'],
+    });
+    const after = sealer().open('rt', b.jar.get('rt')!.value);
+    expect(typeof after).toBe('string');
+    expect(after).not.toBe(before);
+    expect(attributes(b.jar.get('rt')!.raw)).toEqual(
+      expect.arrayContaining(['httponly', 'secure', 'samesite=strict']),
+    );
+  });
+
+  test.each([
+    ['no X-Requested-With header', {}],
+    ['a foreign Origin', { ...SPA, Origin: 'http://evil.test' }],
+    ['a sibling origin on another port', { ...SPA, Origin: 'http://localhost:1' }],
+    ['Sec-Fetch-Site: cross-site', { ...SPA, 'Sec-Fetch-Site': 'cross-site' }],
+    ['Sec-Fetch-Site: same-site', { ...SPA, 'Sec-Fetch-Site': 'same-site' }],
+  ])('CSRF: %s is refused before the cookie is used', async (_name, headers) => {
+    const { b } = await signedIn();
+    const cookie = b.jar.get('rt')!.value;
+    const res = await refresh(b, headers as Record<string, string>);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ error: 'forbidden_origin' });
+    expect(b.jar.get('rt')!.value).toBe(cookie);
+    // The session still works from the SPA itself.
+    expect(
+      (await refresh(b, { ...SPA, Origin: s.webOrigin, 'Sec-Fetch-Site': 'same-origin' })).status,
+    ).toBe(200);
+  });
+
+  test('without a cookie, or with a forged one: 401 and the cookie is cleared', async () => {
+    const none = await fetch(`${s.webOrigin}/auth/refresh`, { method: 'POST', headers: SPA });
+    expect(none.status).toBe(401);
+    expect(await none.json()).toEqual({ error: 'not_signed_in' });
+
+    const { b } = await signedIn();
+    const real = b.jar.get('rt')!.value;
+    const forged = `${real.slice(0, -4)}AAAA`;
+    const res = await fetch(`${s.webOrigin}/auth/refresh`, {
+      method: 'POST',
+      headers: { ...SPA, cookie: `rt=${forged}` },
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.getSetCookie().some((c) => /^rt=;.*Max-Age=0/.test(c))).toBe(true);
+    // A cookie sealed for another purpose does not open as rt.
+    const swapped = sealer().seal('pkce', sealer().open('rt', real), 60);
+    const res2 = await fetch(`${s.webOrigin}/auth/refresh`, {
+      method: 'POST',
+      headers: { ...SPA, cookie: `rt=${swapped}` },
+    });
+    expect(res2.status).toBe(401);
+  });
+
+  test('parallel refreshes with one cookie share one rotation and do not trip reuse detection', async () => {
+    const { b } = await signedIn();
+    const results = await Promise.all(Array.from({ length: 6 }, () => refresh(b)));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const tokens = await Promise.all(
+      results.map(async (r) => ((await r.json()) as { access_token: string }).access_token),
+    );
+    expect(new Set(tokens).size).toBe(1);
+    const cookies = new Set(
+      results.map((r) => r.headers.getSetCookie().find((c) => c.startsWith('rt='))),
+    );
+    expect(cookies.size).toBeGreaterThanOrEqual(1);
+    // The grant is alive: the next refresh with the rotated cookie works.
+    const next = await refresh(b);
+    expect(next.status).toBe(200);
+  });
+
+  test('a request with the previous cookie just after a rotation gets the same result (grace window)', async () => {
+    const { b } = await signedIn();
+    const old = b.jar.get('rt')!.value;
+    const first = await refresh(b);
+    const late = await fetch(`${s.webOrigin}/auth/refresh`, {
+      method: 'POST',
+      headers: { ...SPA, cookie: `rt=${old}` },
+    });
+    expect(late.status).toBe(200);
+    expect(((await late.json()) as { access_token: string }).access_token).toBe(
+      ((await first.json()) as { access_token: string }).access_token,
+    );
+  });
+
+  test('after the grace window, a replayed old cookie is reuse: the grant is revoked and both sessions end', async () => {
+    const { b } = await signedIn();
+    const old = b.jar.get('rt')!.value;
+    expect((await refresh(b)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, GRACE_MS + 100));
+    const replay = await fetch(`${s.webOrigin}/auth/refresh`, {
+      method: 'POST',
+      headers: { ...SPA, cookie: `rt=${old}` },
+    });
+    expect(replay.status).toBe(401);
+    expect(await replay.json()).toEqual({ error: 'session_expired' });
+    await s.auth.settle();
+    const legit = await refresh(b);
+    expect(legit.status).toBe(401);
+    expect(b.jar.get('rt')).toBeUndefined();
+  });
+});
+
+describe('POST /auth/logout', () => {
+  test('revokes the refresh token at the authorization server and clears the cookie', async () => {
+    const { b } = await signedIn();
+    expect((await refresh(b)).status).toBe(200);
+    const refreshToken = sealer().open('rt', b.jar.get('rt')!.value) as string;
+
+    const refused = await b.request(`${s.webOrigin}/auth/logout`, { method: 'POST' });
+    expect(refused.status).toBe(403);
+
+    const res = await b.request(`${s.webOrigin}/auth/logout`, { method: 'POST', headers: SPA });
+    expect(res.status).toBe(204);
+    expect(b.jar.get('rt')).toBeUndefined();
+    const token = await fetch(`${s.issuer}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: s.webConfig.clientId,
+      }),
+    });
+    expect(token.status).toBe(400);
+    expect(((await token.json()) as { error: string }).error).toBe('invalid_grant');
+    expect((await refresh(b)).status).toBe(401);
+  });
+});
+
+describe('the SPA is served with a strict CSP', () => {
+  test('no inline script, connect-src limited to self and the API, no framing', async () => {
+    const res = await fetch(`${s.webOrigin}/`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('unsafe-eval');
+    expect(csp).toContain(`connect-src 'self' ${new URL(s.apiUrl).origin}`);
+    expect(csp).toContain("frame-ancestors 'none'");
+    const html = await res.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(html).not.toMatch(/\son[a-z]+=/i);
+    expect(html).not.toMatch(/\sstyle=/i);
+    for (const file of ['/app.js', '/style.css'])
+      expect((await fetch(s.webOrigin + file)).status).toBe(200);
+    for (const file of ['/../package.json', '/src/app.ts', '/public/app.js']) {
+      expect((await fetch(s.webOrigin + file)).status).toBe(404);
+    }
+  });
+
+  test('/config.json tells the SPA where the API and issuer are', async () => {
+    const res = await fetch(`${s.webOrigin}/config.json`);
+    expect(await res.json()).toEqual({ apiUrl: s.apiUrl, issuer: s.issuer });
+  });
+});

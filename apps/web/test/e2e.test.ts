@@ -1,0 +1,267 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type Page,
+  type Response,
+} from 'playwright-core';
+import { createCookieSealer } from '../src/sealed-cookie.js';
+import { COOKIE_KEY, startStack, type Stack } from './helpers/stack.js';
+
+// The demo end to end in Debian's Chromium: the real authorization server's login and
+// consent pages, the BFF, the SPA, and the real API (CORS, bearer calls, SSE).
+const ARTIFACTS = new URL('../test-artifacts/', import.meta.url);
+const DEMO_PNG = new URL('../docs/demo.png', import.meta.url);
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+
+let s: Stack;
+let browser: Browser;
+beforeAll(async () => {
+  await mkdir(ARTIFACTS, { recursive: true });
+  s = await startStack();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await s?.close();
+});
+
+/** Console errors and page errors, minus the 401 a signed-out page gets from /auth/refresh by design. */
+function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    const url = m.location().url;
+    if (/status of 401/.test(m.text()) && url.endsWith('/auth/refresh')) return;
+    // The authorization server's pages declare no icon; the browser asks anyway.
+    if (url === `${s.issuer}/favicon.ico`) return;
+    problems.push(`console: ${m.text()} (${url})`);
+  });
+  return problems;
+}
+
+const isRefresh = (r: Response) =>
+  new URL(r.url()).pathname === '/auth/refresh' && r.request().method() === 'POST';
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: new URL(name, ARTIFACTS).pathname });
+
+async function signInWithPages(
+  page: Page,
+  user: { email: string; password: string },
+  screenshots = false,
+) {
+  await page.click('#sign-in');
+  await page.waitForURL((u) => u.href.startsWith(`${s.issuer}/interaction/`));
+  await page.fill('input[name="email"]', user.email);
+  await page.fill('input[name="password"]', user.password);
+  if (screenshots) await shot(page, '02-login.png');
+  await page.click('form:has(input[name="password"]) button[type="submit"]');
+  await page.getByRole('button', { name: 'Allow' }).waitFor();
+  if (screenshots) await shot(page, '03-consent.png');
+  const refreshed = page.waitForResponse((r) => isRefresh(r) && r.status() === 200);
+  await page.getByRole('button', { name: 'Allow' }).click();
+  await page.waitForURL(`${s.webOrigin}/`);
+  return (await (await refreshed).json()) as { access_token: string; expires_in: number };
+}
+
+async function storageSnapshot(page: Page) {
+  // A string, evaluated in the page: this file is compiled without the DOM library.
+  return page.evaluate<{ cookie: string; local: [string, string][]; session: [string, string][] }>(
+    '({ cookie: document.cookie, local: Object.entries(localStorage), session: Object.entries(sessionStorage) })',
+  );
+}
+
+describe('browser demo', () => {
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  let firstToken: string;
+
+  beforeAll(async () => {
+    context = await browser.newContext({ viewport: { width: 1100, height: 820 } });
+    page = await context.newPage();
+    problems = watchProblems(page);
+  });
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  test('signs in through the authorization server pages and lands on the SPA, signed in', async () => {
+    const user = await s.createUser(['editor'], {
+      email: 'eddie.editor@example.com',
+      name: 'Eddie Editor',
+    });
+    await page.goto(`${s.webOrigin}/`);
+    await page.locator('#signed-out').waitFor();
+    await shot(page, '01-signed-out.png');
+
+    const tokens = await signInWithPages(page, user, true);
+    firstToken = tokens.access_token;
+    expect(tokens.expires_in).toBe(900);
+    await page.locator('#who', { hasText: user.email }).waitFor();
+    await page.locator('#profile-name', { hasText: 'Eddie Editor' }).waitFor();
+    await page.locator('#profile-roles', { hasText: 'editor' }).waitFor();
+    await shot(page, '04-signed-in.png');
+  }, 60_000);
+
+  test('the refresh token is an HttpOnly, Secure, SameSite=Strict cookie; no token is readable by scripts or stored', async () => {
+    const cookies = await context.cookies(s.webOrigin + '/auth/refresh');
+    const rt = cookies.find((c) => c.name === 'rt')!;
+    expect(rt).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Strict', path: '/auth' });
+    // The cookie is sealed: the refresh token itself is not in the browser.
+    const refreshToken = createCookieSealer([COOKIE_KEY]).open('rt', rt.value) as string;
+    expect(typeof refreshToken).toBe('string');
+
+    const storage = await storageSnapshot(page);
+    expect(storage.cookie).not.toContain('rt=');
+    expect(storage.local).toEqual([]);
+    expect(storage.session).toEqual([]);
+    const everything = JSON.stringify({ storage, cookies: await context.cookies() });
+    expect(everything).not.toContain(firstToken);
+    expect(everything).not.toContain(refreshToken);
+  });
+
+  test('a reload stays signed in: the SPA gets a new access token by refreshing', async () => {
+    const refreshed = page.waitForResponse((r) => isRefresh(r) && r.status() === 200);
+    await page.reload();
+    const { access_token } = (await (await refreshed).json()) as { access_token: string };
+    expect(access_token).not.toBe(firstToken);
+    await page.locator('#who', { hasText: 'eddie.editor@example.com' }).waitFor();
+    await page.locator('#signed-out').waitFor({ state: 'hidden' });
+  }, 30_000);
+
+  test('creates an order (POST /orders, bearer, CORS) and sees it arrive on the live stream', async () => {
+    await page.locator('#stream-status', { hasText: 'live' }).waitFor();
+    await page.fill('input[name="customer"]', 'Playwright Ltd');
+    await page.fill('input[name="amount"]', '4200');
+    await page.fill('input[name="currency"]', 'EUR');
+    await page.click('#order-form button[type="submit"]');
+    await page.locator('#order-rows tr', { hasText: 'Playwright Ltd' }).waitFor();
+    await page.locator('#stream-events li', { hasText: 'order.created' }).first().waitFor();
+    await expect(
+      page.locator('#stream-events li', { hasText: 'Playwright Ltd' }).count(),
+    ).resolves.toBeGreaterThan(0);
+  }, 30_000);
+
+  test('pays the order with an Idempotency-Key and sees payment.succeeded live', async () => {
+    const payment = page.waitForRequest(
+      (r) => r.url().endsWith('/payments') && r.method() === 'POST',
+    );
+    await page
+      .locator('#order-rows tr', { hasText: 'Playwright Ltd' })
+      .getByRole('button', { name: 'Pay' })
+      .click();
+    const sent = await payment;
+    expect(sent.headers()['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
+    await page.locator('#notice', { hasText: 'Payment succeeded' }).waitFor();
+    await page.locator('#stream-events li', { hasText: 'payment.succeeded' }).waitFor();
+    await page.locator('#order-rows tr', { hasText: 'Playwright Ltd' }).getByText('paid').waitFor();
+    await shot(page, '05-order-paid.png');
+    // The README's picture: written when missing (or on request), not on every run.
+    if (!existsSync(DEMO_PNG) || process.env['UPDATE_DEMO_SCREENSHOT'] === '1') {
+      await page.screenshot({
+        path: DEMO_PNG.pathname,
+        clip: { x: 0, y: 0, width: 1100, height: 600 },
+      });
+    }
+  }, 30_000);
+
+  test('signs out: the refresh token is revoked, the cookie cleared, and a reload shows signed out', async () => {
+    const rt = (await context.cookies(s.webOrigin + '/auth/refresh')).find((c) => c.name === 'rt')!;
+    const refreshToken = createCookieSealer([COOKIE_KEY]).open('rt', rt.value) as string;
+    await page.click('#sign-out');
+    await page.locator('#signed-out').waitFor();
+    expect(
+      (await context.cookies(s.webOrigin + '/auth/refresh')).some((c) => c.name === 'rt'),
+    ).toBe(false);
+    await page.reload();
+    await page.locator('#signed-out').waitFor();
+    await page.locator('#signed-in').waitFor({ state: 'hidden' });
+    await shot(page, '06-signed-out-again.png');
+    const reuse = await fetch(`${s.issuer}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: s.webConfig.clientId,
+      }),
+    });
+    expect(reuse.status).toBe(400);
+  }, 30_000);
+
+  test('no CSP violation or script error happened along the way', () => {
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('sign out everywhere', () => {
+  test('POST /logout/all with the bearer token: tokens issued so far are refused by the API, and this browser is signed out', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    try {
+      const user = await s.createUser(['viewer']);
+      await page.goto(`${s.webOrigin}/`);
+      const { access_token } = await signInWithPages(page, user);
+      await page.locator('#who', { hasText: user.email }).waitFor();
+      const before = await fetch(`${s.apiUrl}/orders`, {
+        headers: { authorization: `Bearer ${access_token}` },
+      });
+      expect(before.status).toBe(200);
+
+      const logoutAll = page.waitForResponse((r) => r.url().endsWith('/logout/all'));
+      await page.click('#sign-out-everywhere');
+      expect((await logoutAll).status()).toBe(204);
+      await page.locator('#signed-out').waitFor();
+      await page.locator('#notice', { hasText: 'every device' }).waitFor();
+
+      const after = await fetch(`${s.apiUrl}/orders`, {
+        headers: { authorization: `Bearer ${access_token}` },
+      });
+      expect(after.status).toBe(401);
+      await page.reload();
+      await page.locator('#signed-out').waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  test('a viewer sees the no-access state instead of an error when creating an order', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      const user = await s.createUser(['viewer']);
+      await page.goto(`${s.webOrigin}/`);
+      await page.click('#sign-in');
+      // The authorization server may still hold a session from the previous test in another
+      // context: contexts do not share cookies, so this is a full sign-in.
+      await page.fill('input[name="email"]', user.email);
+      await page.fill('input[name="password"]', user.password);
+      await page.click('form:has(input[name="password"]) button[type="submit"]');
+      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.locator('#who', { hasText: user.email }).waitFor();
+      await page.click('#order-form button[type="submit"]');
+      await page.locator('#notice', { hasText: 'Not allowed' }).waitFor();
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,33 @@
+// The API on the benchmark's PostgreSQL database. BENCH_AUTH=off swaps token verification
+// for a resolver that returns a fixed admin principal: the same routes, handlers and
+// queries without authentication, which is the figure an authenticated run is held to.
+import { pino } from 'pino';
+import { createDb } from '@portcullis/db';
+import { parseApiConfig, startApiServer } from '@portcullis/api';
+import { permissionsForRoles, type Principal } from '@portcullis/claims';
+
+const config = parseApiConfig({
+  ...process.env,
+  API_PORT: '0',
+  API_AUDIENCE: 'http://localhost:3000',
+});
+const db = createDb({ databaseUrl: config.databaseUrl, poolMax: 10 });
+const admin: Principal = Object.freeze({
+  subject: 'bench-admin',
+  kind: 'user',
+  roles: ['admin'],
+  permissions: permissionsForRoles(['admin']),
+  scope: ['api'],
+  authMethod: 'jwt',
+});
+const server = await startApiServer(config, {
+  db,
+  logger: pino({ level: 'silent' }),
+  ...(process.env['BENCH_AUTH'] === 'off' ? { resolvers: [() => Promise.resolve(admin)] } : {}),
+});
+console.log(JSON.stringify({ url: server.url }));
+process.on('SIGTERM', async () => {
+  await server.close();
+  await db.destroy();
+  process.exit(0);
+});
