@@ -18,7 +18,10 @@ import { baseHeaders, htmlHeaders } from './security-headers.js';
 export interface AuthDeps {
   db: Db;
   logger: Logger;
-  /** Defaults to a deny list on the `revocations` table of `db`. */
+  /**
+   * Defaults to a deny list on the `revocations` table of `db`, started and closed by the
+   * server; one passed in must already be started (it is read on token requests).
+   */
   denyList?: DenyList;
   /** Defaults to a client for config.redisUrl when set (rate limits shared across instances). */
   redis?: Redis;
@@ -26,6 +29,8 @@ export interface AuthDeps {
   deviceIntervalSeconds?: number;
   /** Prints the demo credentials once; default writes to stdout. */
   print?: (text: string) => void;
+  /** Milliseconds clock for signing-key activation and retirement; default Date.now. */
+  now?: () => number;
 }
 
 /** The parts the Koa app is wired from (built by server.ts). */

@@ -25,6 +25,8 @@ const schema = z
     /** Access-token lifetime in seconds: the spec allows 15 min up to (not including) 1 h. */
     ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).max(3599).default(900),
     SIGNING_ALG: z.enum(['RS256', 'ES256']).default('RS256'),
+    /** Seconds a new signing key is published before it signs (publish before sign). */
+    SIGNING_KEY_PUBLISH_LEAD: z.coerce.number().int().min(1).max(86_400).default(60),
     ALERT_WEBHOOK_URL: z.url().optional(),
     SEED_DEMO: boolean.optional(),
     /** Comma-separated secrets for signing cookies; generated in development when absent. */
@@ -75,6 +77,7 @@ export type AuthConfig = Readonly<{
   logLevel: string;
   accessTokenTtl: number;
   signingAlg: 'RS256' | 'ES256';
+  signingKeyPublishLead: number;
   alertWebhookUrl: string | undefined;
   seedDemo: boolean;
   cookieKeys: string[] | undefined;
@@ -110,6 +113,7 @@ export function parseAuthConfig(env: Record<string, string | undefined>): AuthCo
     logLevel: e.LOG_LEVEL,
     accessTokenTtl: e.ACCESS_TOKEN_TTL,
     signingAlg: e.SIGNING_ALG,
+    signingKeyPublishLead: e.SIGNING_KEY_PUBLISH_LEAD,
     alertWebhookUrl: e.ALERT_WEBHOOK_URL,
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV === 'development',
     cookieKeys: e.COOKIE_KEYS?.split(',').map((k) => k.trim()),

@@ -33,7 +33,17 @@ export interface RunningAuthServer {
 }
 
 const PURGE_EVERY_MS = 10 * 60_000;
-const KEY_RELOAD_EVERY_MS = 60_000;
+
+/**
+ * How often an instance rereads `signing_keys` (to see keys another instance added).
+ * Publish before sign holds across instances when lead >= reload + the API's unknown-kid
+ * refetch cooldown (30 s, packages/claims jwks.ts): by the time a new key signs, every
+ * auth-server instance has published it, and any API instance whose last JWKS fetch
+ * predates that is out of its cooldown and refetches on the first token with the new
+ * kid. The default lead of 60 s gives a 30 s reload.
+ */
+export const keyReloadIntervalMs = (publishLeadSeconds: number) =>
+  Math.min(30_000, Math.max(500, (publishLeadSeconds * 1000) / 2));
 
 function listen(server: Server, port: number, host?: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -85,8 +95,11 @@ export async function startAuthServer(
     deps.redis ??
     (config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : undefined);
   const ownsRedis = !deps.redis && redis !== undefined;
+  // Read (logout everywhere refuses old refresh tokens) as well as written (grant
+  // revocations), so it is loaded before the first request and then polled.
   const denyList =
     deps.denyList ?? createDenyList({ db, onError: (e) => logger.error({ err: e }, 'deny list') });
+  if (!deps.denyList) await denyList.start();
   const accounts = createAccountsRepo(db);
   const clients = createClientsRepo(db);
   const audit = createAuditRepo(db);
@@ -94,6 +107,8 @@ export async function startAuthServer(
   const keyManager = createKeyManager(signingKeys, {
     defaultAlg: config.signingAlg,
     retentionSeconds: Math.max(config.accessTokenTtl, ID_TOKEN_TTL) + 10 * 60,
+    publishLeadSeconds: config.signingKeyPublishLead,
+    ...(deps.now ? { now: deps.now } : {}),
   });
   const deviceGuard = createDeviceGuard(db, {
     intervalSeconds: deps.deviceIntervalSeconds ?? 5,
@@ -107,7 +122,16 @@ export async function startAuthServer(
     issuer,
     logger,
     keyManager,
-    setup: { config, db, accounts, clients, cookieKeys: secrets.cookieKeys, deviceGuard },
+    ...(deps.now ? { now: deps.now } : {}),
+    setup: {
+      config,
+      db,
+      accounts,
+      clients,
+      cookieKeys: secrets.cookieKeys,
+      deviceGuard,
+      denyList,
+    },
     events: {
       logger,
       audit,
@@ -146,6 +170,7 @@ export async function startAuthServer(
       signingKeys,
       keyManager,
       defaultAlg: config.signingAlg,
+      ...(deps.now ? { now: deps.now } : {}),
     },
     logger,
   );
@@ -162,13 +187,14 @@ export async function startAuthServer(
       () => void purgeExpired(db).catch((e: unknown) => logger.error({ err: e }, 'purge failed')),
       PURGE_EVERY_MS,
     ),
-    // Another instance may have rotated the keys; this also drops keys past retention.
+    // Another instance may have rotated the keys; scheduled changes of known keys
+    // (activation, retirement, expiry) are applied by the host's own timer.
     setInterval(
       () =>
         void host
           .refreshKeys()
           .catch((e: unknown) => logger.error({ err: e }, 'key reload failed')),
-      KEY_RELOAD_EVERY_MS,
+      keyReloadIntervalMs(config.signingKeyPublishLead),
     ),
   ];
   for (const t of timers) t.unref();
@@ -189,6 +215,7 @@ export async function startAuthServer(
     },
     async close() {
       for (const t of timers) clearInterval(t);
+      host.close();
       await Promise.allSettled([closeServer(server), closeServer(adminServer)]);
       await Promise.allSettled([...pending]);
       if (!deps.denyList) await denyList.close();

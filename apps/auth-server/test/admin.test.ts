@@ -115,7 +115,7 @@ describe('admin API', () => {
     expect(page2.body.items[0].id).not.toBe(page1.body.items[0].id);
   });
 
-  test('signing keys: rotation keeps old tokens verifiable; new tokens carry the new kid', async () => {
+  test('signing keys: emergency rotation signs at once; old tokens stay verifiable', async () => {
     const client = await createClient(t, {
       grant_types: ['client_credentials'],
       roles: ['editor'],
@@ -124,9 +124,9 @@ describe('admin API', () => {
     const before = await oidc.clientCredentialsGrant(config);
     const oldKid = decodeJwt(before.access_token).header.kid;
 
-    const rotated = await t.admin('POST', '/admin/signing-keys', { alg: 'ES256' });
+    const rotated = await t.admin('POST', '/admin/signing-keys', { alg: 'ES256', activate: 'now' });
     expect(rotated.status).toBe(201);
-    expect(rotated.body.alg).toBe('ES256');
+    expect(rotated.body).toMatchObject({ alg: 'ES256', status: 'active' });
 
     const after = await oidc.clientCredentialsGrant(config);
     const { header } = decodeJwt(after.access_token);
@@ -144,15 +144,20 @@ describe('admin API', () => {
     await expect(jwtVerify(after.access_token, keySet, opts)).resolves.toBeDefined();
 
     // RS256 again: the previous RS256 key is retired but still published.
-    const again = await t.admin('POST', '/admin/signing-keys', { alg: 'RS256' });
+    const again = await t.admin('POST', '/admin/signing-keys', { alg: 'RS256', activate: 'now' });
     const list = await t.admin('GET', '/admin/signing-keys');
     const byKid = Object.fromEntries(list.body.items.map((k: { kid: string }) => [k.kid, k]));
     expect(byKid[again.body.kid]).toMatchObject({ signing: true, status: 'active' });
     expect(byKid[oldKid]).toMatchObject({ status: 'retired', published_until: expect.any(String) });
     expect(byKid[oldKid].public_jwk.d).toBeUndefined();
-    expect((await jwks()).keys.map((k) => k['kid'])).toContain(oldKid);
+    const published2 = await jwks();
+    expect(published2.keys.map((k) => k['kid'])).toContain(oldKid);
+    // Only the signing key of each alg may sign; the others are published verify-only.
+    const ops = Object.fromEntries(published2.keys.map((k) => [k['kid'], k['key_ops']]));
+    expect(ops[oldKid]).toEqual(['verify']);
+    expect(ops[again.body.kid]).toBeUndefined();
     await expect(
-      jwtVerify(before.access_token, createLocalJWKSet((await jwks()) as never), opts),
+      jwtVerify(before.access_token, createLocalJWKSet(published2 as never), opts),
     ).resolves.toBeDefined();
 
     // Private keys are encrypted at rest.

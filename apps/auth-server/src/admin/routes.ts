@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { AuditRepo } from '../data/audit-repo.js';
 import type { ClientsRepo } from '../data/clients-repo.js';
 import type { SigningKeysRepo } from '../data/signing-keys-repo.js';
-import type { KeyManager } from '../provider/keys.js';
+import { keyState, type KeyManager } from '../provider/keys.js';
 import type { ProviderHost } from '../provider/provider-host.js';
 import { AdminError } from './errors.js';
 import { publicMetadata, registerClient } from './register-client.js';
@@ -27,6 +27,8 @@ export interface AdminDeps {
   signingKeys: SigningKeysRepo;
   keyManager: KeyManager;
   defaultAlg: 'RS256' | 'ES256';
+  /** Milliseconds clock of key states; default Date.now. */
+  now?: () => number;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -59,6 +61,7 @@ const userView = (u: User) => ({
 });
 
 export function adminRoutes(router: Router, deps: AdminDeps): void {
+  const now = deps.now ?? Date.now;
   router.post('/admin/clients', async function createClient(ctx) {
     const input = parse(newClientSchema, ctx.request.body);
     const { metadata, clientSecret } = await registerClient(deps.host, deps.clients, input);
@@ -104,32 +107,33 @@ export function adminRoutes(router: Router, deps: AdminDeps): void {
   });
 
   router.post('/admin/signing-keys', async function rotateSigningKey(ctx) {
-    const { alg } = parse(rotateKeySchema, ctx.request.body);
-    const key = await deps.keyManager.rotate(alg ?? deps.defaultAlg);
+    const { alg, activate } = parse(rotateKeySchema, ctx.request.body);
+    const key = await deps.keyManager.rotate(alg ?? deps.defaultAlg, { activate });
+    // Publishes the key on this instance now; it signs once activates_at has passed.
     await deps.host.refreshKeys();
-    await deps.audit.record({ kind: 'signing_key_rotated', detail: key });
+    const detail = { kid: key.kid, alg: key.alg, activates_at: key.activatesAt, activate };
+    await deps.audit.record({ kind: 'signing_key_rotated', detail });
     ctx.status = 201;
-    ctx.body = { ...key, status: 'active' };
+    ctx.body = {
+      kid: key.kid,
+      alg: key.alg,
+      status: keyState({ activatesAt: key.activatesAt, retiredAt: null, expiresAt: null }, now()),
+      activates_at: key.activatesAt,
+    };
   });
 
   router.get('/admin/signing-keys', async function listSigningKeys(ctx) {
-    const now = Date.now();
+    const at = now();
     const keys = await deps.signingKeys.listPublic();
     const signing = deps.host.keys.current.kid;
     ctx.body = {
       items: keys.map((k) => ({
         kid: k.kid,
         alg: k.alg,
-        status:
-          k.kid === signing
-            ? 'active'
-            : !k.retiredAt
-              ? 'active'
-              : k.expiresAt && k.expiresAt.getTime() <= now
-                ? 'expired'
-                : 'retired',
+        status: keyState(k, at),
         signing: k.kid === signing,
         created_at: k.createdAt,
+        activates_at: k.activatesAt,
         retired_at: k.retiredAt,
         published_until: k.expiresAt,
         public_jwk: k.publicJwk,

@@ -71,7 +71,13 @@ export const newUserSchema = z
   })
   .strict();
 
-export const rotateKeySchema = z.object({ alg: z.enum(['RS256', 'ES256']).optional() }).strict();
+/** `activate: 'now'` skips the publish lead (emergency rotation): see provider/keys.ts. */
+export const rotateKeySchema = z
+  .object({
+    alg: z.enum(['RS256', 'ES256']).optional(),
+    activate: z.enum(['now', 'scheduled']).default('scheduled'),
+  })
+  .strict();
 
 export const listQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),

@@ -16,7 +16,10 @@ const USAGE = `usage: pnpm admin <command> [options] [--json]
                 [--scope S] [--first-party]
   client:list
   client:delete <client_id>
-  signing-key:rotate [--alg RS256|ES256]
+  signing-key:rotate [--alg RS256|ES256] [--now]
+                published at once, signs after SIGNING_KEY_PUBLISH_LEAD (default 60 s);
+                --now signs at once (emergency: verifiers that cached the JWKS may
+                refuse new tokens until they refetch it)
   signing-key:list
   audit [--kind K] [--limit N]`;
 
@@ -45,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
       scope: { type: 'string' },
       'first-party': { type: 'boolean' },
       alg: { type: 'string' },
+      now: { type: 'boolean' },
       kind: { type: 'string' },
       limit: { type: 'string' },
       after: { type: 'string' },
@@ -129,7 +133,10 @@ async function main(argv: string[]): Promise<number> {
       res = await call('DELETE', `/admin/clients/${encodeURIComponent(arg)}`);
       break;
     case 'signing-key:rotate':
-      res = await call('POST', '/admin/signing-keys', values.alg ? { alg: values.alg } : {});
+      res = await call('POST', '/admin/signing-keys', {
+        ...(values.alg ? { alg: values.alg } : {}),
+        ...(values.now ? { activate: 'now' } : {}),
+      });
       break;
     case 'signing-key:list':
       res = await call('GET', '/admin/signing-keys');

@@ -1,4 +1,5 @@
 import type { AccountsRepo } from '@portcullis/accounts';
+import type { DenyList } from '@portcullis/claims';
 import type { Db } from '@portcullis/db';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config.js';
@@ -10,6 +11,7 @@ import { createFindAccount } from './account.js';
 import { createExtraTokenClaims, customizeJwt, isApiScope, resourceServerInfo } from './claims.js';
 import type { DeviceGuard } from './device-guard.js';
 import type { KeyRing } from './keys.js';
+import { createLogoutGuard } from './subject-logout.js';
 
 export interface ProviderSetup {
   config: AuthConfig;
@@ -19,6 +21,8 @@ export interface ProviderSetup {
   keys: KeyRing;
   cookieKeys: string[];
   deviceGuard: DeviceGuard;
+  /** Logout everywhere: artifacts of a denied subject issued before the logout are gone. */
+  denyList: Pick<DenyList, 'isDenied'>;
 }
 
 const DAY = 24 * 60 * 60;
@@ -50,7 +54,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
   const isLocalhostDev = config.env !== 'production';
 
   return {
-    adapter: createOidcAdapterFactory(s.db, s.clients),
+    adapter: createOidcAdapterFactory(s.db, s.clients, createLogoutGuard(s.denyList)),
     clients: [],
     jwks: { keys: s.keys.jwks as never },
     findAccount: createFindAccount(s.accounts),
@@ -130,12 +134,15 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => apiResource,
-        // The access token is for the API whenever the grant holds an API scope;
-        // an OIDC-only grant gets an opaque token usable at /me.
-        useGrantedResource: async (_ctx, model) =>
-          String((model as { scope?: string }).scope ?? '')
-            .split(' ')
-            .some(isApiScope),
+        // The access token is for the API whenever the requested (else granted) scope
+        // holds an API scope; otherwise it is an opaque token for /me. So a client with
+        // one grant gets both: the API JWT from the code exchange, and a userinfo token
+        // from a refresh_token request narrowed to OIDC scopes (`scope=openid email`).
+        useGrantedResource: async (ctx, model) => {
+          const requested = (ctx.oidc.params as { scope?: string } | undefined)?.scope;
+          const scope = requested ?? (model as { scope?: string }).scope ?? '';
+          return String(scope).split(' ').some(isApiScope);
+        },
         getResourceServerInfo: resourceServerInfo(apiResource, config.accessTokenTtl, s.keys),
       },
       deviceFlow: {

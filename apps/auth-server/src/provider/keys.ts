@@ -1,21 +1,60 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import type { Jwk, KeyAlg, SigningKey, SigningKeysRepo } from '../data/signing-keys-repo.js';
 
+/**
+ * Where a key is in its life at one instant:
+ * `next` published, not signing yet; `active` signs; `retired` published for the tokens
+ * it signed; `expired` gone from the JWKS.
+ */
+export type KeyState = 'next' | 'active' | 'retired' | 'expired';
+
+type KeyTimes = Pick<SigningKey, 'activatesAt' | 'retiredAt' | 'expiresAt'>;
+
+export function keyState(key: KeyTimes, now: number): KeyState {
+  if (key.expiresAt && key.expiresAt.getTime() <= now) return 'expired';
+  if (key.retiredAt && key.retiredAt.getTime() <= now) return 'retired';
+  if (key.activatesAt.getTime() > now) return 'next';
+  return 'active';
+}
+
 /** The keys one Provider instance is built with. */
 export interface KeyRing {
-  /** Private JWKs for oidc-provider: the newest key of each alg first, so it signs. */
+  /**
+   * Private JWKs for oidc-provider: the signing key of each alg first; every other key
+   * carries `key_ops: ["verify"]`, so oidc-provider can never select it for signing, and
+   * is published with that restriction.
+   */
   readonly jwks: Jwk[];
   /** The newest active key: it signs access tokens. */
   readonly current: { kid: string; alg: KeyAlg };
-  /** Changes whenever the set of published keys changes (triggers a Provider rebuild). */
+  /** Each published key and its state when the ring was built. */
+  readonly states: ReadonlyMap<string, KeyState>;
+  /** Milliseconds time of the next scheduled state change (activation, retirement, expiry). */
+  readonly nextChangeAt: number | undefined;
+  /** Changes whenever a key's state changes (triggers a Provider rebuild). */
   readonly fingerprint: string;
 }
 
+export interface RotateOptions {
+  /** `now` signs at once (emergency); default: after the publish lead. */
+  activate?: 'now' | 'scheduled';
+}
+
+export interface RotatedKey {
+  kid: string;
+  alg: KeyAlg;
+  activatesAt: Date;
+}
+
 export interface KeyManager {
-  /** Loads the usable keys, creating the first key of `defaultAlg` when there is none. */
+  /** Loads the published keys, creating an active key of `defaultAlg` when none signs. */
   load(): Promise<KeyRing>;
-  /** Adds a key of `alg`; it signs from now on. Older keys of that alg stay published. */
-  rotate(alg: KeyAlg): Promise<{ kid: string; alg: KeyAlg }>;
+  /**
+   * Adds a key of `alg`: published at once, signing from now + the publish lead (or at
+   * once with `activate: 'now'`). The key of that alg it replaces stops signing then and
+   * stays published for the retention period.
+   */
+  rotate(alg: KeyAlg, options?: RotateOptions): Promise<RotatedKey>;
 }
 
 async function generate(alg: KeyAlg): Promise<{ kid: string; publicJwk: Jwk; privateJwk: Jwk }> {
@@ -30,43 +69,73 @@ async function generate(alg: KeyAlg): Promise<{ kid: string; publicJwk: Jwk; pri
   };
 }
 
-function ringOf(keys: SigningKey[]): KeyRing {
-  // keys arrive newest first; the newest not-yet-retired key signs.
-  const active = keys.find((k) => !k.retiredAt) ?? keys[0]!;
-  const ordered = [...keys].sort((a, b) => Number(!!a.retiredAt) - Number(!!b.retiredAt));
+const newest = (a: SigningKey, b: SigningKey) =>
+  b.activatesAt.getTime() - a.activatesAt.getTime() ||
+  b.createdAt.getTime() - a.createdAt.getTime();
+
+/** The ring at `now`, or undefined when no key is active. Exported for unit tests. */
+export function ringOf(keys: SigningKey[], now: number): KeyRing | undefined {
+  const published = keys.filter((k) => keyState(k, now) !== 'expired');
+  const active = published.filter((k) => keyState(k, now) === 'active').sort(newest);
+  if (active.length === 0) return undefined;
+  // One signing key per alg (ID tokens are signed with the client's alg): its newest active.
+  const signing: SigningKey[] = [];
+  for (const k of active) if (!signing.some((s) => s.alg === k.alg)) signing.push(k);
+  const others = published.filter((k) => !signing.includes(k)).sort(newest);
+  const states = new Map(published.map((k) => [k.kid, keyState(k, now)] as const));
+  const times = published
+    .flatMap((k) => [k.activatesAt, k.retiredAt, k.expiresAt])
+    .map((d) => d?.getTime() ?? Number.POSITIVE_INFINITY)
+    .filter((t) => t > now && Number.isFinite(t));
   return {
-    jwks: ordered.map((k) => k.privateJwk),
-    current: { kid: active.kid, alg: active.alg },
-    fingerprint: ordered.map((k) => `${k.kid}:${k.retiredAt ? 'r' : 'a'}`).join(','),
+    jwks: [
+      ...signing.map((k) => k.privateJwk),
+      ...others.map((k) => ({ ...k.privateJwk, key_ops: ['verify'] })),
+    ],
+    current: { kid: signing[0]!.kid, alg: signing[0]!.alg },
+    states,
+    nextChangeAt: times.length ? Math.min(...times) : undefined,
+    fingerprint: [...signing, ...others].map((k) => `${k.kid}:${states.get(k.kid)}`).join(','),
   };
 }
 
+export interface KeyManagerOptions {
+  defaultAlg: KeyAlg;
+  /** Seconds a replaced key stays published after it stops signing. */
+  retentionSeconds: number;
+  /** Seconds between publishing a new key and signing with it. */
+  publishLeadSeconds: number;
+  /** Milliseconds clock; tests freeze it. */
+  now?: () => number;
+}
+
 /**
- * Signing keys live in `signing_keys`, encrypted at rest. Rotation never breaks issued
- * tokens: a replaced key stays in the JWKS for `retentionSeconds` (the longest token
- * lifetime plus a margin) before it is dropped.
+ * Signing keys live in `signing_keys`, encrypted at rest. Rotation is publish before sign
+ * (RFC 7517 §5 key sets; OIDC Core §10.1.1): a new key is in the JWKS `publishLeadSeconds`
+ * before it signs, so every instance and verifier can learn it first, and a replaced key
+ * stays published for `retentionSeconds` (the longest token lifetime plus a margin) after
+ * it stops signing. Each instance applies the switch on its own clock when it reloads.
  */
-export function createKeyManager(
-  repo: SigningKeysRepo,
-  options: { defaultAlg: KeyAlg; retentionSeconds: number },
-): KeyManager {
-  async function rotate(alg: KeyAlg) {
+export function createKeyManager(repo: SigningKeysRepo, options: KeyManagerOptions): KeyManager {
+  const now = options.now ?? Date.now;
+  async function rotate(alg: KeyAlg, rotateOptions: RotateOptions = {}): Promise<RotatedKey> {
     const key = await generate(alg);
-    await repo.addAndRetire(
-      { ...key, alg },
-      new Date(Date.now() + options.retentionSeconds * 1000),
-    );
-    return { kid: key.kid, alg };
+    const lead = rotateOptions.activate === 'now' ? 0 : options.publishLeadSeconds;
+    const activatesAt = new Date(now() + lead * 1000);
+    const retireUntil = new Date(activatesAt.getTime() + options.retentionSeconds * 1000);
+    await repo.addAndRetire({ ...key, alg }, activatesAt, retireUntil);
+    return { kid: key.kid, alg, activatesAt };
   }
   return {
     rotate,
     async load() {
-      let keys = await repo.listUsable();
-      if (!keys.some((k) => !k.retiredAt)) {
-        await rotate(options.defaultAlg);
-        keys = await repo.listUsable();
-      }
-      return ringOf(keys);
+      const ring = ringOf(await repo.listUsable(new Date(now())), now());
+      if (ring) return ring;
+      // First start (or every key retired): nothing could be signed, so no lead.
+      await rotate(options.defaultAlg, { activate: 'now' });
+      const created = ringOf(await repo.listUsable(new Date(now())), now());
+      if (!created) throw new Error('no active signing key after creating one');
+      return created;
     },
   };
 }

@@ -27,8 +27,13 @@ function compareHashedClientSecret(this: { clientSecret?: string }, presented: s
 export interface ProviderHost {
   readonly current: Provider;
   readonly keys: KeyRing;
-  /** Reloads signing keys and swaps in a new Provider when they changed. */
+  /**
+   * Reloads signing keys and swaps in a new Provider when they (or their states) changed.
+   * Also runs by itself at the ring's next scheduled change (a key activating or retiring).
+   */
   refreshKeys(): Promise<boolean>;
+  /** Stops the scheduled reload. */
+  close(): void;
   /** Koa middleware running the current Provider (requests in flight keep theirs). */
   middleware: Middleware;
 }
@@ -39,6 +44,8 @@ export interface ProviderHostOptions {
   keyManager: KeyManager;
   events: GrantEventDeps;
   logger: Logger;
+  /** Milliseconds clock the key states are computed with; default Date.now. */
+  now?: () => number;
 }
 
 function build(issuer: string, setup: ProviderSetup, options: ProviderHostOptions): Provider {
@@ -59,6 +66,9 @@ function build(issuer: string, setup: ProviderSetup, options: ProviderHostOption
 export async function createProviderHost(options: ProviderHostOptions): Promise<ProviderHost> {
   let keys = await options.keyManager.load();
   let current = build(options.issuer, { ...options.setup, keys }, options);
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const now = options.now ?? Date.now;
 
   const middleware: Middleware = function oidcProvider(ctx, next) {
     // Koa-mount at the root: the Provider's own middleware stack on the outer context.
@@ -71,6 +81,45 @@ export async function createProviderHost(options: ProviderHostOptions): Promise<
     return dispatch(0);
   };
 
+  // Serialized: a slow periodic reload that read the table before a rotation must not
+  // finish after (and overwrite) the reload that the rotation itself triggered.
+  let queue: Promise<unknown> = Promise.resolve();
+  function refreshKeys(): Promise<boolean> {
+    const run = queue.then(reload, reload);
+    queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async function reload(): Promise<boolean> {
+    const next = await options.keyManager.load();
+    schedule(next);
+    if (next.fingerprint === keys.fingerprint) return false;
+    const provider = build(options.issuer, { ...options.setup, keys: next }, options);
+    keys = next;
+    current = provider;
+    options.logger.info(
+      { kid: next.current.kid, alg: next.current.alg, keys: Object.fromEntries(next.states) },
+      'signing keys reloaded',
+    );
+    return true;
+  }
+
+  /** A key activates or retires at a known instant: reload right then, not at the next poll. */
+  function schedule(ring: KeyRing): void {
+    clearTimeout(timer);
+    timer = undefined;
+    if (closed || ring.nextChangeAt === undefined) return;
+    // setTimeout holds at most 2^31-1 ms; the periodic reload covers anything further out.
+    const delay = Math.min(Math.max(ring.nextChangeAt - now(), 0) + 20, 2 ** 31 - 1);
+    timer = setTimeout(() => {
+      refreshKeys().catch((e: unknown) =>
+        options.logger.error({ err: e }, 'scheduled key reload failed'),
+      );
+    }, delay);
+    timer.unref();
+  }
+  schedule(keys);
+
   return {
     get current() {
       return current;
@@ -79,17 +128,10 @@ export async function createProviderHost(options: ProviderHostOptions): Promise<
       return keys;
     },
     middleware,
-    async refreshKeys() {
-      const next = await options.keyManager.load();
-      if (next.fingerprint === keys.fingerprint) return false;
-      const provider = build(options.issuer, { ...options.setup, keys: next }, options);
-      keys = next;
-      current = provider;
-      options.logger.info(
-        { kid: next.current.kid, alg: next.current.alg },
-        'signing keys reloaded',
-      );
-      return true;
+    refreshKeys,
+    close() {
+      closed = true;
+      clearTimeout(timer);
     },
   };
 }

@@ -1,0 +1,318 @@
+/**
+ * Both programs end to end: the REAL authorization server (`startAuthServer`) and the API
+ * (`startApiServer`) on one test database, driven with openid-client and fetch.
+ *
+ * The auth server gets a deny list with a bus of its own, so its revocations reach the
+ * API the way they reach another instance: through the `revocations` table and the API's
+ * 250 ms poll, not through the in-process shortcut.
+ */
+import { createDecipheriv, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { parseAuthConfig, startAuthServer, type RunningAuthServer } from '@portcullis/auth-server';
+import { createDenyList, type DenyList } from '@portcullis/claims';
+import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
+import { importJWK, SignJWT, type JWK } from 'jose';
+import * as oidc from 'openid-client';
+import { pino } from 'pino';
+import { parseApiConfig, startApiServer, type RunningApiServer } from '../src/index.js';
+import { browserLogin, REDIRECT_URI } from '../../auth-server/test/helpers/factories.js';
+
+const API_AUDIENCE = 'http://api.portcullis.test';
+const KEY_ENCRYPTION_KEY = randomBytes(32).toString('base64url');
+const PUBLISH_LEAD_SECONDS = 2;
+/** A client-credentials token narrows its roles to the scope: `api` keeps them all. */
+const API = { scope: 'api' };
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+let database: TestDatabase;
+let dataDir: string;
+let auth: RunningAuthServer;
+let authDenyList: DenyList;
+let api: RunningApiServer;
+/** The API's clock runs this far ahead: lets a test move past its JWKS refetch cooldown. */
+let apiClockSkewMs = 0;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  dataDir = await mkdtemp(path.join(tmpdir(), 'portcullis-e2e-'));
+  const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
+  authDenyList = createDenyList({ db: database.db, bus: new EventEmitter() });
+  await authDenyList.start();
+  auth = await startAuthServer(
+    parseAuthConfig({
+      NODE_ENV: 'test',
+      AUTH_PORT: '0',
+      ADMIN_PORT: '0',
+      DATA_DIR: path.join(dataDir, 'auth'),
+      API_AUDIENCE,
+      SEED_DEMO: 'false',
+      KEY_ENCRYPTION_KEY,
+      SIGNING_KEY_PUBLISH_LEAD: String(PUBLISH_LEAD_SECONDS),
+    }),
+    { db: database.db, logger, denyList: authDenyList, print: () => {} },
+  );
+  // The issuer is the bound URL (port 0), so the API is configured after the auth server.
+  api = await startApiServer(
+    parseApiConfig({
+      NODE_ENV: 'test',
+      API_PORT: '0',
+      ISSUER: auth.issuer,
+      API_AUDIENCE,
+      DATA_DIR: path.join(dataDir, 'api'),
+    }),
+    { db: database.db, logger, now: () => Date.now() + apiClockSkewMs },
+  );
+});
+
+afterAll(async () => {
+  await api?.close();
+  await auth?.close();
+  await authDenyList?.close();
+  await database?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+async function admin(method: string, pathname: string, body?: unknown): Promise<Json> {
+  const res = await fetch(`${auth.adminUrl}${pathname}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${auth.adminToken}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const json = (await res.json()) as Json;
+  if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function callApi(method: string, pathname: string, token: string, body?: unknown) {
+  const res = await fetch(`${api.url}${pathname}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: (text ? JSON.parse(text) : null) as Json,
+  };
+}
+
+const discover = (clientId: string, secret?: string) =>
+  oidc.discovery(
+    new URL(auth.issuer),
+    clientId,
+    secret,
+    secret ? oidc.ClientSecretBasic(secret) : oidc.None(),
+    { execute: [oidc.allowInsecureRequests] },
+  );
+
+const header = (jwt: string) =>
+  JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString()) as Record<string, string>;
+const claims = (jwt: string) =>
+  JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+
+async function serviceClient(roles: string[]) {
+  const client = await admin('POST', '/admin/clients', {
+    client_id: `svc-${randomUUID().slice(0, 8)}`,
+    grant_types: ['client_credentials'],
+    roles,
+  });
+  return discover(client.client_id, client.client_secret);
+}
+
+/** A user signed in through a real PKCE flow (login form, first-party client: no consent). */
+async function userSignIn(roles = ['editor']) {
+  const email = `e2e-${randomUUID().slice(0, 8)}@example.com`;
+  const password = `pw-${randomBytes(8).toString('hex')}`;
+  const user = await admin('POST', '/admin/users', { email, password, roles });
+  const spa = await admin('POST', '/admin/clients', {
+    client_id: `spa-${randomUUID().slice(0, 8)}`,
+    token_endpoint_auth_method: 'none',
+    redirect_uris: [REDIRECT_URI],
+    grant_types: ['authorization_code', 'refresh_token'],
+    first_party: true,
+  });
+  const config = await discover(spa.client_id);
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT_URI,
+    scope: 'openid offline_access api',
+    resource: API_AUDIENCE,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+  });
+  const callback = await browserLogin(url.href, { email, password });
+  const tokens = await oidc.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+  });
+  return { user: user as { id: string }, config, tokens };
+}
+
+/** Polls `probe` every 100 ms until it answers `status`; returns the elapsed milliseconds. */
+async function msUntilStatus(probe: () => Promise<{ status: number }>, status: number) {
+  const start = Date.now();
+  while (Date.now() - start < 3000) {
+    if ((await probe()).status === status) return Date.now() - start;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
+describe('auth server and API end to end', () => {
+  test('(a) client-credentials and PKCE user tokens are accepted; the order belongs to the user', async () => {
+    const service = await serviceClient(['admin']);
+    const cc = await oidc.clientCredentialsGrant(service, { scope: 'api' });
+    const listed = await callApi('GET', '/orders', cc.access_token);
+    expect(listed.status).toBe(200);
+    expect(listed.body).toMatchObject({ items: expect.any(Array), page: 1 });
+
+    const { user, tokens } = await userSignIn(['editor']);
+    expect(claims(tokens.access_token)).toMatchObject({ aud: API_AUDIENCE, sub: user.id });
+    const created = await callApi('POST', '/orders', tokens.access_token, {
+      customer: 'ACME Corp',
+      amount: 1999,
+      currency: 'EUR',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ userId: user.id, status: 'pending' });
+    // The admin service sees it too.
+    const again = await callApi('GET', `/orders/${created.body.id}`, cc.access_token);
+    expect(again.status).toBe(200);
+  });
+
+  test('(b) refresh-token reuse revokes the grant; the API refuses its access token within 1 s', async () => {
+    const { config, tokens } = await userSignIn();
+    expect((await callApi('GET', '/orders', tokens.access_token)).status).toBe(200);
+    const rotated = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect((await callApi('GET', '/orders', rotated.access_token)).status).toBe(200);
+
+    const reusedAt = Date.now();
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+    const elapsed =
+      Date.now() -
+      reusedAt +
+      (await msUntilStatus(() => callApi('GET', '/orders', rotated.access_token), 401));
+    expect(elapsed).toBeLessThan(1000);
+    const refused = await callApi('GET', '/orders', rotated.access_token);
+    expect(refused.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+    // Every token of the grant is gone at the auth server too.
+    await expect(oidc.refreshTokenGrant(config, rotated.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+  });
+
+  test('(c) revoking a refresh token revokes its grant; the API refuses within 1 s', async () => {
+    const { config, tokens } = await userSignIn();
+    expect((await callApi('GET', '/orders', tokens.access_token)).status).toBe(200);
+    const revokedAt = Date.now();
+    await oidc.tokenRevocation(config, tokens.refresh_token!, {
+      token_type_hint: 'refresh_token',
+    });
+    const elapsed =
+      Date.now() -
+      revokedAt +
+      (await msUntilStatus(() => callApi('GET', '/orders', tokens.access_token), 401));
+    expect(elapsed).toBeLessThan(1000);
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+  });
+
+  test('(d) key rotation: the API accepts the new kid after refetching; old tokens keep working', async () => {
+    const service = await serviceClient(['viewer']);
+    const oldToken = (await oidc.clientCredentialsGrant(service, API)).access_token;
+    const oldKid = header(oldToken)['kid'];
+    // The API verifies (and so caches the JWKS) before the rotation.
+    expect((await callApi('GET', '/orders', oldToken)).status).toBe(200);
+
+    const rotated = await admin('POST', '/admin/signing-keys', {});
+    expect(rotated).toMatchObject({ status: 'next' });
+    const jwks = (await (await fetch(`${auth.issuer}/.well-known/jwks.json`)).json()) as Json;
+    expect(jwks.keys.map((k: { kid: string }) => k.kid)).toEqual(
+      expect.arrayContaining([oldKid, rotated.kid]),
+    );
+    expect(header((await oidc.clientCredentialsGrant(service, API)).access_token)['kid']).toBe(
+      oldKid,
+    );
+
+    let newToken = '';
+    const deadline = Date.now() + PUBLISH_LEAD_SECONDS * 1000 + 3000;
+    while (Date.now() < deadline) {
+      newToken = (await oidc.clientCredentialsGrant(service, API)).access_token;
+      if (header(newToken)['kid'] === rotated.kid) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(header(newToken)['kid']).toBe(rotated.kid);
+
+    // This test compresses the lead to 2 s, so the API's last JWKS fetch is still inside
+    // its 30 s unknown-kid cooldown: it has only the old JWKS and refuses the new kid.
+    // That is why the default lead (60 s) is at least reload interval + cooldown.
+    expect((await callApi('GET', '/orders', newToken)).status).toBe(401);
+    // 31 s later on the API's clock, as a real 60 s lead guarantees, it refetches once.
+    apiClockSkewMs = 31_000;
+    expect((await callApi('GET', '/orders', newToken)).status).toBe(200);
+    expect((await callApi('GET', '/orders', oldToken)).status).toBe(200);
+  });
+
+  test('(e) another audience or a foreign key is refused 401 invalid_token', async () => {
+    const service = await serviceClient(['admin']);
+    const real = (await oidc.clientCredentialsGrant(service, API)).access_token;
+    const { kid } = header(real);
+    const payload = claims(real);
+
+    // Signed with the auth server's own current key, for another audience.
+    const row = await database.db('signing_keys').where({ kid }).first();
+    const ownKey = await importJWK(openSealedJwk(kid!, row.private_jwk_enc), 'RS256');
+    const otherAudience = await new SignJWT({ ...payload, aud: 'https://other-api.example' })
+      .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: kid! })
+      .sign(ownKey);
+    // A foreign key, once under the real kid and once under its own.
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const forge = (k: string) =>
+      new SignJWT(payload)
+        .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: k })
+        .sign(privateKey);
+
+    for (const token of [otherAudience, await forge(kid!), await forge('foreign-kid')]) {
+      const res = await callApi('GET', '/orders', token);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+    }
+    expect((await callApi('GET', '/orders', real)).status).toBe(200);
+  });
+});
+
+/**
+ * Reads a private signing key as the auth server stores it (AES-256-GCM, kid as AAD; see
+ * apps/auth-server data/signing-keys-repo.ts), to mint a token that differs from a real
+ * one only in its audience.
+ */
+function openSealedJwk(kid: string, sealed: string): JWK {
+  const [, iv, ct, tag] = sealed.split('.');
+  const decipher = createDecipheriv(
+    'aes-256-gcm',
+    Buffer.from(KEY_ENCRYPTION_KEY, 'base64url'),
+    Buffer.from(iv!, 'base64url'),
+  )
+    .setAAD(Buffer.from(kid))
+    .setAuthTag(Buffer.from(tag!, 'base64url'));
+  const clear = Buffer.concat([decipher.update(Buffer.from(ct!, 'base64url')), decipher.final()]);
+  return JSON.parse(clear.toString('utf8')) as JWK;
+}

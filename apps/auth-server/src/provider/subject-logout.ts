@@ -1,0 +1,29 @@
+import type { DenyList } from '@portcullis/claims';
+import type { AdapterPayload } from 'oidc-provider';
+
+/** Decides whether a stored artifact was cut off by a logout everywhere. */
+export type ArtifactGuard = (model: string, payload: AdapterPayload) => boolean;
+
+/**
+ * Logout everywhere reaches the authorization server. The API's `POST /logout/all`
+ * writes a `subject` revocation (packages/claims deny list: user id, issued_before).
+ * Every artifact of that user issued before that instant — session, grant, code,
+ * device code, opaque access token and refresh token — then counts as gone: the adapter
+ * answers "not found", so /token refuses the refresh with invalid_grant and /authorize
+ * asks the user to sign in again. The adapter also deletes the grant (or session), so
+ * the refusal outlives the revocation row. A refresh-token chain counts from `iiat`, its
+ * first issue, so a rotation racing the logout cannot launder an old grant.
+ *
+ * Reads the in-memory deny list (polled every 250 ms; same-process writes at once).
+ */
+export function createLogoutGuard(denyList: Pick<DenyList, 'isDenied'>): ArtifactGuard {
+  return function loggedOutEverywhere(model, payload) {
+    const sub = payload.accountId;
+    if (typeof sub !== 'string' || sub === '') return false;
+    let iat: number | undefined;
+    if (model === 'Session') iat = payload.loginTs;
+    else if (model === 'RefreshToken') iat = (payload['iiat'] as number | undefined) ?? payload.iat;
+    else iat = payload.iat;
+    return denyList.isDenied({ sub, iat });
+  };
+}

@@ -1,0 +1,113 @@
+import { EventEmitter } from 'node:events';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { createDenyList, type DenyList } from '@portcullis/claims';
+import * as oidc from 'openid-client';
+import { browser } from './helpers/cookie-jar.js';
+import {
+  browserLogin,
+  createUser,
+  decodeJwt,
+  discover,
+  publicSpa,
+  REDIRECT_URI,
+  signIn,
+} from './helpers/factories.js';
+import { startTestAuthServer, type TestAuthServer } from './helpers/server.js';
+
+let t: TestAuthServer;
+// Writes as another API instance would: its own bus, so the auth server learns of the
+// revocation only through the `revocations` table (its 250 ms poll).
+let api: DenyList;
+beforeAll(async () => {
+  t = await startTestAuthServer();
+  api = createDenyList({ db: t.database.db, bus: new EventEmitter() });
+});
+afterAll(async () => {
+  await api?.close();
+  await t?.close();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const nowSec = () => Math.floor(Date.now() / 1000);
+
+/** What the API's POST /logout/all writes (apps/api routes/sessions.ts). */
+async function logoutEverywhere(userId: string): Promise<number> {
+  const before = nowSec() + 1;
+  await api.denySubject(userId, before, nowSec() + 30 * 86_400);
+  return before;
+}
+
+describe('logout everywhere reaches the authorization server', () => {
+  test('refresh tokens, grants and sessions issued before it are refused; a new login works', async () => {
+    const user = await createUser(t);
+    const spa = await publicSpa(t);
+    const config = await discover(t, spa.client_id);
+
+    // Signed in through a browser whose session cookie we keep.
+    const b = browser();
+    const verifier = oidc.randomPKCECodeVerifier();
+    const authorize = async (extra: Record<string, string> = {}) =>
+      oidc.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT_URI,
+        scope: 'openid offline_access api',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        ...extra,
+      });
+    const callback = await browserLogin((await authorize()).href, user, { b });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+    });
+    const grantId = decodeJwt(tokens.access_token).payload.grant_id as string;
+    const rotated = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(rotated.refresh_token).toBeDefined();
+
+    const before = await logoutEverywhere(user.id);
+    await sleep(1000); // > the auth server's deny-list poll (250 ms)
+
+    await expect(oidc.refreshTokenGrant(config, rotated.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+    // The grant itself is gone (and announced: its access tokens reach the API deny list).
+    const left = await t.database.db('oidc_payloads').where({ grant_id: grantId }).select('id');
+    expect(left).toEqual([]);
+    await t.server.settle();
+    await api.sync();
+    expect(api.isDenied({ grant_id: grantId })).toBe(true);
+
+    // The browser session from before the logout no longer signs in silently.
+    const silent = await b.get((await authorize({ prompt: 'none' })).href);
+    let location = silent.headers.get('location') ?? '';
+    for (let hop = 0; hop < 5 && !location.startsWith(REDIRECT_URI); hop++) {
+      location = (await b.get(new URL(location, t.issuer).href)).headers.get('location') ?? '';
+    }
+    expect(new URL(location).searchParams.get('error')).toBe('login_required');
+
+    // Signing in again (after the logout instant) works, refresh included.
+    while (nowSec() < before) await sleep(100);
+    const fresh = await signIn(t, config, user, 'openid offline_access api');
+    expect(decodeJwt(fresh.access_token).payload.grant_id).not.toBe(grantId);
+    await expect(oidc.refreshTokenGrant(config, fresh.refresh_token!)).resolves.toMatchObject({
+      access_token: expect.any(String),
+    });
+  });
+
+  test('an authorization code issued before the logout is refused', async () => {
+    const user = await createUser(t);
+    const spa = await publicSpa(t);
+    const config = await discover(t, spa.client_id);
+    const verifier = oidc.randomPKCECodeVerifier();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid api',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    const callback = await browserLogin(url.href, user);
+    await logoutEverywhere(user.id);
+    await sleep(1000);
+    await expect(
+      oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier }),
+    ).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+});
