@@ -1,0 +1,268 @@
+/**
+ * Scale-out: one auth-server process and two API processes — real `main.ts` entry points,
+ * separate Node processes — on one PostgreSQL database and one Redis. Nothing that must
+ * be shared may live in one process's memory, so:
+ *   - an event produced through API A reaches an SSE stream on API B;
+ *   - a logout-everywhere through API A makes API B refuse the user's token within 1 s;
+ *   - failed-login limits hold across both instances.
+ * PGlite is one process's database, so this runs only with DATABASE_URL and REDIS_URL.
+ */
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import * as oidc from 'openid-client';
+import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
+import { browserLogin, REDIRECT_URI } from '../../apps/auth-server/test/helpers/factories.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const shared = Boolean(process.env['DATABASE_URL'] && process.env['REDIS_URL']);
+// Skipped (and reported as skipped) on the embedded database.
+const describeShared = shared ? describe : describe.skip;
+const AUDIENCE = 'http://api.portcullis.test';
+const ADMIN_TOKEN = randomBytes(32).toString('base64url');
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+interface Service {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitReady(url: string, service: Service) {
+  const deadline = Date.now() + 40_000;
+  while (Date.now() < deadline) {
+    if (service.child.exitCode !== null) throw new Error(`exited early:\n${service.output()}`);
+    const ok = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`not ready in time:\n${service.output()}`);
+}
+
+function spawnApp(main: string, url: string, env: Record<string, string>): Service {
+  const child = spawn(process.execPath, ['--import', 'tsx', main], {
+    cwd: root,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  return { url, child, output: () => output.slice(-3000) };
+}
+
+function stop(service: Service): Promise<void> {
+  if (service.child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    service.child.once('exit', () => resolve());
+    service.child.kill('SIGTERM');
+  });
+}
+
+let database: TestDatabase;
+let dataDir: string;
+let auth: Service;
+let apiA: Service;
+let apiB: Service;
+let adminUrl: string;
+
+async function admin(method: string, route: string, body?: unknown): Promise<Json> {
+  const res = await fetch(adminUrl + route, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+const discover = (clientId: string, secret?: string) =>
+  oidc.discovery(
+    new URL(auth.url),
+    clientId,
+    secret,
+    secret ? oidc.ClientSecretBasic(secret) : oidc.None(),
+    { execute: [oidc.allowInsecureRequests] },
+  );
+
+async function newUser(roles: string[]) {
+  const email = `scale-${randomUUID().slice(0, 8)}@example.com`;
+  const password = `pw-${randomBytes(8).toString('hex')}`;
+  const user = (await admin('POST', '/admin/users', { email, password, roles })) as { id: string };
+  return { ...user, email, password };
+}
+
+async function userToken(user: { email: string; password: string }) {
+  const spa = await admin('POST', '/admin/clients', {
+    client_id: `spa-${randomUUID().slice(0, 8)}`,
+    token_endpoint_auth_method: 'none',
+    redirect_uris: [REDIRECT_URI],
+    grant_types: ['authorization_code', 'refresh_token'],
+    first_party: true,
+  });
+  const config = await discover(spa.client_id);
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT_URI,
+    scope: 'openid offline_access api',
+    resource: AUDIENCE,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+  });
+  const callback = await browserLogin(url.href, user);
+  const tokens = await oidc.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+  });
+  return { config, tokens };
+}
+
+beforeAll(async () => {
+  if (!shared) return;
+  database = await createTestDatabase();
+  dataDir = mkdtempSync(path.join(tmpdir(), 'portcullis-scale-'));
+  const [authPort, adminPort, portA, portB] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
+  const common = {
+    DATABASE_URL: database.url!,
+    REDIS_URL: process.env['REDIS_URL']!,
+    ISSUER: `http://127.0.0.1:${authPort}`,
+    API_AUDIENCE: AUDIENCE,
+  };
+  adminUrl = `http://127.0.0.1:${adminPort}`;
+  auth = spawnApp('apps/auth-server/src/main.ts', common.ISSUER, {
+    ...common,
+    AUTH_PORT: String(authPort),
+    ADMIN_PORT: String(adminPort),
+    ADMIN_TOKEN,
+    SEED_DEMO: 'false',
+    DATA_DIR: path.join(dataDir, 'auth'),
+  });
+  await waitReady(auth.url, auth);
+  const apiEnv = (port: number, name: string) => ({
+    ...common,
+    API_PORT: String(port),
+    DATA_DIR: path.join(dataDir, name),
+    LOGIN_ACCOUNT_LIMIT: '3',
+  });
+  apiA = spawnApp('apps/api/src/main.ts', `http://127.0.0.1:${portA}`, apiEnv(portA, 'a'));
+  apiB = spawnApp('apps/api/src/main.ts', `http://127.0.0.1:${portB}`, apiEnv(portB, 'b'));
+  await Promise.all([waitReady(apiA.url, apiA), waitReady(apiB.url, apiB)]);
+}, 120_000);
+
+afterAll(async () => {
+  if (!shared) return;
+  await Promise.all([auth, apiA, apiB].filter(Boolean).map(stop));
+  await database.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}, 60_000);
+
+describeShared('scale-out: 1 auth-server + 2 API processes on PostgreSQL and Redis', () => {
+  test('an order created through API A reaches a /stream opened on API B', async () => {
+    const service = await admin('POST', '/admin/clients', {
+      client_id: `svc-${randomUUID().slice(0, 8)}`,
+      grant_types: ['client_credentials'],
+      roles: ['admin'],
+    });
+    const cc = await oidc.clientCredentialsGrant(
+      await discover(service.client_id, service.client_secret),
+      { scope: 'api', resource: AUDIENCE },
+    );
+    const authorization = `Bearer ${cc.access_token}`;
+    const abort = new AbortController();
+    const stream = await fetch(`${apiB.url}/stream`, {
+      headers: { authorization, accept: 'text/event-stream' },
+      signal: abort.signal,
+    });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+
+    const created = await fetch(`${apiA.url}/orders`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ customer: 'Scale Ltd', amount: 4200, currency: 'EUR' }),
+    });
+    expect(created.status).toBe(201);
+    const order = (await created.json()) as { id: string };
+
+    let received = '';
+    const deadline = Date.now() + 10_000;
+    while (!received.includes(order.id) && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      received += new TextDecoder().decode(value);
+    }
+    abort.abort();
+    expect(received).toContain('order.created');
+    expect(received).toContain(order.id);
+  }, 60_000);
+
+  test("a logout-everywhere through API A makes API B refuse the user's token within 1 s", async () => {
+    const user = await newUser(['editor']);
+    const { config, tokens } = await userToken(user);
+    const bearer = { authorization: `Bearer ${tokens.access_token}` };
+    expect((await fetch(`${apiB.url}/orders`, { headers: bearer })).status).toBe(200);
+
+    const logout = await fetch(`${apiA.url}/logout/all`, { method: 'POST', headers: bearer });
+    expect(logout.status).toBe(204);
+    const start = Date.now();
+    let status = 200;
+    while (status !== 401 && Date.now() - start < 3000) {
+      status = (await fetch(`${apiB.url}/orders`, { headers: bearer })).status;
+      if (status !== 401) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(status).toBe(401);
+    expect(Date.now() - start).toBeLessThan(1000);
+    // The auth server, a third process, refuses the grant's refresh token too.
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+  }, 60_000);
+
+  test('failed-login limits hold across both API instances (Redis)', async () => {
+    const user = await newUser(['viewer']);
+    const attempt = (api: Service) =>
+      fetch(`${api.url}/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: user.email, password: 'wrong password' }),
+      }).then((r) => r.status);
+    // LOGIN_ACCOUNT_LIMIT is 3: three failures, whichever instance saw them, then 429.
+    const statuses = [await attempt(apiA), await attempt(apiB), await attempt(apiA)];
+    expect(statuses).toEqual([401, 401, 401]);
+    expect(await attempt(apiB)).toBe(429);
+    expect(await attempt(apiA)).toBe(429);
+  }, 60_000);
+});
