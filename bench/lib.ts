@@ -71,11 +71,19 @@ function readPeakRssMb(pid: number): number {
 
 async function once(
   url: string,
-  options: { headers?: Record<string, string>; seconds: number; connections: number },
+  options: {
+    headers?: Record<string, string> | undefined;
+    method?: 'GET' | 'POST' | undefined;
+    body?: string | undefined;
+    seconds: number;
+    connections: number;
+  },
 ): Promise<HttpFigure> {
   const result = await autocannon({
     url,
     headers: options.headers ?? {},
+    method: options.method ?? 'GET',
+    ...(options.body === undefined ? {} : { body: options.body }),
     duration: options.seconds,
     connections: options.connections,
     pipelining: 1,
@@ -98,6 +106,8 @@ export async function measureHttp(
   url: string,
   options: {
     headers?: Record<string, string>;
+    method?: 'GET' | 'POST';
+    body?: string;
     runs?: number;
     seconds?: number;
     connections?: number;
@@ -107,6 +117,8 @@ export async function measureHttp(
     throw new Error(`refusing non-loopback ${url}`);
   const settings = {
     headers: options.headers,
+    method: options.method,
+    body: options.body,
     seconds: options.seconds ?? 5,
     connections: options.connections ?? 20,
   };

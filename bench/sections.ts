@@ -150,6 +150,64 @@ export const sections: Record<string, () => Promise<Row[]>> = {
     return rows;
   },
 
+  /**
+   * client_credentials tokens per second at POST /token, Portcullis on PostgreSQL next to
+   * oidc-provider with its in-memory adapter and the same token settings, per algorithm.
+   */
+  async tokens() {
+    const rows: Row[] = [];
+    for (const alg of ['ES256', 'RS256'] as const) {
+      const auth = await startTarget('auth-server.ts', {
+        DATABASE_URL: postgresUrl(),
+        SIGNING_ALG: alg,
+      });
+      const memory = await startTarget('oidc-memory.ts', { SIGNING_ALG: alg });
+      try {
+        const post = (t: Target) => ({
+          method: 'POST' as const,
+          headers: {
+            authorization: `Basic ${Buffer.from(`${t.info['clientId']}:${t.info['clientSecret']}`).toString('base64')}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: 'grant_type=client_credentials&scope=api',
+        });
+        const ours = await measureHttp(`${auth.info['url']}/token`, post(auth));
+        const theirs = await measureHttp(`${memory.info['url']}/token`, post(memory));
+        if (ours.non2xx || theirs.non2xx) {
+          throw new Error(`non-2xx answers: portcullis ${ours.non2xx}, in-memory ${theirs.non2xx}`);
+        }
+        rows.push(
+          {
+            section: 'tokens',
+            metric: `${alg} client_credentials/s (PostgreSQL)`,
+            value: ours.requestsPerSecond,
+            goal: alg === 'ES256' ? '>= 1,600' : '',
+          },
+          {
+            section: 'tokens',
+            metric: `${alg} oidc-provider in-memory/s`,
+            value: theirs.requestsPerSecond,
+          },
+          {
+            section: 'tokens',
+            metric: `${alg} Portcullis / in-memory`,
+            value: ratio(ours.requestsPerSecond, theirs.requestsPerSecond),
+            goal: alg === 'ES256' ? '>= 0.8' : '',
+          },
+          {
+            section: 'tokens',
+            metric: `${alg} auth-server peak RSS MB`,
+            value: auth.peakRssMb(),
+            goal: '<= 200',
+          },
+        );
+      } finally {
+        await Promise.all([auth.stop(), memory.stop()]);
+      }
+    }
+    return rows;
+  },
+
   async argon2() {
     // The same parameters packages/accounts uses (OWASP minimum for argon2id).
     const { ARGON2_OPTIONS } = await import('@portcullis/accounts');

@@ -1,21 +1,23 @@
-// Regenerates src/generated/openapi.ts from a running API's /openapi.json (spec §9:
+// Regenerates src/generated/openapi.ts from the API's OpenAPI document (spec §9:
 // "clients use it to generate types").
-//   pnpm --filter @portcullis/client generate [-- <api base url or openapi.json url>]
-// Default: http://localhost:3000/openapi.json. Writes only the generated file; the
-// hand-written src/types.ts stays the public surface until it is switched over.
+//   pnpm client:generate                  the document built in-process from apps/api
+//   pnpm --filter @portcullis/client generate -- http://localhost:3000
+//                                         a running API's /openapi.json (to inspect a
+//                                         deployment; do not check that output in)
+// test/generated-drift.test.ts fails when the checked-in file differs from the
+// in-process output.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import openapiTS, { astToString } from 'openapi-typescript';
-import { format, resolveConfig } from 'prettier';
+import { currentApiDocument, GENERATED_FILE, generateTypes } from './openapi-types.js';
 
-const arg = process.argv.slice(2).find((a) => a !== '--') ?? 'http://localhost:3000';
-const source = new URL(arg.endsWith('.json') ? arg : `${arg.replace(/\/+$/, '')}/openapi.json`);
-const target = fileURLToPath(new URL('../src/generated/openapi.ts', import.meta.url));
-
-const ast = await openapiTS(source, { alphabetize: true });
-const banner = `// Generated from ${source.href} by scripts/generate-types.ts. Do not edit.\n\n`;
-await mkdir(dirname(target), { recursive: true });
-const options = { ...(await resolveConfig(target)), filepath: target };
-await writeFile(target, await format(banner + astToString(ast), options));
-console.log(`wrote ${target}`);
+const arg = process.argv.slice(2).find((a) => a !== '--');
+let output: string;
+if (arg === undefined) {
+  output = await generateTypes(currentApiDocument());
+} else {
+  const url = new URL(arg.endsWith('.json') ? arg : `${arg.replace(/\/+$/, '')}/openapi.json`);
+  output = await generateTypes(url, url.href);
+}
+await mkdir(dirname(GENERATED_FILE), { recursive: true });
+await writeFile(GENERATED_FILE, output);
+console.log(`wrote ${GENERATED_FILE}`);

@@ -3,6 +3,7 @@
  * error carries a literal `code`, so callers branch on `err.code` (or `instanceof`)
  * instead of parsing messages.
  */
+import type { ErrorBody, ValidationErrorBody } from './types.js';
 
 /** Machine-readable kind of a client error. */
 export type PortcullisErrorCode = 'timeout' | 'network' | 'api' | 'unauthorized' | 'oauth' | 'sse';
@@ -48,13 +49,11 @@ export class NetworkError extends PortcullisError {
   }
 }
 
-/** Error body shape of the Portcullis API (DESIGN.md: `{error, message?, fields?}`). */
-export interface ApiErrorBody {
-  error: string;
-  message?: string;
-  /** 422 only: messages per field (dotted path). */
-  fields?: Record<string, string[]>;
-}
+/**
+ * Error body of the Portcullis API: the generated `Error` schema (`{error, message?}`)
+ * plus the `fields` of a 422 `ValidationError` (messages per dotted path).
+ */
+export type ApiErrorBody = ErrorBody & { fields?: ValidationErrorBody['fields'] };
 
 /** A non-2xx answer of the API. */
 export class ApiError extends PortcullisError {

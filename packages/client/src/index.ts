@@ -47,3 +47,5 @@ export { createSseParser } from './sse.js';
 export type { SseEvent, SseParser, StreamOptions } from './sse.js';
 export type { AuthOptions } from './tokens.js';
 export type * from './types.js';
+// The declarations generated from the API's OpenAPI document, for anything types.ts does not name.
+export type { components, operations, paths } from './generated/openapi.js';

@@ -1,10 +1,39 @@
 /**
- * Resource types, hand-written from DESIGN.md and the orders table of packages/db.
- * They are meant to be replaced by `src/generated/openapi.ts` (see
- * `scripts/generate-types.ts`) once apps/api publishes /openapi.json; until then, the
- * payment, event, upload and API-key shapes are this package's best reading of the
- * design and may lag the server.
+ * Resource types of the client. Every type the API describes is an alias of the
+ * declarations generated from its OpenAPI document (`src/generated/openapi.ts`, written
+ * by `pnpm client:generate`), so a change of the API's zod schemas shows up here as a
+ * type error instead of a silent mismatch. Only what the document does not (or cannot)
+ * describe is written by hand, and says so.
  */
+import type { components, operations } from './generated/openapi.js';
+
+/** Named schemas of the API (`components.schemas` of /openapi.json). */
+export type Schemas = components['schemas'];
+
+/** Operation ids of the API, e.g. `getOrder`. */
+export type OperationId = keyof operations;
+
+type Responses<K extends OperationId> = operations[K]['responses'];
+
+/** The JSON body of an operation's response with `status` (default: its 2xx answer). */
+export type OperationResponse<
+  K extends OperationId,
+  S extends keyof Responses<K> = Extract<keyof Responses<K>, 200 | 201>,
+> = Responses<K>[S] extends { content: { 'application/json': infer T } } ? T : never;
+
+/** The JSON body of an operation's request. */
+export type OperationBody<K extends OperationId> =
+  NonNullable<operations[K]['requestBody']> extends { content: { 'application/json': infer T } }
+    ? T
+    : never;
+
+/** The query parameters of an operation. */
+export type OperationQuery<K extends OperationId> = NonNullable<
+  operations[K]['parameters']['query']
+>;
+
+// Pagination envelopes. Hand-written generics for code that handles any page; the
+// pages the resources return are the generated ones below, which are instances of them.
 
 /** Offset pagination envelope (`/orders`). */
 export interface OffsetPage<T> {
@@ -28,138 +57,79 @@ export interface TimePage<T> {
   nextBefore: string | null;
 }
 
+// Orders.
+
 /** Order lifecycle: pending -> open -> fulfilled, pending|open -> cancelled. */
-export type OrderStatus = 'pending' | 'open' | 'fulfilled' | 'cancelled';
-
-export interface OrderItem {
-  sku: string;
-  quantity: number;
-}
-
-export interface Order {
-  id: string;
-  userId: string;
-  customer: string;
-  status: OrderStatus;
-  /** Minor units (cents). */
-  amount: number;
-  /** ISO 4217, e.g. `EUR`. */
-  currency: string;
-  items: OrderItem[] | null;
-  note: string | null;
-  /** Optimistic-concurrency version; a stale value in a write gives 409. */
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
+export type OrderStatus = Schemas['OrderStatus'];
+export type OrderItem = Schemas['OrderItem'];
+/** `items` and `note` are absent (not null) when the order has none. */
+export type Order = Schemas['Order'];
+/** GET /orders. */
+export type OrderPage = Schemas['OrderPage'];
 /** Body of POST /orders. Status is read-only: new orders start `pending`. */
-export interface OrderCreate {
-  customer: string;
-  amount: number;
-  currency: string;
-  items?: OrderItem[];
-  note?: string | null;
-}
-
+export type OrderCreate = Schemas['CreateOrder'];
 /** Body of PUT /orders/:id (full replacement). */
-export interface OrderReplace extends OrderCreate {
-  version?: number;
-}
+export type OrderReplace = Schemas['ReplaceOrder'];
+/** Body of PATCH /orders/:id (JSON merge patch: null removes `items` or `note`). */
+export type OrderPatch = Schemas['PatchOrder'];
 
-/** Body of PATCH /orders/:id. */
-export type OrderPatch = Partial<OrderReplace>;
-
-/** Filters of GET /orders. */
-export interface OrderListParams {
-  /** Repeated as `status=a&status=b`. */
+/**
+ * Filters of GET /orders. `status` also takes a single value (the API's parameter is
+ * an array, repeated as `status=a&status=b`).
+ */
+export type OrderListParams = Omit<OperationQuery<'listOrders'>, 'status'> & {
   status?: OrderStatus | OrderStatus[];
-  customer?: string;
-  /** Date, `YYYY-MM-DD`. */
-  createdAfter?: string;
-  page?: number;
-  /** 1..100, default 20. */
-  limit?: number;
-}
+};
 
-export interface CursorParams {
-  after?: string;
-  limit?: number;
-}
+/** `after` and `limit` of the cursor-paginated lists (`/users`, `/payments`, `/api-keys`). */
+export type CursorParams = OperationQuery<'listUsers'>;
 
-export interface User {
-  id: string;
-  email: string;
-  name: string | null;
-  roles: string[];
-  createdAt: string;
-}
+// Users.
 
-export interface Payment {
-  id: string;
-  amount: number;
-  currency: string;
-  status: string;
-  orderId?: string | null;
-  createdAt: string;
-}
+export type User = Schemas['User'];
+/** GET /users. */
+export type UserPage = Schemas['UserPage'];
 
-/** Body of POST /payments. */
-export interface PaymentCreate {
-  amount: number;
-  currency: string;
-  orderId?: string;
-  description?: string;
-}
+// Payments.
 
-export interface EventItem {
-  id: string;
-  type: string;
-  /** ISO 8601. */
-  createdAt: string;
-  data?: unknown;
-}
+export type Payment = Schemas['Payment'];
+/** GET /payments. */
+export type PaymentPage = Schemas['PaymentPage'];
+/** Body of POST /payments: a payment always pays an order the caller may see. */
+export type PaymentCreate = Schemas['CreatePayment'];
 
-export interface EventListParams {
-  /** ISO 8601 timestamp (or Date); items strictly older are returned. */
+// Events.
+
+/** One entry of GET /events (its `id` is also the SSE `id:` of GET /stream). */
+export type EventItem = Schemas['Event'];
+/** GET /events. */
+export type EventPage = Schemas['EventPage'];
+
+/** Query of GET /events; `before` also takes a Date (sent as ISO 8601). */
+export type EventListParams = Omit<OperationQuery<'listEvents'>, 'before'> & {
   before?: string | Date;
-  limit?: number;
-}
+};
+
+// API keys.
 
 /** An API key record; the secret itself is never returned after creation. */
-export interface ApiKey {
-  id: string;
-  name: string | null;
-  /** First characters of the key, to recognise it. */
-  prefix?: string;
-  permissions?: string[];
-  revoked: boolean;
-  createdAt: string;
-  lastUsedAt?: string | null;
-}
+export type ApiKey = Schemas['ApiKey'];
+/** GET /api-keys. */
+export type ApiKeyPage = Schemas['ApiKeyPage'];
+/** Body of POST /api-keys. `permissions`: a subset of the caller's; keep it minimal. */
+export type ApiKeyCreate = Schemas['CreateApiKeyRequest'];
+/** Answer of POST /api-keys: the record plus `key`, shown this once. */
+export type ApiKeyCreated = Schemas['CreatedApiKey'];
 
-export interface ApiKeyCreate {
-  name?: string;
-  /** Subset of the caller's permissions; keep it minimal. */
-  permissions?: string[];
-}
+// Uploads.
 
-/** Answer of POST /api-keys: the record plus the key, shown this once. */
-export interface ApiKeyCreated extends ApiKey {
-  /** `sk_live_<43 base64url chars>`. Store it now: it cannot be read again. */
-  key: string;
-}
+export type Upload = Schemas['Upload'];
 
-export interface Upload {
-  id: string;
-  caption: string | null;
-  filename?: string | null;
-  contentType?: string | null;
-  size?: number;
-  createdAt: string;
-}
-
-/** Input of uploads.upload(): sent as multipart parts `file` and `caption`. */
+/**
+ * Input of uploads.upload(), sent as multipart parts `file` and `caption`. Hand-written:
+ * the document describes the multipart body inline (`file` as a binary string), which
+ * says nothing about Blob, File or the part's file name.
+ */
 export interface UploadInput {
   file: Blob;
   /** File name of the part; a File's own name when omitted. */
@@ -167,7 +137,14 @@ export interface UploadInput {
   caption?: string;
 }
 
-/** Options accepted by every resource method. */
+// Errors.
+
+/** Error body of every non-2xx JSON answer: `{error, message?}`. */
+export type ErrorBody = Schemas['Error'];
+/** The 422 body: `{error: 'validation_failed', message, fields}`. */
+export type ValidationErrorBody = Schemas['ValidationError'];
+
+/** Options accepted by every resource method. Hand-written: client-side only. */
 export interface CallOptions {
   signal?: AbortSignal;
   headers?: Record<string, string>;

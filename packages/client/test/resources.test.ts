@@ -6,6 +6,7 @@ import type { RecordedRequest, TestServer } from './server.js';
 let server: TestServer;
 afterEach(() => server?.close());
 
+const ORDER_ID = '0b4f6e3c-2f7e-4a8b-9b1a-5f0c1d2e3f40';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** Echoes the request so tests can also check what the method returns. */
@@ -57,7 +58,9 @@ describe('orders', () => {
     await client.orders.replace('o1', { ...body, version: 2 });
     const patched = await client.orders.update('o1', { note: 'hi' });
     await expect(client.orders.delete('o1')).resolves.toBeUndefined();
-    await client.orders.cancel('o1');
+    await client.orders.cancel('o1', { ifMatch: '"v3"' });
+    await client.orders.confirm('o1');
+    await client.orders.fulfill('o1');
 
     expect(server.requests.map(line)).toEqual([
       'GET /orders/o%2F1',
@@ -66,7 +69,10 @@ describe('orders', () => {
       'PATCH /orders/o1',
       'DELETE /orders/o1',
       'POST /orders/o1/cancel',
+      'POST /orders/o1/confirm',
+      'POST /orders/o1/fulfill',
     ]);
+    expect(server.requests[5]?.headers['if-match']).toBe('"v3"');
     expect(patched).toEqual({ method: 'PATCH', url: '/orders/o1', body: { note: 'hi' } });
     expect(server.requests[1]?.headers['content-type']).toBe('application/json');
     expect(server.requests[2]?.body.toString()).toBe(JSON.stringify({ ...body, version: 2 }));
@@ -86,6 +92,7 @@ describe('users, events, api keys', () => {
     await client.payments.get('p1');
     await client.apiKeys.list();
     await client.apiKeys.create({ name: 'ci', permissions: ['orders:read'] });
+    await client.apiKeys.get('k1');
     await client.apiKeys.revoke('k1');
 
     expect(server.requests.map(line)).toEqual([
@@ -97,6 +104,7 @@ describe('users, events, api keys', () => {
       'GET /payments/p1',
       'GET /api-keys',
       'POST /api-keys',
+      'GET /api-keys/k1',
       'DELETE /api-keys/k1',
     ]);
     expect(JSON.parse(server.requests[7]!.body.toString())).toEqual({
@@ -116,10 +124,17 @@ describe('payments', () => {
       retry: { sleep: recordingSleep().sleep },
     });
 
-    await expect(client.createPayment({ amount: 500, currency: 'EUR' })).resolves.toEqual({
+    await expect(
+      client.createPayment({ amount: 500, currency: 'EUR', orderId: ORDER_ID }),
+    ).resolves.toEqual({
       id: 'pay_1',
     });
 
+    expect(JSON.parse(server.requests[0]!.body.toString())).toEqual({
+      amount: 500,
+      currency: 'EUR',
+      orderId: ORDER_ID,
+    });
     const keys = server.requests.map((r) => r.headers['idempotency-key']);
     expect(keys).toHaveLength(3);
     expect(keys[0]).toMatch(UUID);
@@ -129,10 +144,10 @@ describe('payments', () => {
   it('uses a new key per logical operation and the caller’s key when given', async () => {
     server = await startServer((_req, res) => json(res, 201, { id: 'pay' }));
     const client = createPortcullisClient({ baseUrl: server.url });
-    await client.payments.create({ amount: 1, currency: 'EUR' });
-    await client.payments.create({ amount: 1, currency: 'EUR' });
+    await client.payments.create({ amount: 1, currency: 'EUR', orderId: ORDER_ID });
+    await client.payments.create({ amount: 1, currency: 'EUR', orderId: ORDER_ID });
     await client.payments.create(
-      { amount: 1, currency: 'EUR' },
+      { amount: 1, currency: 'EUR', orderId: ORDER_ID },
       { idempotencyKey: 'order-42-attempt' },
     );
     const keys = server.requests.map((r) => r.headers['idempotency-key']);
@@ -147,7 +162,7 @@ describe('payments', () => {
       retry: { maxRetries: 2, sleep: recordingSleep().sleep },
     });
     const error = await client.payments
-      .create({ amount: 1, currency: 'EUR' })
+      .create({ amount: 1, currency: 'EUR', orderId: ORDER_ID })
       .catch((e: unknown) => e);
     expect(server.requests).toHaveLength(3);
     expect(error).toMatchObject({

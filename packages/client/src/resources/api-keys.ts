@@ -3,24 +3,27 @@ import type {
   ApiKey,
   ApiKeyCreate,
   ApiKeyCreated,
+  ApiKeyPage,
   CallOptions,
-  CursorPage,
   CursorParams,
+  OperationResponse,
 } from '../types.js';
 
-/** `/api-keys`: list, create (the key is returned once), revoke. */
+/** `/api-keys`: list, get, create (the key is returned once), revoke. */
 export interface ApiKeysApi {
-  list(params?: CursorParams, options?: CallOptions): Promise<CursorPage<ApiKey>>;
-  create(body?: ApiKeyCreate, options?: CallOptions): Promise<ApiKeyCreated>;
+  list(params?: CursorParams, options?: CallOptions): Promise<ApiKeyPage>;
+  get(id: string, options?: CallOptions): Promise<ApiKey>;
+  create(body: ApiKeyCreate, options?: CallOptions): Promise<ApiKeyCreated>;
   revoke(id: string, options?: CallOptions): Promise<void>;
 }
 
 export function createApiKeysApi(http: Http): ApiKeysApi {
+  const one = (id: string): string => `/api-keys/${encodeURIComponent(id)}`;
   return {
     async list(params = {}, options) {
       const query = { after: params.after, limit: params.limit };
       return (
-        await http.request<CursorPage<ApiKey>>({
+        await http.request<OperationResponse<'listApiKeys'>>({
           method: 'GET',
           path: '/api-keys',
           query,
@@ -28,9 +31,18 @@ export function createApiKeysApi(http: Http): ApiKeysApi {
         })
       ).data;
     },
-    async create(body = {}, options) {
+    async get(id, options) {
       return (
-        await http.request<ApiKeyCreated>({
+        await http.request<OperationResponse<'getApiKey'>>({
+          method: 'GET',
+          path: one(id),
+          ...options,
+        })
+      ).data;
+    },
+    async create(body, options) {
+      return (
+        await http.request<OperationResponse<'createApiKey'>>({
           method: 'POST',
           path: '/api-keys',
           json: body,
@@ -39,11 +51,7 @@ export function createApiKeysApi(http: Http): ApiKeysApi {
       ).data;
     },
     async revoke(id, options) {
-      await http.request<void>({
-        method: 'DELETE',
-        path: `/api-keys/${encodeURIComponent(id)}`,
-        ...options,
-      });
+      await http.request<void>({ method: 'DELETE', path: one(id), ...options });
     },
   };
 }

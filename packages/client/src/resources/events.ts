@@ -1,9 +1,9 @@
 import type { Http } from '../http.js';
-import type { CallOptions, EventItem, EventListParams, TimePage } from '../types.js';
+import type { CallOptions, EventListParams, EventPage, OperationResponse } from '../types.js';
 
 /** `/events`: chronological feed read backwards with `before`. */
 export interface EventsApi {
-  list(params?: EventListParams, options?: CallOptions): Promise<TimePage<EventItem>>;
+  list(params?: EventListParams, options?: CallOptions): Promise<EventPage>;
 }
 
 export function createEventsApi(http: Http): EventsApi {
@@ -11,7 +11,7 @@ export function createEventsApi(http: Http): EventsApi {
     async list(params = {}, options) {
       const query = { before: params.before, limit: params.limit };
       return (
-        await http.request<TimePage<EventItem>>({
+        await http.request<OperationResponse<'listEvents'>>({
           method: 'GET',
           path: '/events',
           query,

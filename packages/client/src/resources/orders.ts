@@ -1,10 +1,11 @@
 import type { Http } from '../http.js';
 import type {
   CallOptions,
-  OffsetPage,
+  OperationResponse,
   Order,
   OrderCreate,
   OrderListParams,
+  OrderPage,
   OrderPatch,
   OrderReplace,
 } from '../types.js';
@@ -15,18 +16,23 @@ export interface WriteOptions extends CallOptions {
   ifMatch?: string;
 }
 
-/** `/orders`: offset-paginated list, CRUD and the cancel action. */
+/** `/orders`: offset-paginated list, CRUD and the status actions. */
 export interface OrdersApi {
-  list(params?: OrderListParams, options?: CallOptions): Promise<OffsetPage<Order>>;
+  list(params?: OrderListParams, options?: CallOptions): Promise<OrderPage>;
   /** Conditional GET: a 304 is answered from the ETag cache. */
   get(id: string, options?: CallOptions): Promise<Order>;
   create(body: OrderCreate, options?: CallOptions): Promise<Order>;
-  /** PUT; resolves undefined when the server answers 204. */
-  replace(id: string, body: OrderReplace, options?: WriteOptions): Promise<Order | undefined>;
-  /** PATCH; resolves undefined when the server answers 204. */
-  update(id: string, patch: OrderPatch, options?: WriteOptions): Promise<Order | undefined>;
+  /** PUT: full replacement; resolves the updated order. */
+  replace(id: string, body: OrderReplace, options?: WriteOptions): Promise<Order>;
+  /** PATCH (JSON merge patch); resolves the updated order. */
+  update(id: string, patch: OrderPatch, options?: WriteOptions): Promise<Order>;
   delete(id: string, options?: WriteOptions): Promise<void>;
-  cancel(id: string, options?: CallOptions): Promise<Order>;
+  /** POST /orders/:id/cancel: pending or open -> cancelled. */
+  cancel(id: string, options?: WriteOptions): Promise<Order>;
+  /** POST /orders/:id/confirm: pending -> open. */
+  confirm(id: string, options?: WriteOptions): Promise<Order>;
+  /** POST /orders/:id/fulfill: open -> fulfilled (needs `orders:*`). */
+  fulfill(id: string, options?: WriteOptions): Promise<Order>;
 }
 
 export function createOrdersApi(http: Http): OrdersApi {
@@ -35,11 +41,18 @@ export function createOrdersApi(http: Http): OrdersApi {
     signal: options?.signal,
     headers: { ...options?.headers, ...(options?.ifMatch ? { 'If-Match': options.ifMatch } : {}) },
   });
+  const action = async (
+    id: string,
+    name: 'cancel' | 'confirm' | 'fulfill',
+    options?: WriteOptions,
+  ): Promise<Order> =>
+    (await http.request<Order>({ method: 'POST', path: `${one(id)}/${name}`, ...write(options) }))
+      .data;
   return {
     async list(params = {}, options) {
       const { status, customer, createdAfter, page, limit } = params;
       return (
-        await http.request<OffsetPage<Order>>({
+        await http.request<OperationResponse<'listOrders'>>({
           method: 'GET',
           path: '/orders',
           query: { status, customer, createdAfter, page, limit },
@@ -48,16 +61,27 @@ export function createOrdersApi(http: Http): OrdersApi {
       ).data;
     },
     async get(id, options) {
-      return (await http.request<Order>({ method: 'GET', path: one(id), ...options })).data;
+      return (
+        await http.request<OperationResponse<'getOrder'>>({
+          method: 'GET',
+          path: one(id),
+          ...options,
+        })
+      ).data;
     },
     async create(body, options) {
       return (
-        await http.request<Order>({ method: 'POST', path: '/orders', json: body, ...options })
+        await http.request<OperationResponse<'createOrder'>>({
+          method: 'POST',
+          path: '/orders',
+          json: body,
+          ...options,
+        })
       ).data;
     },
     async replace(id, body, options) {
       return (
-        await http.request<Order | undefined>({
+        await http.request<OperationResponse<'replaceOrder'>>({
           method: 'PUT',
           path: one(id),
           json: body,
@@ -67,7 +91,7 @@ export function createOrdersApi(http: Http): OrdersApi {
     },
     async update(id, patch, options) {
       return (
-        await http.request<Order | undefined>({
+        await http.request<OperationResponse<'updateOrder'>>({
           method: 'PATCH',
           path: one(id),
           json: patch,
@@ -78,9 +102,8 @@ export function createOrdersApi(http: Http): OrdersApi {
     async delete(id, options) {
       await http.request<void>({ method: 'DELETE', path: one(id), ...write(options) });
     },
-    async cancel(id, options) {
-      return (await http.request<Order>({ method: 'POST', path: `${one(id)}/cancel`, ...options }))
-        .data;
-    },
+    cancel: (id, options) => action(id, 'cancel', options),
+    confirm: (id, options) => action(id, 'confirm', options),
+    fulfill: (id, options) => action(id, 'fulfill', options),
   };
 }

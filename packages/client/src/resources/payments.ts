@@ -1,5 +1,12 @@
 import type { Http } from '../http.js';
-import type { CallOptions, CursorPage, CursorParams, Payment, PaymentCreate } from '../types.js';
+import type {
+  CallOptions,
+  CursorParams,
+  OperationResponse,
+  Payment,
+  PaymentCreate,
+  PaymentPage,
+} from '../types.js';
 
 /** Options of payments.create(). */
 export interface CreatePaymentOptions extends CallOptions {
@@ -14,7 +21,7 @@ export interface CreatePaymentOptions extends CallOptions {
 /** `/payments`: idempotent create, cursor list, get. */
 export interface PaymentsApi {
   create(body: PaymentCreate, options?: CreatePaymentOptions): Promise<Payment>;
-  list(params?: CursorParams, options?: CallOptions): Promise<CursorPage<Payment>>;
+  list(params?: CursorParams, options?: CallOptions): Promise<PaymentPage>;
   get(id: string, options?: CallOptions): Promise<Payment>;
 }
 
@@ -23,7 +30,7 @@ export function createPaymentsApi(http: Http): PaymentsApi {
     async create(body, options = {}) {
       const { idempotencyKey = crypto.randomUUID(), ...rest } = options;
       return (
-        await http.request<Payment>({
+        await http.request<OperationResponse<'createPayment'>>({
           method: 'POST',
           path: '/payments',
           json: body,
@@ -35,7 +42,7 @@ export function createPaymentsApi(http: Http): PaymentsApi {
     async list(params = {}, options) {
       const query = { after: params.after, limit: params.limit };
       return (
-        await http.request<CursorPage<Payment>>({
+        await http.request<OperationResponse<'listPayments'>>({
           method: 'GET',
           path: '/payments',
           query,
@@ -45,7 +52,7 @@ export function createPaymentsApi(http: Http): PaymentsApi {
     },
     async get(id, options) {
       return (
-        await http.request<Payment>({
+        await http.request<OperationResponse<'getPayment'>>({
           method: 'GET',
           path: `/payments/${encodeURIComponent(id)}`,
           ...options,

@@ -1,5 +1,5 @@
 import type { Http } from '../http.js';
-import type { CallOptions, Upload, UploadInput } from '../types.js';
+import type { CallOptions, OperationResponse, Upload, UploadInput } from '../types.js';
 
 /** `/uploads`: multipart upload and metadata lookup. */
 export interface UploadsApi {
@@ -16,12 +16,17 @@ export function createUploadsApi(http: Http): UploadsApi {
       form.append('file', input.file, name);
       if (input.caption !== undefined) form.append('caption', input.caption);
       return (
-        await http.request<Upload>({ method: 'POST', path: '/uploads', body: form, ...options })
+        await http.request<OperationResponse<'createUpload'>>({
+          method: 'POST',
+          path: '/uploads',
+          body: form,
+          ...options,
+        })
       ).data;
     },
     async get(id, options) {
       return (
-        await http.request<Upload>({
+        await http.request<OperationResponse<'getUpload'>>({
           method: 'GET',
           path: `/uploads/${encodeURIComponent(id)}`,
           ...options,

@@ -1,9 +1,10 @@
 import type { Http } from '../http.js';
-import type { CallOptions, CursorPage, CursorParams, User } from '../types.js';
+import type { CallOptions, CursorParams, OperationResponse, User, UserPage } from '../types.js';
 
 /** `/users`: cursor-paginated list, get, delete (needs `users:delete`). */
 export interface UsersApi {
-  list(params?: CursorParams, options?: CallOptions): Promise<CursorPage<User>>;
+  list(params?: CursorParams, options?: CallOptions): Promise<UserPage>;
+  /** Conditional GET: a 304 is answered from the ETag cache. */
   get(id: string, options?: CallOptions): Promise<User>;
   delete(id: string, options?: CallOptions): Promise<void>;
 }
@@ -14,11 +15,22 @@ export function createUsersApi(http: Http): UsersApi {
     async list(params = {}, options) {
       const query = { after: params.after, limit: params.limit };
       return (
-        await http.request<CursorPage<User>>({ method: 'GET', path: '/users', query, ...options })
+        await http.request<OperationResponse<'listUsers'>>({
+          method: 'GET',
+          path: '/users',
+          query,
+          ...options,
+        })
       ).data;
     },
     async get(id, options) {
-      return (await http.request<User>({ method: 'GET', path: one(id), ...options })).data;
+      return (
+        await http.request<OperationResponse<'getUser'>>({
+          method: 'GET',
+          path: one(id),
+          ...options,
+        })
+      ).data;
     },
     async delete(id, options) {
       await http.request<void>({ method: 'DELETE', path: one(id), ...options });
