@@ -14,7 +14,8 @@ export interface HttpFigure {
 }
 
 export interface Target {
-  info: Record<string, string>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  info: Record<string, any>;
   child: ChildProcess;
   /** Peak resident set size of the target process so far, in MB (from /proc). */
   peakRssMb(): number;
@@ -133,17 +134,28 @@ export async function measureHttp(
   };
 }
 
-/** Operations per second of an async function, run back to back for `ms`; median of 3. */
-export async function measureOps(fn: () => Promise<unknown>, ms = 2000): Promise<number> {
-  for (let i = 0; i < 50; i++) await fn();
+/**
+ * Operations per second of an async function run back to back by `concurrency` loops for
+ * `ms`; median of 3 runs after a warm-up.
+ */
+export async function measureOps(
+  fn: (loop: number) => Promise<unknown>,
+  ms = 2000,
+  concurrency = 1,
+): Promise<number> {
+  for (let i = 0; i < 10; i++) await fn(i % concurrency);
   const rates: number[] = [];
   for (let run = 0; run < 3; run++) {
     let count = 0;
     const start = performance.now();
-    while (performance.now() - start < ms) {
-      await fn();
-      count++;
-    }
+    await Promise.all(
+      Array.from({ length: concurrency }, async (_, loop) => {
+        while (performance.now() - start < ms) {
+          await fn(loop);
+          count++;
+        }
+      }),
+    );
     rates.push((count * 1000) / (performance.now() - start));
   }
   return Math.round(median(rates));

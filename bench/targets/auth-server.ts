@@ -3,7 +3,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import * as oidc from 'openid-client';
 import { pino } from 'pino';
+import { browserLogin, REDIRECT_URI } from '../../apps/auth-server/test/helpers/factories.js';
 import { createTestDatabase } from '@portcullis/db/testing';
 import { parseAuthConfig, startAuthServer } from '@portcullis/auth-server';
 
@@ -31,6 +33,53 @@ const response = await fetch(`${server.adminUrl}/admin/clients`, {
   }),
 });
 const client = (await response.json()) as { client_id: string; client_secret: string };
+
+// Refresh-token chains for the rotation benchmark: a user and a first-party public client,
+// signed in through the real login form and PKCE exchange, BENCH_CHAINS times.
+const admin = async (route: string, body: unknown) => {
+  const res = await fetch(`${server.adminUrl}${route}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return (await res.json()) as Record<string, string>;
+};
+const user = { email: 'bench@example.com', password: 'bench-password-1' };
+await admin('/admin/users', { ...user, roles: ['editor'] });
+const spa = await admin('/admin/clients', {
+  client_id: 'bench-spa',
+  token_endpoint_auth_method: 'none',
+  redirect_uris: [REDIRECT_URI],
+  grant_types: ['authorization_code', 'refresh_token'],
+  first_party: true,
+});
+const refreshTokens: string[] = [];
+const chains = Number(process.env['BENCH_CHAINS'] ?? 0);
+if (chains > 0) {
+  const config = await oidc.discovery(
+    new URL(server.issuer),
+    spa['client_id']!,
+    undefined,
+    oidc.None(),
+    {
+      execute: [oidc.allowInsecureRequests],
+    },
+  );
+  for (let i = 0; i < chains; i++) {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid offline_access api',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    const callback = await browserLogin(url.href, user);
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+    });
+    refreshTokens.push(tokens.refresh_token!);
+  }
+}
 console.log(
   JSON.stringify({
     url: server.url,
@@ -38,6 +87,10 @@ console.log(
     databaseUrl: database.url,
     clientId: client.client_id,
     clientSecret: client.client_secret,
+    spaClientId: spa['client_id'],
+    email: user.email,
+    password: user.password,
+    refreshTokens,
   }),
 );
 process.on('SIGTERM', async () => {
