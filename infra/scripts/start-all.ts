@@ -3,7 +3,7 @@
  * PGlite in DATA_DIR unless DATABASE_URL is set). Each app can also run alone through
  * its own main.ts.
  */
-import { pino } from 'pino';
+import { createLogger } from '@portcullis/observability';
 import { createDb, describeDb, exitOnConfigError, runServices } from '@portcullis/db';
 import { parseAuthConfig, startAuthServer } from '@portcullis/auth-server';
 import { parseApiConfig, startApiServer } from '@portcullis/api';
@@ -21,7 +21,7 @@ const web = exitOnConfigError(() =>
 const api = exitOnConfigError(() =>
   parseApiConfig({ ...process.env, CORS_ORIGINS: process.env['CORS_ORIGINS'] || web.origin }),
 );
-const logger = pino({ level: auth.logLevel, base: {} });
+const logger = createLogger({ level: auth.logLevel });
 const dbOptions = { databaseUrl: auth.databaseUrl, dataDir: auth.dataDir };
 const db = createDb(dbOptions);
 logger.info({ database: describeDb(dbOptions) }, 'opening database');

@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import cors from '@koa/cors';
+import Router from '@koa/router';
 import {
   createAccessTokenVerifier,
   createDenyList,
@@ -11,6 +12,7 @@ import {
   type PrincipalResolver,
 } from '@portcullis/claims';
 import type { Db } from '@portcullis/db';
+import { createReadinessCheck, requestLog } from '@portcullis/observability';
 import type { Logger } from 'pino';
 import { credentialGuard, credentialResolvers } from './auth/credentials.js';
 import type { ApiConfig } from './config.js';
@@ -19,12 +21,12 @@ import { createEventBus, type EventBus } from './events/bus.js';
 import { createCursorCodec } from './http/cursor.js';
 import { authenticate, type ApiState } from './middleware/authenticate.js';
 import { renderErrors } from './middleware/render-errors.js';
-import { requestLog } from './middleware/request-log.js';
 import { JSON_TYPES, requireJsonBody } from './middleware/require-json.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import type { ApiRouter } from './openapi/define-route.js';
 import { FakePaymentProvider } from './payments/fake-provider.js';
 import type { PaymentProvider } from './payments/provider.js';
+import { createApiMetrics } from './metrics.js';
 import { createApiRoutes } from './routes/index.js';
 import { createRateLimiters, type RateLimiters } from './rate-limits.js';
 import { skipJsonForUploads } from './routes/uploads.js';
@@ -57,6 +59,8 @@ export interface ApiDeps {
   eventBus?: EventBus;
   /** Default: local disk under config.uploads.dir. */
   storage?: BlobStorage;
+  /** True once shutdown began (server.ts): /readyz then answers 503. */
+  draining?: () => boolean;
 }
 
 const BODY_LIMIT = '64kb';
@@ -106,7 +110,12 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
   const now = deps.now ?? Date.now;
   const repos = createRepos(deps.db);
   const clock = () => new Date(now());
-  const limiters = deps.rateLimiters ?? createRateLimiters({ settings: config.rateLimits });
+  const { metrics, limiters } = createApiMetrics({
+    limiters: deps.rateLimiters ?? createRateLimiters({ settings: config.rateLimits }),
+    denyList: deps.denyList,
+    // Process metrics start timers and observers: only for real servers, not per test app.
+    defaultMetrics: config.env !== 'test',
+  });
   // Same-process deny lists hear the write at once (shared bus); other instances poll it.
   const revocations = deps.revocations ?? createDenyList({ db: deps.db });
   const api = createApiRoutes(
@@ -116,9 +125,16 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
       logger: deps.logger,
       clock: () => new Date(now()),
       userCursors: createCursorCodec(() => repos.secrets.get('cursor-hmac'), 'users'),
-      checkReady: async () => {
-        await deps.db.raw('select 1');
-      },
+      checkReady: createReadinessCheck(
+        {
+          database: () => deps.db.raw('select 1'),
+          redis: limiters.store === 'redis' ? () => limiters.ping() : undefined,
+        },
+        {
+          ...(deps.draining ? { draining: deps.draining } : {}),
+          onFailure: (name, err) => deps.logger.warn({ err, dependency: name }, 'not ready'),
+        },
+      ),
       credentials: { limiters, revocations },
       paymentProvider: deps.paymentProvider ?? new FakePaymentProvider(),
       eventBus:
@@ -138,9 +154,18 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
     ),
   );
 
+  // Prometheus scrapes /metrics without credentials (exempt from the anonymous limit);
+  // keep the port off the public internet or filter the path at the edge.
+  const operations = new Router<ApiState>().get('/metrics', metrics.handler);
   const allowed = new Set(config.corsOrigins);
   app
-    .use(requestLog(deps.logger))
+    .use(metrics.middleware)
+    .use(
+      requestLog(deps.logger, {
+        subjectOf: (ctx) => (ctx.state as ApiState).principal?.subject,
+        quietPaths: ['/healthz', '/readyz', '/metrics'],
+      }),
+    )
     .use(securityHeaders({ hsts: config.env === 'production' }))
     .use(
       cors({
@@ -166,6 +191,7 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
       }),
     )
     .use(renderErrors(deps.logger))
+    .use(operations.routes())
     .use(credentialGuard(config, limiters))
     .use(skipJsonForUploads(requireJsonBody(['/login'])))
     .use(

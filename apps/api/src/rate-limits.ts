@@ -33,6 +33,8 @@ export interface RateLimiters {
   reset(name: LimiterName, key: string): Promise<void>;
   /** Resolves once the store answers (Redis connected); main and tests await it. */
   ready(): Promise<void>;
+  /** One round trip to the store (Redis PING; in process: nothing), for /readyz. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -150,6 +152,10 @@ export function createRateLimiters(options: RateLimitersOptions): RateLimiters {
     },
 
     ready: () => (client ? waitUntilReady(client, timeoutMs * 5) : Promise.resolve()),
+
+    async ping() {
+      await client?.ping();
+    },
 
     async close() {
       if (!client) return;

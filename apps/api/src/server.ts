@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDenyList } from '@portcullis/claims';
+import { drainOnClose, type ServerDrain } from '@portcullis/observability';
 import { createApiApp, type ApiDeps } from './app.js';
 import type { ApiConfig } from './config.js';
 import { createEventsRepo } from './data/events-repo.js';
@@ -10,13 +11,6 @@ import { rateLimitersFromConfig } from './rate-limits.js';
 export interface RunningApiServer {
   url: string;
   close(): Promise<void>;
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.close((err) => (err ? reject(err) : resolve()));
-    server.closeIdleConnections();
-  });
 }
 
 /** Listens on config.port (0 picks a free port, as tests do). */
@@ -47,7 +41,9 @@ export async function startApiServer(config: ApiConfig, deps: ApiDeps): Promise<
         pollMs: config.streams.pollMs,
         onError: (err) => deps.logger.error({ err }, 'event poll failed'),
       });
+  const lifecycle: { drain?: ServerDrain } = {};
   const app = createApiApp(config, {
+    draining: () => lifecycle.drain?.draining ?? false,
     ...deps,
     ...(ownEventBus ? { eventBus: ownEventBus } : {}),
     ...(ownDenyList ? { denyList: ownDenyList } : {}),
@@ -56,12 +52,15 @@ export async function startApiServer(config: ApiConfig, deps: ApiDeps): Promise<
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.port, () => resolve(s));
   });
+  const draining = drainOnClose(server);
+  lifecycle.drain = draining;
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     async close() {
+      // Streams first (each gets a last `retry:` frame), so the drain does not wait on them.
       await ownEventBus?.close();
-      await closeServer(server);
+      await draining.close();
       await ownDenyList?.close();
       await ownLimiters?.close();
     },

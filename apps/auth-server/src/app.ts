@@ -3,6 +3,12 @@ import Router from '@koa/router';
 import type { AccountsRepo } from '@portcullis/accounts';
 import type { DenyList } from '@portcullis/claims';
 import type { Db } from '@portcullis/db';
+import {
+  readinessEndpoint,
+  requestLog,
+  type AppMetrics,
+  type ReadinessReport,
+} from '@portcullis/observability';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AuthConfig } from './config.js';
@@ -13,6 +19,7 @@ import type { FailureLimiter } from './limits.js';
 import type { DeviceGuard } from './provider/device-guard.js';
 import type { ProviderHost } from './provider/provider-host.js';
 import { baseHeaders, htmlHeaders } from './security-headers.js';
+import { isUnavailable, RETRY_AFTER_SECONDS, unavailableAs503 } from './unavailable.js';
 
 /** What callers pass to startAuthServer; everything optional has a default from config. */
 export interface AuthDeps {
@@ -43,6 +50,10 @@ export interface AuthAppParts {
   deviceGuard: DeviceGuard;
   loginLimiters: { ip: FailureLimiter; account: FailureLimiter };
   cookieKeys: string[];
+  /** This app's Prometheus registry and HTTP middleware (GET /metrics). */
+  metrics: AppMetrics;
+  /** GET /readyz: database and, with REDIS_URL, Redis. */
+  checkReady: () => Promise<ReadinessReport>;
 }
 
 /** Interaction pages answer HTML errors; an expired or foreign interaction is a 400, not a 500. */
@@ -58,16 +69,22 @@ function interactionErrors(logger: Logger): Koa.Middleware {
         error_description?: string;
         message?: string;
       };
-      const status = e.statusCode ?? e.status ?? 500;
-      if (status >= 500) logger.error({ err: error, path: ctx.path }, 'interaction failed');
+      const unavailable = isUnavailable(error);
+      const status = unavailable ? 503 : (e.statusCode ?? e.status ?? 500);
+      if (unavailable) logger.warn({ err: error, path: ctx.path }, 'dependency unavailable');
+      else if (status >= 500) logger.error({ err: error, path: ctx.path }, 'interaction failed');
       htmlHeaders(ctx);
-      ctx.status = status >= 500 ? 500 : status;
+      // Fail closed and say so: a 503 with Retry-After, never an unchecked login.
+      if (unavailable) ctx.set('Retry-After', RETRY_AFTER_SECONDS);
+      ctx.status = unavailable ? 503 : status >= 500 ? 500 : status;
       ctx.type = 'html';
       ctx.body = messagePage(
         'Sign-in problem',
-        status >= 500
-          ? 'Something went wrong.'
-          : 'This sign-in request has expired or is not valid here. Start again from the application.',
+        unavailable
+          ? 'Sign-in is temporarily unavailable. Try again in a few seconds.'
+          : status >= 500
+            ? 'Something went wrong.'
+            : 'This sign-in request has expired or is not valid here. Start again from the application.',
       );
     }
   };
@@ -84,17 +101,9 @@ export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
-  router.get('/readyz', async function readiness(ctx) {
-    try {
-      await parts.db.raw('select 1');
-      ctx.body = { status: 'ready', database: 'ok' };
-    } catch (error) {
-      parts.logger.warn({ err: error }, 'readiness check failed');
-      ctx.status = 503;
-      ctx.set('Retry-After', '5');
-      ctx.body = { status: 'unavailable', database: 'unreachable' };
-    }
-  });
+  router.get('/readyz', readinessEndpoint(parts.checkReady));
+  // Prometheus scrapes without credentials: keep the port internal or filter at the edge.
+  router.get('/metrics', parts.metrics.handler);
 
   const interactions = new Router({ prefix: '' });
   interactions.use(interactionErrors(parts.logger));
@@ -107,6 +116,14 @@ export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
     csrfKey: parts.cookieKeys[0]!,
   });
 
+  app.use(parts.metrics.middleware);
+  app.use(
+    requestLog(parts.logger, {
+      quietPaths: ['/healthz', '/readyz', '/metrics'],
+      logPath: false,
+    }),
+  );
+  app.use(unavailableAs503);
   app.use(baseHeaders);
   app.use(router.routes());
   app.use(interactions.routes());

@@ -5,6 +5,7 @@ import {
   RateLimiterRes,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
+import { DependencyUnavailableError } from './unavailable.js';
 
 export interface LimiterSpec {
   keyPrefix: string;
@@ -26,6 +27,16 @@ export interface FailureLimiter {
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
+/** A store failure is never "no limit": callers answer 503 (fail closed). */
+async function orUnavailable<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof RateLimiterRes) throw error;
+    throw new DependencyUnavailableError('rate-limit store', error);
+  }
+}
+
 export function createFailureLimiter(spec: LimiterSpec, redis?: Redis): FailureLimiter {
   const options = { ...spec, blockDuration: spec.blockDuration ?? spec.duration };
   const limiter: RateLimiterAbstract = redis
@@ -33,12 +44,12 @@ export function createFailureLimiter(spec: LimiterSpec, redis?: Redis): FailureL
     : new RateLimiterMemory(options);
   return {
     async retryAfter(key) {
-      const res = await limiter.get(key);
+      const res = await orUnavailable(limiter.get(key));
       return res && res.consumedPoints >= spec.points ? seconds(res.msBeforeNext) : 0;
     },
     async fail(key) {
       try {
-        await limiter.consume(key);
+        await orUnavailable(limiter.consume(key));
         return 0;
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) return seconds(rejection.msBeforeNext);
@@ -46,7 +57,7 @@ export function createFailureLimiter(spec: LimiterSpec, redis?: Redis): FailureL
       }
     },
     async reset(key) {
-      await limiter.delete(key);
+      await orUnavailable(limiter.delete(key));
     },
   };
 }

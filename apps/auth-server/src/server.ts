@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createAccountsRepo } from '@portcullis/accounts';
 import { createDenyList } from '@portcullis/claims';
+import { createReadinessCheck, drainOnClose } from '@portcullis/observability';
 import { Redis } from 'ioredis';
 import { createAdminApp } from './admin/app.js';
 import { createAlertSender } from './alerts.js';
@@ -13,6 +14,7 @@ import { createClientsRepo } from './data/clients-repo.js';
 import { purgeExpired } from './data/oidc-adapter.js';
 import { createSigningKeysRepo } from './data/signing-keys-repo.js';
 import { createFailureLimiter } from './limits.js';
+import { createAuthMetrics } from './metrics.js';
 import { ID_TOKEN_TTL } from './provider/configuration.js';
 import { createDeviceGuard } from './provider/device-guard.js';
 import { createKeyManager } from './provider/keys.js';
@@ -52,12 +54,8 @@ function listen(server: Server, port: number, host?: string): Promise<number> {
   });
 }
 
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.close((err) => (err ? reject(err) : resolve()));
-    server.closeIdleConnections();
-  });
-}
+/** Redis commands fail within this many ms instead of hanging a login (fail closed). */
+const REDIS_TIMEOUT_MS = 1000;
 
 /**
  * Starts the authorization server (config.port) and the admin API (config.adminPort on
@@ -81,6 +79,7 @@ export async function startAuthServer(
   let handler: RequestListener = (_req, res) =>
     void res.writeHead(503, { 'retry-after': '1' }).end();
   const server = createServer((req, res) => handler(req, res));
+  const drain = drainOnClose(server);
   const port = await listen(server, config.port);
   const url = `http://127.0.0.1:${port}`;
   const issuer = config.port === 0 ? url : config.issuer;
@@ -93,7 +92,15 @@ export async function startAuthServer(
 
   const redis =
     deps.redis ??
-    (config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false }) : undefined);
+    (config.redisUrl
+      ? new Redis(config.redisUrl, {
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 0,
+          connectTimeout: REDIS_TIMEOUT_MS,
+          commandTimeout: REDIS_TIMEOUT_MS,
+        })
+      : undefined);
+  const metrics = createAuthMetrics({ defaultMetrics: config.env !== 'test' });
   const ownsRedis = !deps.redis && redis !== undefined;
   // Read (logout everywhere refuses old refresh tokens) as well as written (grant
   // revocations), so it is loaded before the first request and then polled.
@@ -139,6 +146,7 @@ export async function startAuthServer(
       alerts: createAlertSender(config.alertWebhookUrl, logger),
       accessTokenTtl: config.accessTokenTtl,
       track,
+      metrics: metrics.grants,
     },
   });
 
@@ -150,6 +158,17 @@ export async function startAuthServer(
     audit,
     deviceGuard,
     cookieKeys: secrets.cookieKeys,
+    metrics,
+    checkReady: createReadinessCheck(
+      {
+        database: () => db.raw('select 1'),
+        redis: redis ? () => redis.ping() : undefined,
+      },
+      {
+        draining: () => drain.draining,
+        onFailure: (name, err) => logger.warn({ err, dependency: name }, 'not ready'),
+      },
+    ),
     loginLimiters: {
       ip: createFailureLimiter({ keyPrefix: 'login_ip', points: 20, duration: 600 }, redis),
       account: createFailureLimiter(
@@ -175,6 +194,7 @@ export async function startAuthServer(
     logger,
   );
   const adminServer = createServer(adminApp.callback());
+  const adminDrain = drainOnClose(adminServer);
   const adminPort = await listen(adminServer, config.adminPort, '127.0.0.1');
 
   if (config.seedDemo) {
@@ -216,7 +236,7 @@ export async function startAuthServer(
     async close() {
       for (const t of timers) clearInterval(t);
       host.close();
-      await Promise.allSettled([closeServer(server), closeServer(adminServer)]);
+      await Promise.allSettled([drain.close(), adminDrain.close()]);
       await Promise.allSettled([...pending]);
       if (!deps.denyList) await denyList.close();
       if (ownsRedis) redis?.disconnect();

@@ -29,6 +29,8 @@ export interface DenyList {
   close(): Promise<void>;
   /** Milliseconds time of the last successful poll; readiness checks can alert on staleness. */
   readonly lastSyncedAt: number | undefined;
+  /** Entries held in memory (tokens, grants and subjects), for the `deny_list_entries` gauge. */
+  size(): number;
 }
 
 /**
@@ -202,5 +204,6 @@ export function createDenyList(options: DenyListOptions = {}): DenyList {
     get lastSyncedAt() {
       return lastSyncedAt;
     },
+    size: () => jtis.size + grants.size + subjects.size,
   };
 }

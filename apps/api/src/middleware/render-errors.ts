@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { ForbiddenError as ClaimsForbiddenError, TokenError } from '@portcullis/claims';
-import { isUniqueViolation } from '@portcullis/db';
+import { isDatabaseUnavailable, isUniqueViolation } from '@portcullis/db';
 import {
   AppError,
   BadRequestError,
@@ -9,6 +9,7 @@ import {
   ForbiddenError,
   NotFoundError,
   PayloadTooLargeError,
+  ServiceUnavailableError,
   UnauthorizedError,
   UnsupportedMediaTypeError,
   type ErrorCode,
@@ -52,6 +53,9 @@ export function toAppError(error: unknown): AppError {
   if (error instanceof TokenError) return tokenError(error);
   if (error instanceof ClaimsForbiddenError) return new ForbiddenError(error.permission);
   if (isUniqueViolation(error)) return new ConflictError('conflict', 'the resource already exists');
+  if (isDatabaseUnavailable(error)) {
+    return new ServiceUnavailableError('the service is temporarily unavailable', 5, error);
+  }
   if (typeof error === 'object' && error !== null) {
     const mapped = bodyParserError(error as { type?: unknown });
     if (mapped) return mapped;
@@ -90,14 +94,16 @@ export function renderErrors(logger: Logger): Middleware {
       }
     } catch (thrown) {
       const error = toAppError(thrown);
+      // The request's child logger (request-log) carries its id.
+      const log = (ctx.state as { log?: Logger }).log ?? logger;
       if (error.status >= 500) {
-        logger.error(
+        log.error(
           { err: error.cause ?? error, method: ctx.method, path: ctx.path },
           'request failed',
         );
       } else if (error instanceof ForbiddenError || error instanceof UnauthorizedError) {
         // Why a credential or permission was refused goes to the log, never the client.
-        logger.info(
+        log.info(
           { code: (thrown as { code?: unknown }).code, reason: (thrown as Error).message },
           'access refused',
         );

@@ -1,3 +1,4 @@
+import type { ReadinessReport } from '@portcullis/observability';
 import type { Logger } from 'pino';
 import type { CredentialServices } from '../auth/credentials.js';
 import type { Repos } from '../data/index.js';
@@ -13,8 +14,8 @@ export interface RouteDeps {
   /** Wall clock for timestamps; tests may freeze it. */
   clock: () => Date;
   userCursors: CursorCodec;
-  /** Readiness probe (database round trip). */
-  checkReady: () => Promise<void>;
+  /** Readiness: database and, with REDIS_URL, Redis, each bounded by a short timeout. */
+  checkReady: () => Promise<ReadinessReport>;
   /**
    * Rate limiters and the deny-list writer of /login and /logout/all. createApiApp always
    * sets it; optional so route-table tests can mount the routes without them.

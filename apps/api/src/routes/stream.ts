@@ -14,6 +14,8 @@ const REPLAY_PAGE = 500;
 /** A client this far behind is dropped; it resumes with Last-Event-ID. */
 const MAX_BUFFERED_BYTES = 1 << 20;
 const RETRY_MS = 3000;
+/** On shutdown, clients come back (to another instance) within 0.5 to 2.5 s, spread out. */
+const SHUTDOWN_RETRY_MS = () => 500 + Math.floor(Math.random() * 2000);
 const LAST_EVENT_ID = /^\d{1,18}$/;
 
 const frame = (event: EventRecord) =>
@@ -113,8 +115,14 @@ export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
         write(frame(event));
       }
 
+      /** The bus closes on server shutdown: a last `retry:` frame, then the stream ends. */
+      function endForShutdown(): void {
+        write(`retry: ${SHUTDOWN_RETRY_MS()}\n\n`);
+        end();
+      }
+
       async function start(): Promise<void> {
-        const stop = await deps.eventBus.subscribe(deliver, end);
+        const stop = await deps.eventBus.subscribe(deliver, endForShutdown);
         if (ended) return stop();
         unsubscribe = stop;
         if (LAST_EVENT_ID.test(lastEventId)) {

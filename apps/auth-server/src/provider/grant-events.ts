@@ -3,6 +3,8 @@ import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { AlertSender } from '../alerts.js';
 import type { AuditRepo } from '../data/audit-repo.js';
+import type { GrantMetrics } from '../metrics.js';
+import { isUnavailable, markUnavailable } from '../unavailable.js';
 
 export interface GrantEventDeps {
   logger: Logger;
@@ -13,6 +15,8 @@ export interface GrantEventDeps {
   accessTokenTtl: number;
   /** Pending side effects, awaited by tests and on shutdown. */
   track(work: Promise<unknown>): void;
+  /** Token and reuse counters of /metrics. */
+  metrics?: GrantMetrics;
 }
 
 const REUSE = 'refresh token already used';
@@ -58,6 +62,7 @@ export function watchGrantEvents(provider: Provider, deps: GrantEventDeps): void
   provider.on('grant.error', (ctx: KoaContextWithOIDC, error: { error_detail?: string }) => {
     const description = error.error_detail ?? '';
     if (description === REUSE) {
+      deps.metrics?.refreshReuse();
       deps.track(
         onRefreshReuse(ctx).catch((e: unknown) => logger.error({ err: e }, 'reuse alert failed')),
       );
@@ -80,7 +85,17 @@ export function watchGrantEvents(provider: Provider, deps: GrantEventDeps): void
     );
   });
 
+  provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
+    deps.metrics?.tokenIssued(String(ctx.oidc.params?.['grant_type'] ?? ''));
+  });
+
   provider.on('server_error', (ctx: KoaContextWithOIDC, error: Error) => {
+    if (isUnavailable(error)) {
+      // An outage, not a bug: answered 503 (unavailable.ts), logged once per request at warn.
+      markUnavailable(ctx as never);
+      logger.warn({ err: error, path: ctx.path }, 'dependency unavailable');
+      return;
+    }
     logger.error({ err: error, path: ctx.path }, 'authorization server error');
   });
 }

@@ -1,0 +1,22 @@
+export {
+  createLogger,
+  REDACT_PATHS,
+  scrubText,
+  serializeHeaders,
+  type LoggerOptions,
+} from './logger.js';
+export {
+  requestIdOf,
+  requestLog,
+  type RequestLogOptions,
+  type RequestLogState,
+} from './request-log.js';
+export { createAppMetrics, UNMATCHED_ROUTE, type AppMetrics } from './metrics.js';
+export {
+  createReadinessCheck,
+  readinessEndpoint,
+  READINESS_RETRY_AFTER,
+  type ReadinessProbe,
+  type ReadinessReport,
+} from './readiness.js';
+export { drainOnClose, type DrainOptions, type ServerDrain } from './graceful-close.js';

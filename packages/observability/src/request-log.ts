@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, Middleware } from 'koa';
+import type { Logger } from 'pino';
+
+/** What an inbound X-Request-Id may be: short and log-safe (no spaces, quotes or newlines). */
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The caller's X-Request-Id when sane, else a fresh UUID. */
+export function requestIdOf(inbound: string): string {
+  return REQUEST_ID.test(inbound) ? inbound : randomUUID();
+}
+
+/** What request-log puts on `ctx.state` for the handlers after it. */
+export interface RequestLogState {
+  requestId: string;
+  /** A child of the app logger carrying `reqId`. */
+  log: Logger;
+}
+
+export interface RequestLogOptions {
+  /** Who made the request (e.g. the principal's subject), read once the response is ready. */
+  subjectOf?: (ctx: Context) => string | undefined;
+  /** Paths logged at debug instead of info (probes and scrapes every few seconds). */
+  quietPaths?: readonly string[];
+  /**
+   * false: a matched request logs its route template only, not the path (the auth
+   * server's paths carry interaction uids, which equal the `_interaction` cookie).
+   * Default true.
+   */
+  logPath?: boolean;
+}
+
+/**
+ * The app's one request-logging path: takes or makes the request id, echoes it as
+ * X-Request-Id, gives the request a child logger, and writes one line when the response
+ * is ready. Neither headers nor the query string are logged: they carry credentials and
+ * filters with personal data.
+ */
+export function requestLog(logger: Logger, options: RequestLogOptions = {}): Middleware {
+  const quiet = new Set(options.quietPaths ?? []);
+  return async function logRequest(ctx, next) {
+    const started = performance.now();
+    const id = requestIdOf(ctx.get('X-Request-Id'));
+    const log = logger.child({ reqId: id });
+    const state = ctx.state as Partial<RequestLogState>;
+    state.requestId = id;
+    state.log = log;
+    ctx.set('X-Request-Id', id);
+    try {
+      await next();
+    } finally {
+      const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+      const line = {
+        method: ctx.method,
+        path: options.logPath === false && route !== undefined ? undefined : ctx.path,
+        route,
+        status: ctx.status,
+        ms: Math.round(performance.now() - started),
+        subject: options.subjectOf?.(ctx),
+      };
+      if (quiet.has(ctx.path)) log.debug(line, 'request');
+      else log.info(line, 'request');
+    }
+  };
+}
