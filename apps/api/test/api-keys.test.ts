@@ -25,7 +25,7 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 async function admin() {
   const user = await makeUser(api.database.db, ['admin']);
-  return { user, token: await api.token(user.id, ['admin']) };
+  return { user, token: await api.tokenFor(user) };
 }
 
 async function createKey(token: string, body: Record<string, unknown> = {}) {
@@ -109,7 +109,7 @@ describe('POST /api-keys', () => {
 
   test('needs api-keys:create: a viewer gets 403', async () => {
     const viewer = await makeUser(api.database.db, ['viewer']);
-    const token = await api.token(viewer.id, ['viewer']);
+    const token = await api.tokenFor(viewer);
     const reply = await api.request('POST', '/api-keys', {
       token,
       body: { name: 'x', permissions: ['users:read'] },

@@ -1,18 +1,35 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createDenyList } from '@portcullis/claims';
-import { startTestApi, type TestApi } from './helpers/harness.js';
+import {
+  claimsOf,
+  startTestApi,
+  type AuthServerTestApi,
+  type IssuerTestApi,
+  type TestApi,
+} from './helpers/harness.js';
 
-let api: TestApi;
+let api: AuthServerTestApi;
+/**
+ * A second API trusting the TEST ISSUER, for tokens the real auth server never issues:
+ * an exp in the past, another audience or issuer, an id-token `typ`, an unknown `kid`.
+ */
+let forged: IssuerTestApi;
 let token: string;
+/** The real API's clock runs this many ms ahead of the wall clock (expiry test). */
+let offset = 0;
 
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ deps: { now: () => Date.now() + offset } });
+  forged = await startTestApi({ issuer: 'test' });
   token = await api.token('auth-user', ['viewer']);
 });
-afterAll(() => api.close());
+afterAll(async () => {
+  await api?.close();
+  await forged?.close();
+});
 
-const get = (headers: Record<string, string>, path = '/orders') =>
-  api.request('GET', path, { headers });
+const get = (headers: Record<string, string>, path = '/orders', target: TestApi = api) =>
+  target.request('GET', path, { headers });
 
 function expectInvalidToken(res: { status: number; headers: Headers; text: string }) {
   expect(res.status).toBe(401);
@@ -20,6 +37,21 @@ function expectInvalidToken(res: { status: number; headers: Headers; text: strin
   // Nothing about why: no claim names, no library messages.
   expect(res.text).toBe('{"error":"invalid_token"}');
 }
+
+function expectAllRefused(target: TestApi) {
+  return async (bad: Record<string, string>) => {
+    for (const [name, value] of Object.entries(bad)) {
+      const res = await get({ authorization: `Bearer ${value}` }, '/orders', target);
+      try {
+        expectInvalidToken(res);
+      } catch (error) {
+        throw new Error(`${name}: ${(error as Error).message}`);
+      }
+    }
+  };
+}
+
+const b64 = (json: unknown) => Buffer.from(JSON.stringify(json)).toString('base64url');
 
 describe('authentication', () => {
   test('no credentials -> 401 with a bare Bearer challenge', async () => {
@@ -35,57 +67,51 @@ describe('authentication', () => {
     }
   });
 
-  test('refused tokens -> 401 invalid_token, all alike', async () => {
-    const issuer = api.issuer;
-    const [header, payload] = token.split('.');
-    const now = Math.floor(Date.now() / 1000);
-    const claims = {
-      iss: issuer.issuer,
-      aud: issuer.audience,
-      sub: 'x',
-      client_id: 'c',
-      scope: 'api',
-      roles: ['admin'],
-      iat: now,
-      exp: now + 600,
-      jti: 'j',
-    };
-    const kid = JSON.parse(Buffer.from(header!, 'base64url').toString()).kid as string;
-    const bad = {
+  test('a real token altered after issue -> 401 invalid_token, all alike', async () => {
+    const [header, payload, signature] = token.split('.');
+    const { kid } = JSON.parse(Buffer.from(header!, 'base64url').toString()) as { kid: string };
+    await expectAllRefused(api)({
       garbage: 'not.a.jwt',
-      tamperedPayload: `${header}.${Buffer.from(JSON.stringify({ ...claims, sub: 'auth-user' })).toString('base64url')}.${token.split('.')[2]}`,
-      algNone: `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt', kid })).toString('base64url')}.${payload}.`,
-      expired: await issuer.tokenFor({ sub: 'auth-user', roles: ['viewer'], expiresIn: -120 }),
+      escalatedPayload: `${header}.${b64({ ...claimsOf(token), roles: ['admin'] })}.${signature}`,
+      algNone: `${b64({ alg: 'none', typ: 'at+jwt', kid })}.${payload}.`,
+      truncatedSignature: `${header}.${payload}.${signature!.slice(0, -4)}`,
+      apiKeyWithoutResolver: `sk_live_${'A'.repeat(43)}`,
+    });
+  });
+
+  test('a real token past its exp (the API clock moved ahead) -> 401 invalid_token', async () => {
+    const fresh = await api.token('auth-expiring', ['viewer']);
+    expect((await get({ authorization: `Bearer ${fresh}` })).status).toBe(200);
+    // Beyond exp plus the verifier's 30 s clock tolerance.
+    offset = (Number(claimsOf(fresh)['exp']) + 31) * 1000 - Date.now();
+    try {
+      expectInvalidToken(await get({ authorization: `Bearer ${fresh}` }));
+    } finally {
+      offset = 0;
+    }
+  });
+
+  test('tokens the auth server never issues -> 401 invalid_token, all alike (test issuer)', async () => {
+    const issuer = forged.issuer;
+    const sub = 'auth-user';
+    await expectAllRefused(forged)({
+      expired: await issuer.tokenFor({ sub, roles: ['viewer'], expiresIn: -120 }),
       wrongAudience: await issuer.tokenFor({
-        sub: 'auth-user',
+        sub,
         roles: ['viewer'],
         claims: { aud: 'http://elsewhere' },
       }),
       wrongIssuer: await issuer.tokenFor({
-        sub: 'auth-user',
+        sub,
         roles: ['viewer'],
         claims: { iss: 'http://evil.test' },
       }),
-      idTokenTyp: await issuer.tokenFor({
-        sub: 'auth-user',
-        roles: ['viewer'],
-        header: { typ: 'JWT' },
-      }),
-      unknownKid: await issuer.tokenFor({
-        sub: 'auth-user',
-        roles: ['viewer'],
-        header: { kid: 'nope' },
-      }),
-      apiKeyWithoutResolver: `sk_live_${'A'.repeat(43)}`,
-    };
-    for (const [name, value] of Object.entries(bad)) {
-      const res = await get({ authorization: `Bearer ${value}` });
-      try {
-        expectInvalidToken(res);
-      } catch (error) {
-        throw new Error(`${name}: ${(error as Error).message}`);
-      }
-    }
+      idTokenTyp: await issuer.tokenFor({ sub, roles: ['viewer'], header: { typ: 'JWT' } }),
+      unknownKid: await issuer.tokenFor({ sub, roles: ['viewer'], header: { kid: 'nope' } }),
+    });
+    // The same issuer's well-formed token is accepted: the refusals are about the claims.
+    const good = await issuer.tokenFor({ sub, roles: ['viewer'] });
+    expect((await get({ authorization: `Bearer ${good}` }, '/orders', forged)).status).toBe(200);
   });
 
   test('another scheme or a malformed header -> 401 with a challenge', async () => {
@@ -106,17 +132,17 @@ describe('authentication', () => {
     expect(both.status).toBe(400);
   });
 
-  test('a revoked token (deny list) is refused at once', async () => {
-    const victim = await api.issuer.tokenFor({
-      sub: 'auth-user',
-      roles: ['viewer'],
-      grantId: 'grant-1',
-    });
+  test('a revoked grant (deny list) is refused at once', async () => {
+    const victim = await api.token('auth-revoked', ['viewer']);
+    const grantId = String(claimsOf(victim)['grant_id']);
+    expect(grantId).not.toBe('undefined');
     expect((await get({ authorization: `Bearer ${victim}` })).status).toBe(200);
     const denyList = createDenyList({ db: api.database.db });
-    await denyList.denyGrant('grant-1', Math.floor(Date.now() / 1000) + 3600);
+    await denyList.denyGrant(grantId, Math.floor(Date.now() / 1000) + 3600);
     await denyList.close();
     expectInvalidToken(await get({ authorization: `Bearer ${victim}` }));
+    // Another user's grant is untouched.
+    expect((await get({ authorization: `Bearer ${token}` })).status).toBe(200);
   });
 
   test('public endpoints need no token', async () => {

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { pino } from 'pino';
 import { createApiApp, routesOf } from '../src/app.js';
-import { startTestApi, type TestApi } from './helpers/harness.js';
+import { startTestApi, type AuthServerTestApi } from './helpers/harness.js';
 
-let api: TestApi;
+let api: AuthServerTestApi;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed JSON document, asserted on below
 let document: any;
 
@@ -44,10 +44,17 @@ describe('GET /openapi.json', () => {
     expect(described.sort()).toEqual([...new Set(served)].sort());
   });
 
-  test('security schemes: oauth2 (code + client credentials), bearer JWT, API key, cookie sid', () => {
+  test('security schemes: oauth2 (code + client credentials), bearer JWT, API key, cookie sid', async () => {
     const schemes = document.components.securitySchemes;
-    expect(schemes.oauth2.flows.authorizationCode.tokenUrl).toBe(`${api.issuer.issuer}/token`);
-    expect(schemes.oauth2.flows.clientCredentials).toBeDefined();
+    // The endpoints the running auth server publishes in its discovery document.
+    const discovery = (await (
+      await fetch(`${api.auth.issuer}/.well-known/openid-configuration`)
+    ).json()) as Record<string, string>;
+    expect(schemes.oauth2.flows.authorizationCode.tokenUrl).toBe(discovery['token_endpoint']);
+    expect(schemes.oauth2.flows.authorizationCode.authorizationUrl).toBe(
+      discovery['authorization_endpoint'],
+    );
+    expect(schemes.oauth2.flows.clientCredentials.tokenUrl).toBe(discovery['token_endpoint']);
     expect(schemes.oauth2.description).toMatch(/device/i);
     expect(schemes.bearerJwt).toMatchObject({
       type: 'http',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { newOrderBody } from './helpers/factories.js';
-import { startTestApi, type TestApi } from './helpers/harness.js';
+import { claimsOf, startTestApi, type TestApi } from './helpers/harness.js';
 
 let api: TestApi;
 let alice: string; // editor
@@ -65,7 +65,9 @@ describe('BOLA: another user’s order is indistinguishable from a missing one',
     });
     const mine = await api.request('GET', '/orders', { token: alice });
     expect(mine.body.total).toBe(1);
-    expect(mine.body.items.map((o: { userId: string }) => o.userId)).toEqual(['user-alice']);
+    expect(mine.body.items.map((o: { userId: string }) => o.userId)).toEqual([
+      api.userId('user-alice'),
+    ]);
     const byCustomer = await api.request('GET', '/orders?customer=Bob%20Ltd', { token: alice });
     expect(byCustomer.body).toEqual({ items: [], total: 0, page: 1, limit: 20 });
   });
@@ -105,12 +107,14 @@ describe('roles: viewer, editor, admin', () => {
       body: { note: 'checked by admin' },
     });
     expect(patch.status).toBe(200);
-    expect(patch.body.userId).toBe('user-bob');
+    expect(patch.body.userId).toBe(api.userId('user-bob'));
   });
 
   test('a token without an order scope has no order permissions whatever its role', async () => {
-    const narrow = await api.token('user-alice', ['admin'], { scope: 'openid profile' });
+    // An API token (scope users:read) of an admin: no order scope, so no order permission.
+    const narrow = await api.token('user-narrow-admin', ['admin'], { scope: 'users:read' });
     expect((await api.request('GET', '/orders', { token: narrow })).status).toBe(403);
+    expect((await api.request('GET', '/users', { token: narrow })).status).toBe(200);
     const readOnly = await api.token('user-alice', ['editor'], { scope: 'orders:read' });
     expect((await api.request('GET', '/orders', { token: readOnly })).status).toBe(200);
     expect(
@@ -119,17 +123,19 @@ describe('roles: viewer, editor, admin', () => {
   });
 
   test('a client-credentials token owns nothing: it needs orders:* to create orders', async () => {
-    const client = await api.token('client:machine', ['editor'], { clientId: 'machine' });
+    const client = await api.clientToken(['editor']);
     expect((await api.request('GET', '/orders', { token: client })).body.total).toBe(0);
     const res = await api.request('POST', '/orders', { token: client, body: newOrderBody() });
     expect(res.status).toBe(403);
-    const adminClient = await api.token('client:ops', ['admin'], { clientId: 'ops' });
+    const adminClient = await api.clientToken(['admin']);
+    const subject = claimsOf(adminClient)['sub'];
+    expect(subject).toMatch(/^client:/);
     const created = await api.request('POST', '/orders', {
       token: adminClient,
       body: newOrderBody(),
     });
     expect(created.status).toBe(201);
-    expect(created.body.userId).toBe('client:ops');
+    expect(created.body.userId).toBe(subject);
     const patched = await api.request('PATCH', `/orders/${created.body.id}`, {
       token: adminClient,
       body: { note: 'ok' },

@@ -23,7 +23,7 @@ describe('orders: create, read, replace, update, delete', () => {
     expect(res.headers.get('location')).toBe(`/orders/${res.body.id}`);
     expect(res.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]+"$/);
     expect(res.body).toMatchObject({
-      userId: 'user-editor',
+      userId: api.userId('user-editor'),
       customer: 'ACME Corp',
       status: 'pending',
       amount: 1999,

@@ -10,26 +10,28 @@ const ids = (res: { body: { items: { customer: string }[] } }) =>
 beforeAll(async () => {
   api = await startTestApi();
   owner = await api.token('lister', ['editor']);
+  const lister = api.userId('lister');
+  const other = (await api.user('someone-else', ['editor'])).id;
   const db = api.database.db;
   const day = (d: string) => new Date(`${d}T12:00:00Z`);
-  await makeOrder(db, 'lister', {
+  await makeOrder(db, lister, {
     customer: 'c1',
     status: 'pending',
     createdAt: day('2024-01-01'),
   });
-  await makeOrder(db, 'lister', { customer: 'c2', status: 'open', createdAt: day('2024-02-01') });
-  await makeOrder(db, 'lister', {
+  await makeOrder(db, lister, { customer: 'c2', status: 'open', createdAt: day('2024-02-01') });
+  await makeOrder(db, lister, {
     customer: 'c3',
     status: 'fulfilled',
     createdAt: day('2024-03-01'),
   });
-  await makeOrder(db, 'lister', {
+  await makeOrder(db, lister, {
     customer: 'c4',
     status: 'cancelled',
     createdAt: day('2024-04-01'),
   });
-  await makeOrder(db, 'lister', { customer: 'c5', status: 'open', createdAt: day('2024-05-01') });
-  await makeOrder(db, 'someone-else', {
+  await makeOrder(db, lister, { customer: 'c5', status: 'open', createdAt: day('2024-05-01') });
+  await makeOrder(db, other, {
     customer: 'c5',
     status: 'open',
     createdAt: day('2024-05-02'),

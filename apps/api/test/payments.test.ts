@@ -89,7 +89,7 @@ describe('POST /payments: Idempotency-Key', () => {
       amount: 1999,
       currency: 'EUR',
       status: 'succeeded',
-      userId: 'user-alice',
+      userId: api.userId('user-alice'),
     });
     // Same content, other key order: the canonical JSON hash matches.
     const again = await pay(alice, { currency: 'EUR', amount: 1999, orderId }, k);
@@ -188,7 +188,7 @@ describe('POST /payments: Idempotency-Key', () => {
     const body = { orderId, amount: 1234, currency: 'EUR' };
     // What a crashed request left: a claim two minutes old, and a charge at the provider.
     const outcome = await createIdempotencyRepo(api.database.db).claim({
-      subject: 'user-alice',
+      subject: api.userId('user-alice'),
       key: k,
       requestHash: createHash('sha256').update(canonicalJson(body)).digest('hex'),
       now: new Date(Date.now() - 120_000),
@@ -236,7 +236,7 @@ describe('POST /payments: Idempotency-Key', () => {
     const event = await api.database.db('events').where({ subject_id: res.body.id }).first();
     expect(event).toMatchObject({
       type: 'payment.failed',
-      owner_id: 'user-alice',
+      owner_id: api.userId('user-alice'),
       subject_type: 'payment',
     });
   });
@@ -265,7 +265,9 @@ describe('GET /payments', () => {
     expect(tampered.status).toBe(400);
 
     const bobs = await api.request('GET', '/payments?limit=100', { token: bob });
-    expect(bobs.body.items.every((p: { userId: string }) => p.userId === 'user-bob')).toBe(true);
+    expect(
+      bobs.body.items.every((p: { userId: string }) => p.userId === api.userId('user-bob')),
+    ).toBe(true);
     expect((await api.request('GET', `/payments/${ids[0]}`, { token: bob })).status).toBe(404);
     const own = await api.request('GET', `/payments/${ids[0]}`, { token: carol });
     expect(own.status).toBe(200);

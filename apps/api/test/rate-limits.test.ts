@@ -66,7 +66,7 @@ async function secondInstance(
 
 async function newKey(body: Record<string, unknown> = {}): Promise<string> {
   const owner = await makeUser(api.database.db, ['admin']);
-  const token = await api.token(owner.id, ['admin']);
+  const token = await api.tokenFor(owner);
   const reply = await api.request('POST', '/api-keys', {
     token,
     body: { name: 'k', permissions: ['users:read'], ...body },
@@ -231,7 +231,7 @@ describe('fail closed when the rate-limit store is down', () => {
       expect(reply.headers.getSetCookie()).toEqual([]);
     }
     // JWTs carry no rate limit of their own and keep working; health probes too.
-    const token = await api.token(user.id, ['viewer']);
+    const token = await api.tokenFor(user);
     expect(
       (await fetch(`${down.url}/users`, { headers: { authorization: `Bearer ${token}` } })).status,
     ).toBe(200);

@@ -129,7 +129,7 @@ describe('session authentication', () => {
 
   test('precedence: an Authorization header together with a sid cookie is 400 ambiguous_credentials', async () => {
     const { user, sid } = await signedIn();
-    const token = await api.token(user.id, ['viewer']);
+    const token = await api.tokenFor(user);
     const reply = await api.request('GET', `/users/${user.id}`, {
       token,
       headers: { cookie: `sid=${sid}` },
@@ -177,7 +177,7 @@ describe('origin check on cookie-authenticated writes', () => {
         headers: { cookie: `sid=${sid}`, origin: 'https://evil.test' },
       });
       expect(get.status).toBe(200);
-      const token = await cors.token(user.id, ['viewer']);
+      const token = await cors.tokenFor(user);
       const bearer = await cors.request('POST', '/logout/all', {
         token,
         headers: { origin: 'https://evil.test' },
@@ -228,10 +228,10 @@ describe('POST /logout/all', () => {
   test('ends every session and every access token of the user, at once', async () => {
     const { user, sid } = await signedIn(['editor']);
     const otherSession = sidOf(await login(api, user.email))!;
-    const token = await api.token(user.id, ['editor']);
+    const token = await api.tokenFor(user);
     expect((await api.request('GET', `/users/${user.id}`, { token })).status).toBe(200);
     const bystander = await signedIn();
-    const bystanderToken = await api.token(bystander.user.id, ['viewer']);
+    const bystanderToken = await api.tokenFor(bystander.user);
 
     const reply = await api.request('POST', '/logout/all', { headers: withSession(sid) });
     expect(reply.status).toBe(204);
@@ -254,7 +254,7 @@ describe('POST /logout/all', () => {
 
   test('writes a subject revocation the auth server can honour for refresh tokens', async () => {
     const { user } = await signedIn();
-    const token = await api.token(user.id, ['viewer']);
+    const token = await api.tokenFor(user);
     const before = Math.floor(Date.now() / 1000);
     expect((await api.request('POST', '/logout/all', { token })).status).toBe(204);
     const row = await api.database

@@ -8,16 +8,20 @@ let viewer: string;
 let editor: string;
 let admin: string;
 let users: User[];
+let victim: User;
 
 beforeAll(async () => {
   api = await startTestApi();
-  users = [];
-  for (let i = 0; i < 5; i += 1)
-    users.push(await makeUser(api.database.db, [i === 0 ? 'admin' : 'viewer']));
-  users.sort((a, b) => (a.id < b.id ? -1 : 1));
-  viewer = await api.token(users[1]!.id, ['viewer']);
-  editor = await api.token(users[2]!.id, ['editor']);
-  admin = await api.token('users-admin', ['admin']);
+  const made: User[] = [];
+  for (const role of ['admin', 'editor', 'viewer', 'viewer', 'viewer'])
+    made.push(await makeUser(api.database.db, [role]));
+  // Three of them sign in at the auth server; the cursor test expects exactly these five.
+  admin = await api.tokenFor(made[0]!);
+  editor = await api.tokenFor(made[1]!);
+  viewer = await api.tokenFor(made[2]!);
+  // A user nobody signed in as, for the DELETE tests.
+  victim = made[4]!;
+  users = [...made].sort((a, b) => (a.id < b.id ? -1 : 1));
 });
 afterAll(() => api.close());
 
@@ -79,7 +83,7 @@ describe('GET /users', () => {
   });
 
   test('needs users:read', async () => {
-    const none = await api.token('nobody', [], {});
+    const none = await api.token('nobody', []);
     expect((await api.request('GET', '/users', { token: none })).body).toEqual({
       error: 'forbidden',
     });
@@ -105,24 +109,18 @@ describe('GET /users/:id and DELETE /users/:id', () => {
 
   test('DELETE without users:delete -> 403 exactly {"error":"forbidden"}', async () => {
     for (const token of [viewer, editor]) {
-      const res = await api.request('DELETE', `/users/${users[4]!.id}`, { token });
+      const res = await api.request('DELETE', `/users/${victim.id}`, { token });
       expect(res.status).toBe(403);
       expect(res.text).toBe('{"error":"forbidden"}');
     }
-    expect((await api.request('GET', `/users/${users[4]!.id}`, { token: viewer })).status).toBe(
-      200,
-    );
+    expect((await api.request('GET', `/users/${victim.id}`, { token: viewer })).status).toBe(200);
   });
 
   test('an admin deletes: 204 without a body, then 404', async () => {
-    const res = await api.request('DELETE', `/users/${users[4]!.id}`, { token: admin });
+    const res = await api.request('DELETE', `/users/${victim.id}`, { token: admin });
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
-    expect((await api.request('GET', `/users/${users[4]!.id}`, { token: viewer })).status).toBe(
-      404,
-    );
-    expect((await api.request('DELETE', `/users/${users[4]!.id}`, { token: admin })).status).toBe(
-      404,
-    );
+    expect((await api.request('GET', `/users/${victim.id}`, { token: viewer })).status).toBe(404);
+    expect((await api.request('DELETE', `/users/${victim.id}`, { token: admin })).status).toBe(404);
   });
 });

@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { ApiConfig } from '../../src/config.js';
 import { createRateLimiters, type RateLimiters } from '../../src/rate-limits.js';
-import type { Reply, TestApi } from './harness.js';
+import { PASSWORD } from './factories.js';
+import { API_AUDIENCE, type Reply, type TestApi } from './harness.js';
 
 /** What the factories give every user. */
-export const PASSWORD = 'correct horse battery staple';
+export { PASSWORD };
 /** The API's own origin in tests: the origin of API_AUDIENCE. */
-export const ORIGIN = 'http://localhost:3000';
+export const ORIGIN = new URL(API_AUDIENCE).origin;
 export const REDIS_URL = process.env['REDIS_URL'];
 
 /** The `sid` value a reply sets, or undefined. */

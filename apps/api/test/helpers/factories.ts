@@ -6,12 +6,15 @@ import type { OrderStatus } from '../../src/domain/order-status.js';
 
 let counter = 0;
 
+/** The password of every `makeUser` user (so it can sign in at the API or the auth server). */
+export const PASSWORD = 'correct horse battery staple';
+
 /** A stored user (argon2id-hashed password, as the auth server would create). */
 export function makeUser(db: Db, roles: string[] = ['viewer']): Promise<User> {
   counter += 1;
   return createAccountsRepo(db).create({
     email: `user${counter}-${randomUUID().slice(0, 6)}@example.test`,
-    password: 'correct horse battery staple',
+    password: PASSWORD,
     roles,
   });
 }

@@ -1,9 +1,11 @@
 /**
  * TEST ISSUER — not the Portcullis authorization server. A tiny JWKS + token minter on
- * 127.0.0.1:0 that signs RFC 9068 access tokens (RS256, typ at+jwt) the way the real
- * auth server does, so the API can be tested over HTTP while apps/auth-server is built.
- * It exposes the same shape a harness around `startAuthServer` would (issuer, jwksUrl,
- * tokenFor, close); swapping it for the real server changes only `startIssuer`.
+ * 127.0.0.1:0 that signs RFC 9068 access tokens (RS256, typ at+jwt) with whatever claims
+ * and header it is told. The API tests get their tokens from the REAL auth server
+ * (helpers/auth-server.ts, the default of `startTestApi`); this one is only for tokens
+ * the real server never issues — an exp in the past, a foreign `iss` or `aud`, another
+ * `typ` or an unknown `kid`, subjects that do not exist — through
+ * `startTestApi({ issuer: 'test' })`.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
