@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as oidc from 'openid-client';
 import { pino } from 'pino';
-import { browserLogin, REDIRECT_URI } from '../../apps/auth-server/test/helpers/factories.js';
+import { pkceSignIn, REDIRECT_URI } from '../../apps/auth-server/test/helpers/factories.js';
 import { createTestDatabase } from '@portcullis/db/testing';
 import { parseAuthConfig, startAuthServer } from '@portcullis/auth-server';
 
@@ -66,17 +66,7 @@ if (chains > 0) {
     },
   );
   for (let i = 0; i < chains; i++) {
-    const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'openid offline_access api',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
-    const callback = await browserLogin(url.href, user);
-    const tokens = await oidc.authorizationCodeGrant(config, callback, {
-      pkceCodeVerifier: verifier,
-    });
+    const tokens = await pkceSignIn(config, user, { scope: 'openid offline_access api' });
     refreshTokens.push(tokens.refresh_token!);
   }
 }

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as oidc from 'openid-client';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
-import { browserLogin, REDIRECT_URI } from '../../apps/auth-server/test/helpers/factories.js';
+import { pkceSignIn, REDIRECT_URI } from '../../apps/auth-server/test/helpers/factories.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const shared = Boolean(process.env['DATABASE_URL'] && process.env['REDIS_URL']);
@@ -127,20 +127,9 @@ async function userToken(user: { email: string; password: string }) {
     first_party: true,
   });
   const config = await discover(spa.client_id);
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT_URI,
+  const tokens = await pkceSignIn(config, user, {
     scope: 'openid offline_access api',
     resource: AUDIENCE,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-  });
-  const callback = await browserLogin(url.href, user);
-  const tokens = await oidc.authorizationCodeGrant(config, callback, {
-    pkceCodeVerifier: verifier,
-    expectedState: state,
   });
   return { config, tokens };
 }

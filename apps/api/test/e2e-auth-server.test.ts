@@ -19,7 +19,7 @@ import { importJWK, SignJWT, type JWK } from 'jose';
 import * as oidc from 'openid-client';
 import { pino } from 'pino';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '../src/index.js';
-import { browserLogin, REDIRECT_URI } from '../../auth-server/test/helpers/factories.js';
+import { pkceSignIn, REDIRECT_URI } from '../../auth-server/test/helpers/factories.js';
 
 const API_AUDIENCE = 'http://api.portcullis.test';
 const KEY_ENCRYPTION_KEY = randomBytes(32).toString('base64url');
@@ -145,21 +145,11 @@ async function userSignIn(roles = ['editor']) {
     first_party: true,
   });
   const config = await discover(spa.client_id);
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT_URI,
-    scope: 'openid offline_access api',
-    resource: API_AUDIENCE,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-  });
-  const callback = await browserLogin(url.href, { email, password });
-  const tokens = await oidc.authorizationCodeGrant(config, callback, {
-    pkceCodeVerifier: verifier,
-    expectedState: state,
-  });
+  const tokens = await pkceSignIn(
+    config,
+    { email, password },
+    { scope: 'openid offline_access api', resource: API_AUDIENCE },
+  );
   return { user: user as { id: string }, config, tokens };
 }
 

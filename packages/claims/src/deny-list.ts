@@ -24,8 +24,11 @@ export interface DenyList {
   denySubject(subject: string, before: number, expiresAt: number): Promise<void>;
   /** Loads unexpired rows, then polls for new ones. */
   start(): Promise<void>;
-  /** One poll now (tests, readiness). */
-  sync(): Promise<void>;
+  /**
+   * One poll now. With `fresh`, the poll is one that starts after this call, so every row
+   * committed before it is seen (a poll already under way may have begun earlier).
+   */
+  sync(options?: { fresh?: boolean }): Promise<void>;
   close(): Promise<void>;
   /** Milliseconds time of the last successful poll; readiness checks can alert on staleness. */
   readonly lastSyncedAt: number | undefined;
@@ -154,7 +157,8 @@ export function createDenyList(options: DenyListOptions = {}): DenyList {
     lastSyncedAt = now();
   }
 
-  function sync(): Promise<void> {
+  function sync(options: { fresh?: boolean } = {}): Promise<void> {
+    if (options.fresh && polling) return polling.then(() => sync());
     polling ??= poll().finally(() => {
       polling = undefined;
     });

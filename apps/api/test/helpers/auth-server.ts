@@ -18,7 +18,7 @@ import type { Db } from '@portcullis/db';
 import * as oidc from 'openid-client';
 import type { Logger } from 'pino';
 import { browser, type Browser } from '../../../auth-server/test/helpers/cookie-jar.js';
-import { browserLogin } from '../../../auth-server/test/helpers/factories.js';
+import { pkceSignIn } from '../../../auth-server/test/helpers/factories.js';
 
 /** Where the test client's authorization responses go (never fetched: the flow stops there). */
 export const REDIRECT_URI = 'http://127.0.0.1/cb';
@@ -163,20 +163,11 @@ export async function startRealIssuer(options: {
     const key = who.email.toLowerCase();
     let b = browsers.get(key);
     if (!b) browsers.set(key, (b = browser()));
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT_URI,
+    const response = await pkceSignIn(config, who, {
       scope: `openid ${scope}`,
       resource: audience,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-    });
-    const callback = await browserLogin(url.href, who, { b, stopAt: REDIRECT_URI });
-    const response = await oidc.authorizationCodeGrant(config, callback, {
-      pkceCodeVerifier: verifier,
-      expectedState: state,
+      b,
+      redirectUri: REDIRECT_URI,
     });
     return response.access_token;
   }

@@ -115,7 +115,7 @@ export class KnexOidcAdapter implements Adapter {
     }
     const row = await query.first<PayloadRow | undefined>('payload', 'consumed_at');
     if (!row) return undefined;
-    if (this.guard?.(this.type, row.payload)) {
+    if (await this.guard?.(this.type, row.payload)) {
       await this.forget(row.payload);
       return undefined;
     }

@@ -22,7 +22,7 @@ export interface ProviderSetup {
   cookieKeys: string[];
   deviceGuard: DeviceGuard;
   /** Logout everywhere: artifacts of a denied subject issued before the logout are gone. */
-  denyList: Pick<DenyList, 'isDenied'>;
+  denyList: Pick<DenyList, 'isDenied' | 'sync'>;
 }
 
 const DAY = 24 * 60 * 60;

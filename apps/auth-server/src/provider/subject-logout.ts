@@ -2,7 +2,15 @@ import type { DenyList } from '@portcullis/claims';
 import type { AdapterPayload } from 'oidc-provider';
 
 /** Decides whether a stored artifact was cut off by a logout everywhere. */
-export type ArtifactGuard = (model: string, payload: AdapterPayload) => boolean;
+export type ArtifactGuard = (model: string, payload: AdapterPayload) => Promise<boolean>;
+
+/**
+ * Artifacts that mint tokens. For these the guard reads the revocations table at once
+ * instead of trusting the last 250 ms poll: a logout everywhere written by any API
+ * instance must stop the very next refresh on every auth-server instance. One indexed
+ * query per refresh or code exchange.
+ */
+const TOKEN_MINTING = new Set(['RefreshToken', 'AuthorizationCode', 'DeviceCode']);
 
 /**
  * Logout everywhere reaches the authorization server. The API's `POST /logout/all`
@@ -14,16 +22,18 @@ export type ArtifactGuard = (model: string, payload: AdapterPayload) => boolean;
  * the refusal outlives the revocation row. A refresh-token chain counts from `iiat`, its
  * first issue, so a rotation racing the logout cannot launder an old grant.
  *
- * Reads the in-memory deny list (polled every 250 ms; same-process writes at once).
+ * Reads the in-memory deny list (polled every 250 ms; same-process writes at once), and
+ * for token-minting artifacts polls it first.
  */
-export function createLogoutGuard(denyList: Pick<DenyList, 'isDenied'>): ArtifactGuard {
-  return function loggedOutEverywhere(model, payload) {
+export function createLogoutGuard(denyList: Pick<DenyList, 'isDenied' | 'sync'>): ArtifactGuard {
+  return async function loggedOutEverywhere(model, payload) {
     const sub = payload.accountId;
     if (typeof sub !== 'string' || sub === '') return false;
     let iat: number | undefined;
     if (model === 'Session') iat = payload.loginTs;
     else if (model === 'RefreshToken') iat = (payload['iiat'] as number | undefined) ?? payload.iat;
     else iat = payload.iat;
+    if (TOKEN_MINTING.has(model)) await denyList.sync({ fresh: true });
     return denyList.isDenied({ sub, iat });
   };
 }

@@ -93,27 +93,44 @@ export async function browserLogin(
   throw new Error('too many redirects');
 }
 
-/** A complete PKCE sign-in with openid-client; returns the token response. */
-export async function signIn(
-  t: TestAuthServer,
+/**
+ * A complete Authorization Code + PKCE sign-in with openid-client through the login form
+ * (and consent, when the client is not first-party); returns the token response.
+ */
+export async function pkceSignIn(
   config: oidc.Configuration,
   user: { email: string; password: string },
-  scope = 'openid profile email offline_access api',
+  options: { scope?: string; resource?: string; b?: Browser; redirectUri?: string } = {},
 ) {
+  const redirectUri = options.redirectUri ?? REDIRECT_URI;
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT_URI,
-    scope,
+    redirect_uri: redirectUri,
+    scope: options.scope ?? 'openid profile email offline_access api',
+    ...(options.resource ? { resource: options.resource } : {}),
     code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
     state,
   });
-  const callback = await browserLogin(url.href, user);
+  const callback = await browserLogin(url.href, user, {
+    stopAt: redirectUri,
+    ...(options.b ? { b: options.b } : {}),
+  });
   return oidc.authorizationCodeGrant(config, callback, {
     pkceCodeVerifier: verifier,
     expectedState: state,
   });
+}
+
+/** pkceSignIn against a test auth server's own client configuration. */
+export function signIn(
+  _t: TestAuthServer,
+  config: oidc.Configuration,
+  user: { email: string; password: string },
+  scope = 'openid profile email offline_access api',
+) {
+  return pkceSignIn(config, user, { scope });
 }
 
 /** Decodes a JWS without verifying (tests verify separately with jose). */
