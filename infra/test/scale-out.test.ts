@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import * as oidc from 'openid-client';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import { pkceSignIn, REDIRECT_URI } from '../../apps/auth-server/test/helpers/factories.js';
@@ -24,6 +25,9 @@ const shared = Boolean(process.env['DATABASE_URL'] && process.env['REDIS_URL']);
 const describeShared = shared ? describe : describe.skip;
 const AUDIENCE = 'http://api.portcullis.test';
 const ADMIN_TOKEN = randomBytes(32).toString('base64url');
+// Redis is shared by every test run on the machine: this run's keys carry their own prefix
+// and are deleted afterwards, as its database is.
+const REDIS_KEY_PREFIX = `portcullis-test-${randomBytes(6).toString('hex')}:`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -149,6 +153,7 @@ beforeAll(async () => {
     REDIS_URL: process.env['REDIS_URL']!,
     ISSUER: `http://127.0.0.1:${authPort}`,
     API_AUDIENCE: AUDIENCE,
+    REDIS_KEY_PREFIX,
   };
   adminUrl = `http://127.0.0.1:${adminPort}`;
   auth = spawnApp('apps/auth-server/src/main.ts', common.ISSUER, {
@@ -176,6 +181,17 @@ afterAll(async () => {
   await Promise.all([auth, apiA, apiB].filter(Boolean).map(stop));
   await database.close();
   rmSync(dataDir, { recursive: true, force: true });
+  const redis = new Redis(process.env['REDIS_URL']!);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${REDIS_KEY_PREFIX}*`, 'COUNT', 500);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
 }, 60_000);
 
 describeShared('scale-out: 1 auth-server + 2 API processes on PostgreSQL and Redis', () => {

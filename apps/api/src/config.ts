@@ -29,6 +29,11 @@ const schema = z.object({
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')
     .optional(),
+  /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1..64 characters of A-Z a-z 0-9 : _ . -')
+    .default('portcullis:'),
   DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Browser origins allowed by CORS; none by default. */
@@ -78,6 +83,7 @@ export type ApiConfig = Readonly<{
   jwksUrl: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  redisKeyPrefix: string;
   dataDir: string;
   logLevel: string;
   corsOrigins: readonly string[];
@@ -132,6 +138,7 @@ export function parseApiConfig(env: Record<string, string | undefined>): ApiConf
     jwksUrl: e.JWKS_URL ?? new URL('/.well-known/jwks.json', e.ISSUER).toString(),
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     dataDir: e.DATA_DIR,
     logLevel: e.LOG_LEVEL,
     corsOrigins: Object.freeze(e.CORS_ORIGINS),

@@ -171,5 +171,10 @@ export function rateLimitersFromConfig(
   config: ApiConfig,
   options: Omit<RateLimitersOptions, 'settings' | 'redisUrl'> = {},
 ): RateLimiters {
-  return createRateLimiters({ ...options, settings: config.rateLimits, redisUrl: config.redisUrl });
+  return createRateLimiters({
+    keyPrefix: `${config.redisKeyPrefix}rl:`,
+    ...options,
+    settings: config.rateLimits,
+    redisUrl: config.redisUrl,
+  });
 }

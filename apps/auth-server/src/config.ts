@@ -18,6 +18,11 @@ const schema = z
       .string()
       .regex(/^rediss?:\/\//, 'must be a redis:// URL')
       .optional(),
+    /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
+    REDIS_KEY_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1..64 characters of A-Z a-z 0-9 : _ . -')
+      .default('portcullis:'),
     DATA_DIR: z.string().min(1).default('./data'),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -73,6 +78,7 @@ export type AuthConfig = Readonly<{
   adminToken: string | undefined;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  redisKeyPrefix: string;
   dataDir: string;
   logLevel: string;
   accessTokenTtl: number;
@@ -109,6 +115,7 @@ export function parseAuthConfig(env: Record<string, string | undefined>): AuthCo
     adminToken: e.ADMIN_TOKEN,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     dataDir: e.DATA_DIR,
     logLevel: e.LOG_LEVEL,
     accessTokenTtl: e.ACCESS_TOKEN_TTL,

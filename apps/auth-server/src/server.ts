@@ -120,7 +120,7 @@ export async function startAuthServer(
   const deviceGuard = createDeviceGuard(db, {
     intervalSeconds: deps.deviceIntervalSeconds ?? 5,
     userCodeLimiter: createFailureLimiter(
-      { keyPrefix: 'usercode', points: 5, duration: 600 },
+      { keyPrefix: `${config.redisKeyPrefix}usercode`, points: 5, duration: 600 },
       redis,
     ),
     sessionCookie: '_session',
@@ -170,9 +170,12 @@ export async function startAuthServer(
       },
     ),
     loginLimiters: {
-      ip: createFailureLimiter({ keyPrefix: 'login_ip', points: 20, duration: 600 }, redis),
+      ip: createFailureLimiter(
+        { keyPrefix: `${config.redisKeyPrefix}login_ip`, points: 20, duration: 600 },
+        redis,
+      ),
       account: createFailureLimiter(
-        { keyPrefix: 'login_account', points: 5, duration: 900 },
+        { keyPrefix: `${config.redisKeyPrefix}login_account`, points: 5, duration: 900 },
         redis,
       ),
     },
