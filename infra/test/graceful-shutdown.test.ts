@@ -1,16 +1,15 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { spawnScript, waitFor } from './helpers/processes.js';
 
 /**
  * SIGTERM under load, on the real process `npm start` runs: both servers stop accepting,
  * finish every request they accepted, end SSE streams with a last `retry:` frame, close
  * the database and exit 0. Requests are only sent to 127.0.0.1, bounded in number and time.
  */
-const root = path.resolve(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'portcullis-drain-'));
 let run: ReturnType<typeof startAll> | undefined;
 afterAll(() => {
@@ -62,36 +61,14 @@ function request(
   });
 }
 
-function startAll() {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/scripts/start-all.ts'], {
-    cwd: root,
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '',
-      DATA_DIR: dataDir,
-      AUTH_PORT: '0',
-      API_PORT: '0',
-      ADMIN_PORT: '0',
-      WEB_PORT: '0',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+const startAll = () =>
+  spawnScript('infra/scripts/start-all.ts', {
+    DATA_DIR: dataDir,
+    AUTH_PORT: '0',
+    API_PORT: '0',
+    ADMIN_PORT: '0',
+    WEB_PORT: '0',
   });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, output: () => output };
-}
-
-async function waitFor<T>(probe: () => T | undefined, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** An SSE stream of the API, recording what arrives and how it ends. */
 function openStream(url: string, sid: string) {

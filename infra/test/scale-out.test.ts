@@ -8,7 +8,7 @@
  * PGlite is one process's database, so this runs only with DATABASE_URL and REDIS_URL.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -17,9 +17,9 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import * as oidc from 'openid-client';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
+import { spawnScript } from './helpers/processes.js';
 import { pkceSignIn, REDIRECT_URI } from '../../apps/auth-server/test/helpers/factories.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const shared = Boolean(process.env['DATABASE_URL'] && process.env['REDIS_URL']);
 // Skipped (and reported as skipped) on the embedded database.
 const describeShared = shared ? describe : describe.skip;
@@ -64,21 +64,8 @@ async function waitReady(url: string, service: Service) {
 }
 
 function spawnApp(main: string, url: string, env: Record<string, string>): Service {
-  const child = spawn(process.execPath, ['--import', 'tsx', main], {
-    cwd: root,
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '',
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  return { url, child, output: () => output.slice(-3000) };
+  const spawned = spawnScript(main, { NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env });
+  return { url, child: spawned.child, output: () => spawned.output().slice(-3000) };
 }
 
 function stop(service: Service): Promise<void> {

@@ -1,40 +1,18 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { spawnScript, waitFor, type Spawned } from './helpers/processes.js';
 
 // Drives the same script `npm start` runs, as a real process: both apps come up on an
 // empty data directory, answer their health endpoints, and stop cleanly on SIGTERM.
-const root = path.resolve(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'portcullis-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function startAll(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/scripts/start-all.ts'], {
-    cwd: root,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, output: () => output };
-}
-
-async function waitFor<T>(probe: () => T | undefined, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const startAll = (env: Record<string, string>) => spawnScript('infra/scripts/start-all.ts', env);
 
 describe('npm start (infra/scripts/start-all.ts)', () => {
-  let run: { child: ChildProcess; exited: Promise<number | null>; output: () => string };
+  let run: Spawned;
 
   it('serves both health endpoints and the demo on an empty data directory and stops on SIGTERM', async () => {
     run = startAll({

@@ -143,6 +143,16 @@ export function createIdempotencyRepo(db: Db): IdempotencyRepo {
       : { outcome: 'in_flight' };
   }
 
+  /** The claim's row while it is still in flight under this very lock (nobody took it over). */
+  const stillOurs = (claim: IdempotencyClaim) =>
+    table().where({
+      subject: claim.subject,
+      key: claim.key,
+      id: claim.id,
+      state: 'in_flight',
+      locked_at: claim.lockedAt,
+    });
+
   return {
     async claim(request) {
       for (let i = 0; i < 3; i += 1) {
@@ -152,26 +162,10 @@ export function createIdempotencyRepo(db: Db): IdempotencyRepo {
       return { outcome: 'in_flight' };
     },
     async release(claim) {
-      await table()
-        .where({
-          subject: claim.subject,
-          key: claim.key,
-          id: claim.id,
-          state: 'in_flight',
-          locked_at: claim.lockedAt,
-        })
-        .del();
+      await stillOurs(claim).del();
     },
     async unlock(claim) {
-      await table()
-        .where({
-          subject: claim.subject,
-          key: claim.key,
-          id: claim.id,
-          state: 'in_flight',
-          locked_at: claim.lockedAt,
-        })
-        .update({ locked_at: new Date(0) });
+      await stillOurs(claim).update({ locked_at: new Date(0) });
     },
     async storedResponse(subject, key) {
       const row = await table().where({ subject, key, state: 'completed' }).first();
