@@ -3,6 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+// @ts-expect-error: a plain ES module script without type declarations
+import { buildEntry } from '../infra/scripts/build.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -24,19 +26,24 @@ export interface Target {
 
 /**
  * Starts a benchmark target in its own process, so the load generator and the server do
- * not share an event loop. The target prints one JSON line with its URL (and anything
- * else the bench needs) when it is ready.
+ * not share an event loop. The target is compiled ahead of time first (`pnpm build`'s
+ * bundler), as production runs it: no TypeScript transpiled at runtime. It prints one
+ * JSON line with its URL (and anything else the bench needs) when it is ready.
  */
-export function startTarget(script: string, env: Record<string, string> = {}): Promise<Target> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(root, 'bench/targets', script)],
-    {
-      cwd: root,
-      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
+export async function startTarget(
+  script: string,
+  env: Record<string, string> = {},
+): Promise<Target> {
+  const compiled = path.join(root, 'bench/dist', script.replace(/\.ts$/, '.js'));
+  await (buildEntry as (entry: string, out: string) => Promise<void>)(
+    path.join('bench/targets', script),
+    compiled,
   );
+  const child = spawn(process.execPath, [compiled], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let buffer = '';
     child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));

@@ -1,9 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments, parse } from 'yaml';
 import { parseApiConfig } from '@portcullis/api';
 import { parseAuthConfig } from '@portcullis/auth-server';
+// @ts-expect-error: a plain ES module script without type declarations
+import { ENTRIES } from '../scripts/build.mjs';
 
 // No container engine runs here, so the deployment files are checked statically: they
 // parse, their commands name files that exist, their ports and probes match what the
@@ -18,13 +20,22 @@ interface ComposeService {
   ports?: string[];
 }
 
+// Containers run each app compiled ahead of time (`pnpm build`), not through tsx.
 const apps = {
   'auth-server': {
-    main: 'apps/auth-server/src/main.ts',
+    main: 'apps/auth-server/dist/main.js',
     port: (env: Env) => parseAuthConfig(env).port,
   },
-  api: { main: 'apps/api/src/main.ts', port: (env: Env) => parseApiConfig(env).port },
+  api: { main: 'apps/api/dist/main.js', port: (env: Env) => parseApiConfig(env).port },
 } as const;
+
+/** The TypeScript entry `pnpm build` compiles into `compiled`, which must exist. */
+function sourceOf(compiled: string): string {
+  const entry = (ENTRIES as Array<[string, string]>).find(([, out]) => out === compiled);
+  expect(entry).toBeDefined();
+  expect(existsSync(path.join(root, entry![0]))).toBe(true);
+  return entry![0];
+}
 
 // 43 base64url characters: fits every secret's format (32 bytes for KEY_ENCRYPTION_KEY).
 const STAND_IN = 'A'.repeat(43);
@@ -50,6 +61,24 @@ describe('infra/docker', () => {
     for (const from of froms) expect(from).toMatch(/^FROM node:24/);
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/--frozen-lockfile/);
+    expect(dockerfile).toMatch(/^RUN pnpm build$/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "apps\/api\/dist\/main\.js"\]$/m);
+  });
+
+  it('copies every workspace package manifest before installing from the lockfile', () => {
+    const dockerfile = read('infra/docker/Dockerfile');
+    const install = dockerfile.indexOf('RUN pnpm install');
+    for (const dir of ['apps', 'packages']) {
+      for (const name of readdirSync(path.join(root, dir))) {
+        const manifest = `${dir}/${name}/package.json`;
+        if (!existsSync(path.join(root, manifest))) continue;
+        const copy = dockerfile.indexOf(`COPY ${manifest} ${dir}/${name}/`);
+        expect({ manifest, copied: copy !== -1 && copy < install }).toEqual({
+          manifest,
+          copied: true,
+        });
+      }
+    }
   });
 
   it('compose runs each app on the port its config parses, against postgres and redis', () => {
@@ -61,8 +90,8 @@ describe('infra/docker', () => {
     );
     for (const [name, app] of Object.entries(apps)) {
       const service = compose.services[name]!;
-      expect(service.command?.slice(-1)[0]).toBe(app.main);
-      expect(existsSync(path.join(root, app.main))).toBe(true);
+      expect(service.command).toEqual(['node', app.main]);
+      sourceOf(app.main);
       const env = interpolate(service.environment ?? {});
       expect(env['DATABASE_URL']).toMatch(/@postgres:5432\//);
       expect(env['REDIS_URL']).toBe('redis://redis:6379');
@@ -101,7 +130,8 @@ describe('infra/k8s', () => {
       const pod = deployment['spec']['template']['spec'];
       const container = pod['containers'][0];
       expect(pod['securityContext']['runAsNonRoot']).toBe(true);
-      expect(container['command'].slice(-1)[0]).toBe(app.main);
+      expect(container['command']).toEqual(['node', app.main]);
+      sourceOf(app.main);
       expect(container['readinessProbe']['httpGet']['path']).toBe('/readyz');
       expect(container['livenessProbe']['httpGet']['path']).toBe('/healthz');
       const secrets = Object.fromEntries(Object.keys(secret).map((k) => [k, STAND_IN]));

@@ -11,7 +11,7 @@ import { spawnScript, waitFor } from './helpers/processes.js';
  * the database and exit 0. Requests are only sent to 127.0.0.1, bounded in number and time.
  */
 const dataDir = mkdtempSync(path.join(tmpdir(), 'portcullis-drain-'));
-let run: ReturnType<typeof startAll> | undefined;
+let run: Awaited<ReturnType<typeof startAll>> | undefined;
 afterAll(() => {
   // A failed run must not leave the server behind.
   if (run && run.child.exitCode === null) run.child.kill('SIGKILL');
@@ -97,7 +97,7 @@ function openStream(url: string, sid: string) {
 
 describe('graceful shutdown (infra/scripts/start-all.ts)', () => {
   it('finishes every accepted request, ends SSE streams with a retry frame and exits 0 on SIGTERM', async () => {
-    const server = startAll();
+    const server = await startAll();
     run = server;
     const line = await waitFor(
       () =>

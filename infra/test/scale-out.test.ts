@@ -63,8 +63,8 @@ async function waitReady(url: string, service: Service) {
   throw new Error(`not ready in time:\n${service.output()}`);
 }
 
-function spawnApp(main: string, url: string, env: Record<string, string>): Service {
-  const spawned = spawnScript(main, { NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env });
+async function spawnApp(main: string, url: string, env: Record<string, string>): Promise<Service> {
+  const spawned = await spawnScript(main, { NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env });
   return { url, child: spawned.child, output: () => spawned.output().slice(-3000) };
 }
 
@@ -143,7 +143,7 @@ beforeAll(async () => {
     REDIS_KEY_PREFIX,
   };
   adminUrl = `http://127.0.0.1:${adminPort}`;
-  auth = spawnApp('apps/auth-server/src/main.ts', common.ISSUER, {
+  auth = await spawnApp('apps/auth-server/src/main.ts', common.ISSUER, {
     ...common,
     AUTH_PORT: String(authPort),
     ADMIN_PORT: String(adminPort),
@@ -158,8 +158,10 @@ beforeAll(async () => {
     DATA_DIR: path.join(dataDir, name),
     LOGIN_ACCOUNT_LIMIT: '3',
   });
-  apiA = spawnApp('apps/api/src/main.ts', `http://127.0.0.1:${portA}`, apiEnv(portA, 'a'));
-  apiB = spawnApp('apps/api/src/main.ts', `http://127.0.0.1:${portB}`, apiEnv(portB, 'b'));
+  [apiA, apiB] = await Promise.all([
+    spawnApp('apps/api/src/main.ts', `http://127.0.0.1:${portA}`, apiEnv(portA, 'a')),
+    spawnApp('apps/api/src/main.ts', `http://127.0.0.1:${portB}`, apiEnv(portB, 'b')),
+  ]);
   await Promise.all([waitReady(apiA.url, apiA), waitReady(apiB.url, apiB)]);
 }, 120_000);
 

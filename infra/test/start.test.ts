@@ -15,7 +15,7 @@ describe('npm start (infra/scripts/start-all.ts)', () => {
   let run: Spawned;
 
   it('serves both health endpoints and the demo on an empty data directory and stops on SIGTERM', async () => {
-    run = startAll({
+    run = await startAll({
       DATA_DIR: dataDir,
       AUTH_PORT: '0',
       API_PORT: '0',
@@ -31,7 +31,11 @@ describe('npm start (infra/scripts/start-all.ts)', () => {
       30_000,
     );
     const { auth, api, web } = JSON.parse(line) as { auth: string; api: string; web: string };
-    expect((await fetch(web)).status).toBe(200);
+    // The demo's files come from apps/web/public, found from the compiled bundle too.
+    const page = await fetch(web);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<script[^>]+app\.js/);
+    expect((await fetch(`${web}/app.js`)).status).toBe(200);
     for (const base of [auth, api]) {
       for (const probe of ['/healthz', '/readyz']) {
         const res = await fetch(base + probe);
@@ -45,13 +49,13 @@ describe('npm start (infra/scripts/start-all.ts)', () => {
   }, 60_000);
 
   it('refuses to start with an invalid variable and names it', async () => {
-    const bad = startAll({ DATA_DIR: dataDir, AUTH_PORT: 'not-a-port' });
+    const bad = await startAll({ DATA_DIR: dataDir, AUTH_PORT: 'not-a-port' });
     expect(await bad.exited).toBe(78);
     expect(bad.output()).toMatch(/AUTH_PORT/);
   }, 30_000);
 
   it('refuses the demo seed and an http issuer in production', async () => {
-    const bad = startAll({ DATA_DIR: dataDir, NODE_ENV: 'production', SEED_DEMO: 'true' });
+    const bad = await startAll({ DATA_DIR: dataDir, NODE_ENV: 'production', SEED_DEMO: 'true' });
     expect(await bad.exited).toBe(78);
     expect(bad.output()).toMatch(/ISSUER: must be https/);
     expect(bad.output()).toMatch(/SEED_DEMO/);

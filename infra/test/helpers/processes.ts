@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+// @ts-expect-error: a plain ES module script without type declarations
+import { buildEntry } from '../../scripts/build.mjs';
 
 export const root = path.resolve(import.meta.dirname, '../../..');
 
@@ -11,12 +13,19 @@ export interface Spawned {
   output(): string;
 }
 
+let builds = 0;
+
 /**
  * Runs one of the repository's TypeScript entry points as a real process, the way
- * `npm start` does, with nothing of this process's environment but PATH and HOME.
+ * `npm start` and the containers do: compiled ahead of time by `pnpm build`'s bundler,
+ * then run as plain JavaScript, with nothing of this process's environment but PATH and
+ * HOME.
  */
-export function spawnScript(script: string, env: Record<string, string>): Spawned {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+export async function spawnScript(script: string, env: Record<string, string>): Promise<Spawned> {
+  const name = `${path.basename(script, '.ts')}-${process.pid}-${++builds}.js`;
+  const compiled = path.join(root, '.test-output/dist', name);
+  await (buildEntry as (entry: string, out: string) => Promise<void>)(script, compiled);
+  const child = spawn(process.execPath, [compiled], {
     cwd: root,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -74,6 +74,10 @@ function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 
+// Routes without a query schema accept no query parameters. Built once: zod compiles a
+// schema on its first parse, so a schema made per request is compiled per request.
+const NO_QUERY = z.strictObject({});
+
 export const SECURITY_SCHEMES = ['oauth2', 'bearerJwt', 'apiKey', 'sessionCookie'] as const;
 
 /**
@@ -125,7 +129,7 @@ export function defineRoute<
       input.params = parsed.data as z.output<P>;
     }
     input.query = (
-      query ? parseQuery(query, ctx.query) : parseQuery(z.strictObject({}), ctx.query)
+      query ? parseQuery(query, ctx.query) : parseQuery(NO_QUERY, ctx.query)
     ) as z.output<Q>;
     if (body) input.body = parseBody(body, ctx.request.body);
     await handler(ctx, input);

@@ -1,0 +1,95 @@
+/**
+ * `pnpm build`: compiles each app's entry point ahead of time into one ES module under
+ * its dist/ folder, so production, containers and the benchmark run plain JavaScript on
+ * Node instead of transpiling TypeScript at runtime through tsx (which costs memory for
+ * the transpiled sources and their source maps, and start-up time).
+ *
+ * Our own code (apps and packages/*) is bundled; every third-party package stays an
+ * import of node_modules, resolved here exactly as Node would resolve it from the
+ * importing file and written as a path relative to the output, so pnpm's strict layout
+ * (a package sees only its own dependencies) holds in the bundle too.
+ *
+ *   node infra/scripts/build.mjs                  # the apps and the admin CLI
+ *   node infra/scripts/build.mjs <entry> <out>    # one entry (the benchmark's targets)
+ */
+import { build } from 'esbuild';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export const ENTRIES = [
+  ['apps/auth-server/src/main.ts', 'apps/auth-server/dist/main.js'],
+  ['apps/auth-server/src/cli/admin.ts', 'apps/auth-server/dist/admin.js'],
+  ['apps/api/src/main.ts', 'apps/api/dist/main.js'],
+  ['apps/web/src/main.ts', 'apps/web/dist/main.js'],
+  ['infra/scripts/start-all.ts', 'infra/dist/start-all.js'],
+  ['infra/scripts/migrate.ts', 'infra/dist/migrate.js'],
+];
+
+/** Bare imports outside the workspace stay external, as paths into node_modules. */
+const nodeModulesExternal = {
+  name: 'node-modules-external',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.path.startsWith('@portcullis/') || args.pluginData === 'resolving') return;
+      if (args.path.startsWith('node:')) return { path: args.path, external: true };
+      const resolved = await b.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: 'resolving',
+      });
+      if (resolved.errors.length > 0) return { errors: resolved.errors };
+      // Node built-ins without the node: prefix resolve to themselves.
+      if (!path.isAbsolute(resolved.path)) return { path: args.path, external: true };
+      const outDir = path.dirname(b.initialOptions.outfile);
+      let relative = path.relative(outDir, resolved.path).split(path.sep).join('/');
+      if (!relative.startsWith('.')) relative = `./${relative}`;
+      return { path: relative, external: true };
+    });
+  },
+};
+
+/**
+ * `import.meta.url` in our sources keeps meaning the source file (apps/web finds its
+ * public/ folder beside src/), wherever the bundle is written: it becomes the source's
+ * path relative to the bundle, resolved against the bundle's own URL at runtime.
+ */
+const sourceImportMetaUrl = {
+  name: 'source-import-meta-url',
+  setup(b) {
+    b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      if (!source.includes('import.meta.url') || args.path.includes('node_modules')) return;
+      const outDir = path.dirname(b.initialOptions.outfile);
+      const relative = path.relative(outDir, args.path).split(path.sep).join('/');
+      const url = `new URL(${JSON.stringify(relative)}, import.meta.url).href`;
+      return { contents: source.replaceAll('import.meta.url', url), loader: 'ts' };
+    });
+  },
+};
+
+export async function buildEntry(entry, outfile) {
+  await build({
+    absWorkingDir: root,
+    entryPoints: [entry],
+    outfile: path.resolve(root, outfile),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    sourcemap: 'linked',
+    legalComments: 'none',
+    logLevel: 'warning',
+    plugins: [nodeModulesExternal, sourceImportMetaUrl],
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [entry, outfile] = process.argv.slice(2);
+  const entries = entry && outfile ? [[entry, outfile]] : ENTRIES;
+  await Promise.all(entries.map(([e, o]) => buildEntry(e, o)));
+  console.error(`[build] ${entries.map(([, o]) => o).join(', ')}`);
+}
