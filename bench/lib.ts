@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 // @ts-expect-error: a plain ES module script without type declarations
-import { buildEntry } from '../infra/scripts/build.mjs';
+import { buildEntry, HEAP_OPTIONS } from '../infra/scripts/build.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -27,7 +27,7 @@ export interface Target {
 /**
  * Starts a benchmark target in its own process, so the load generator and the server do
  * not share an event loop. The target is compiled ahead of time first (`pnpm build`'s
- * bundler), as production runs it: no TypeScript transpiled at runtime. It prints one
+ * bundler) and run with the image's heap settings, as production runs it. It prints one
  * JSON line with its URL (and anything else the bench needs) when it is ready.
  */
 export async function startTarget(
@@ -41,7 +41,8 @@ export async function startTarget(
   );
   const child = spawn(process.execPath, [compiled], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    // The heap settings the container image runs with (infra/scripts/build.mjs).
+    env: { ...process.env, NODE_OPTIONS: HEAP_OPTIONS as string, LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

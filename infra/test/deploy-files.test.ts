@@ -5,7 +5,7 @@ import { parseAllDocuments, parse } from 'yaml';
 import { parseApiConfig } from '@portcullis/api';
 import { parseAuthConfig } from '@portcullis/auth-server';
 // @ts-expect-error: a plain ES module script without type declarations
-import { ENTRIES } from '../scripts/build.mjs';
+import { ENTRIES, HEAP_OPTIONS } from '../scripts/build.mjs';
 
 // No container engine runs here, so the deployment files are checked statically: they
 // parse, their commands name files that exist, their ports and probes match what the
@@ -63,6 +63,8 @@ describe('infra/docker', () => {
     expect(dockerfile).toMatch(/--frozen-lockfile/);
     expect(dockerfile).toMatch(/^RUN pnpm build$/m);
     expect(dockerfile).toMatch(/^CMD \["node", "apps\/api\/dist\/main\.js"\]$/m);
+    // The heap caps the benchmark measured peak RSS with.
+    expect(dockerfile).toContain(`ENV NODE_OPTIONS="${HEAP_OPTIONS as string}"`);
   });
 
   it('copies every workspace package manifest before installing from the lockfile', () => {
