@@ -53,6 +53,9 @@ export async function startTarget(
       const line = buffer.split('\n').find((l) => l.startsWith('{'));
       if (!line) return;
       child.removeAllListeners('exit');
+      // Ready: anything printed later is drained, not kept.
+      child.stdout!.removeAllListeners('data');
+      child.stdout!.resume();
       resolve({
         info: JSON.parse(line) as Record<string, string>,
         child,

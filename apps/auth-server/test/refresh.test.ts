@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
+import { toJsonb } from '@portcullis/db';
 import { startTestAuthServer, type TestAuthServer } from './helpers/server.js';
 import {
   createUser,
@@ -42,6 +43,22 @@ const refresh = (clientId: string, refreshToken: string) =>
   });
 
 describe('refresh tokens', () => {
+  test("each refresh carries the user's roles as stored at that moment", async () => {
+    const user = await createUser(t, ['viewer']);
+    const client = await publicSpa(t);
+    const config = await discover(t, client.client_id);
+    const first = await signIn(t, config, user);
+    expect(decodeJwt(first.access_token).payload.roles).toEqual(['viewer']);
+    // Roles changed between two refreshes (as an operator would in the database): the
+    // account is read once per request, never kept from an earlier one.
+    await t.database
+      .db('users')
+      .where({ id: user.id })
+      .update({ roles: toJsonb(['editor']) });
+    const second = await oidc.refreshTokenGrant(config, first.refresh_token!);
+    expect(decodeJwt(second.access_token).payload.roles).toEqual(['editor']);
+  });
+
   test('rotated on every use; each response has new access and refresh tokens and expires_in', async () => {
     const user = await createUser(t);
     const client = await publicSpa(t);

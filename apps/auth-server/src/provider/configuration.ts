@@ -8,6 +8,7 @@ import { createOidcAdapterFactory } from '../data/oidc-adapter.js';
 import { htmlHeaders } from '../security-headers.js';
 import { deviceConfirmPage, deviceInputPage, messagePage } from '../interactions/views.js';
 import { createFindAccount } from './account.js';
+import { memoizeInRequest } from './request-memo.js';
 import { createExtraTokenClaims, customizeJwt, isApiScope, resourceServerInfo } from './claims.js';
 import type { DeviceGuard } from './device-guard.js';
 import type { KeyRing } from './keys.js';
@@ -49,6 +50,11 @@ function validateClientMetadata(_ctx: KoaContextWithOIDC | undefined, key: strin
  * (RFC 9068), client secrets compared by hash (see create-provider.ts).
  */
 export function providerConfiguration(s: ProviderSetup): Configuration {
+  // findAccount and extraTokenClaims both read the user: once per request.
+  const accounts: AccountsRepo = {
+    ...s.accounts,
+    findById: (id) => memoizeInRequest(`account:${id}`, () => s.accounts.findById(id)),
+  };
   const { config } = s;
   const apiResource = config.apiAudience;
   const isLocalhostDev = config.env !== 'production';
@@ -57,7 +63,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
     adapter: createOidcAdapterFactory(s.db, s.clients, createLogoutGuard(s.denyList)),
     clients: [],
     jwks: { keys: s.keys.jwks as never },
-    findAccount: createFindAccount(s.accounts),
+    findAccount: createFindAccount(accounts),
     cookies: {
       names: {
         session: SESSION_COOKIE,
@@ -97,7 +103,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
     allowOmittingSingleRegisteredRedirectUri: false,
     rotateRefreshToken: () => true,
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
-    extraTokenClaims: createExtraTokenClaims(s.accounts) as never,
+    extraTokenClaims: createExtraTokenClaims(accounts) as never,
     formats: { customizers: { jwt: customizeJwt as never } },
     ttl: {
       AccessToken: config.accessTokenTtl,
