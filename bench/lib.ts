@@ -3,7 +3,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-// @ts-expect-error: a plain ES module script without type declarations
 import { buildEntry, HEAP_OPTIONS } from '../infra/scripts/build.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,14 +34,11 @@ export async function startTarget(
   env: Record<string, string> = {},
 ): Promise<Target> {
   const compiled = path.join(root, 'bench/dist', script.replace(/\.ts$/, '.js'));
-  await (buildEntry as (entry: string, out: string) => Promise<void>)(
-    path.join('bench/targets', script),
-    compiled,
-  );
+  await buildEntry(path.join('bench/targets', script), compiled);
   const child = spawn(process.execPath, [compiled], {
     cwd: root,
     // The heap settings the container image runs with (infra/scripts/build.mjs).
-    env: { ...process.env, NODE_OPTIONS: HEAP_OPTIONS as string, LOG_LEVEL: 'silent', ...env },
+    env: { ...process.env, NODE_OPTIONS: HEAP_OPTIONS, LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

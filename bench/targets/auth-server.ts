@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as oidc from 'openid-client';
 import { pino } from 'pino';
-import { pkceSignIn, REDIRECT_URI } from '../../apps/auth-server/test/helpers/factories.js';
+import { pkceSignIn, PUBLIC_SPA_METADATA } from '../../apps/auth-server/test/helpers/factories.js';
 import { createTestDatabase } from '@portcullis/db/testing';
 import { parseAuthConfig, startAuthServer } from '@portcullis/auth-server';
 
@@ -48,10 +48,7 @@ const user = { email: 'bench@example.com', password: 'bench-password-1' };
 await admin('/admin/users', { ...user, roles: ['editor'] });
 const spa = await admin('/admin/clients', {
   client_id: 'bench-spa',
-  token_endpoint_auth_method: 'none',
-  redirect_uris: [REDIRECT_URI],
-  grant_types: ['authorization_code', 'refresh_token'],
-  first_party: true,
+  ...PUBLIC_SPA_METADATA,
 });
 const refreshTokens: string[] = [];
 const chains = Number(process.env['BENCH_CHAINS'] ?? 0);

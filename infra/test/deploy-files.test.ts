@@ -4,7 +4,6 @@ import path from 'node:path';
 import { parseAllDocuments, parse } from 'yaml';
 import { parseApiConfig } from '@portcullis/api';
 import { parseAuthConfig } from '@portcullis/auth-server';
-// @ts-expect-error: a plain ES module script without type declarations
 import { ENTRIES, HEAP_OPTIONS } from '../scripts/build.mjs';
 
 // No container engine runs here, so the deployment files are checked statically: they
@@ -31,7 +30,7 @@ const apps = {
 
 /** The TypeScript entry `pnpm build` compiles into `compiled`, which must exist. */
 function sourceOf(compiled: string): string {
-  const entry = (ENTRIES as Array<[string, string]>).find(([, out]) => out === compiled);
+  const entry = ENTRIES.find(([, out]) => out === compiled);
   expect(entry).toBeDefined();
   expect(existsSync(path.join(root, entry![0]))).toBe(true);
   return entry![0];
@@ -64,7 +63,7 @@ describe('infra/docker', () => {
     expect(dockerfile).toMatch(/^RUN pnpm build$/m);
     expect(dockerfile).toMatch(/^CMD \["node", "apps\/api\/dist\/main\.js"\]$/m);
     // The heap caps the benchmark measured peak RSS with.
-    expect(dockerfile).toContain(`ENV NODE_OPTIONS="${HEAP_OPTIONS as string}"`);
+    expect(dockerfile).toContain(`ENV NODE_OPTIONS="${HEAP_OPTIONS}"`);
   });
 
   it('copies every workspace package manifest before installing from the lockfile', () => {

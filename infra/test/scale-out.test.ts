@@ -18,7 +18,7 @@ import { Redis } from 'ioredis';
 import * as oidc from 'openid-client';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import { spawnScript } from './helpers/processes.js';
-import { pkceSignIn, REDIRECT_URI } from '../../apps/auth-server/test/helpers/factories.js';
+import { pkceSignIn, PUBLIC_SPA_METADATA } from '../../apps/auth-server/test/helpers/factories.js';
 
 const shared = Boolean(process.env['DATABASE_URL'] && process.env['REDIS_URL']);
 // Skipped (and reported as skipped) on the embedded database.
@@ -112,10 +112,7 @@ async function newUser(roles: string[]) {
 async function userToken(user: { email: string; password: string }) {
   const spa = await admin('POST', '/admin/clients', {
     client_id: `spa-${randomUUID().slice(0, 8)}`,
-    token_endpoint_auth_method: 'none',
-    redirect_uris: [REDIRECT_URI],
-    grant_types: ['authorization_code', 'refresh_token'],
-    first_party: true,
+    ...PUBLIC_SPA_METADATA,
   });
   const config = await discover(spa.client_id);
   const tokens = await pkceSignIn(config, user, {

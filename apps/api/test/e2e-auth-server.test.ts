@@ -19,7 +19,7 @@ import { importJWK, SignJWT, type JWK } from 'jose';
 import * as oidc from 'openid-client';
 import { pino } from 'pino';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '../src/index.js';
-import { pkceSignIn, REDIRECT_URI } from '../../auth-server/test/helpers/factories.js';
+import { pkceSignIn, PUBLIC_SPA_METADATA } from '../../auth-server/test/helpers/factories.js';
 
 const API_AUDIENCE = 'http://api.portcullis.test';
 const KEY_ENCRYPTION_KEY = randomBytes(32).toString('base64url');
@@ -139,10 +139,7 @@ async function userSignIn(roles = ['editor']) {
   const user = await admin('POST', '/admin/users', { email, password, roles });
   const spa = await admin('POST', '/admin/clients', {
     client_id: `spa-${randomUUID().slice(0, 8)}`,
-    token_endpoint_auth_method: 'none',
-    redirect_uris: [REDIRECT_URI],
-    grant_types: ['authorization_code', 'refresh_token'],
-    first_party: true,
+    ...PUBLIC_SPA_METADATA,
   });
   const config = await discover(spa.client_id);
   const tokens = await pkceSignIn(

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-// @ts-expect-error: a plain ES module script without type declarations
 import { buildEntry } from '../../scripts/build.mjs';
 
 export const root = path.resolve(import.meta.dirname, '../../..');
@@ -24,7 +23,7 @@ let builds = 0;
 export async function spawnScript(script: string, env: Record<string, string>): Promise<Spawned> {
   const name = `${path.basename(script, '.ts')}-${process.pid}-${++builds}.js`;
   const compiled = path.join(root, '.test-output/dist', name);
-  await (buildEntry as (entry: string, out: string) => Promise<void>)(script, compiled);
+  await buildEntry(script, compiled);
   const child = spawn(process.execPath, [compiled], {
     cwd: root,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },

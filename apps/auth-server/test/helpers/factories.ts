@@ -22,14 +22,16 @@ export async function createClient(t: TestAuthServer, metadata: Record<string, u
   return res.body as { client_id: string; client_secret?: string } & Record<string, unknown>;
 }
 
+/** A first-party public SPA with PKCE and refresh tokens, as the demo registers one. */
+export const PUBLIC_SPA_METADATA = {
+  token_endpoint_auth_method: 'none',
+  redirect_uris: [REDIRECT_URI],
+  grant_types: ['authorization_code', 'refresh_token'],
+  first_party: true,
+} as const;
+
 export const publicSpa = (t: TestAuthServer, extra: Record<string, unknown> = {}) =>
-  createClient(t, {
-    token_endpoint_auth_method: 'none',
-    redirect_uris: [REDIRECT_URI],
-    grant_types: ['authorization_code', 'refresh_token'],
-    first_party: true,
-    ...extra,
-  });
+  createClient(t, { ...PUBLIC_SPA_METADATA, ...extra });
 
 /** openid-client configuration for a client of the test server (plain http allowed). */
 export async function discover(

@@ -1,0 +1,4 @@
+/** Types of build.mjs, a plain ES module so it runs without a TypeScript loader. */
+export declare const ENTRIES: ReadonlyArray<readonly [entry: string, outfile: string]>;
+export declare const HEAP_OPTIONS: string;
+export declare function buildEntry(entry: string, outfile: string): Promise<void>;
