@@ -78,20 +78,14 @@ function readPeakRssMb(pid: number): number {
 }
 
 async function once(
-  url: string,
-  options: {
-    headers?: Record<string, string> | undefined;
-    method?: 'GET' | 'POST' | undefined;
-    body?: string | undefined;
-    seconds: number;
-    connections: number;
-  },
+  load: HttpLoad,
+  options: { seconds: number; connections: number },
 ): Promise<HttpFigure> {
   const result = await autocannon({
-    url,
-    headers: options.headers ?? {},
-    method: options.method ?? 'GET',
-    ...(options.body === undefined ? {} : { body: options.body }),
+    url: load.url,
+    headers: load.headers ?? {},
+    method: load.method ?? 'GET',
+    ...(load.body === undefined ? {} : { body: load.body }),
     duration: options.seconds,
     connections: options.connections,
     pipelining: 1,
@@ -109,36 +103,55 @@ export function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
+export interface HttpLoad {
+  url: string;
+  headers?: Record<string, string>;
+  method?: 'GET' | 'POST';
+  body?: string;
+}
+
 /** A warm-up run, then the median of `runs` bounded runs against 127.0.0.1 only. */
 export async function measureHttp(
   url: string,
-  options: {
-    headers?: Record<string, string>;
-    method?: 'GET' | 'POST';
-    body?: string;
-    runs?: number;
-    seconds?: number;
-    connections?: number;
-  } = {},
+  options: Omit<HttpLoad, 'url'> & { runs?: number; seconds?: number; connections?: number } = {},
 ): Promise<HttpFigure> {
-  if (!/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url))
-    throw new Error(`refusing non-loopback ${url}`);
-  const settings = {
-    headers: options.headers,
-    method: options.method,
-    body: options.body,
-    seconds: options.seconds ?? 5,
-    connections: options.connections ?? 20,
-  };
-  await once(url, { ...settings, seconds: 2 });
-  const figures: HttpFigure[] = [];
-  for (let i = 0; i < (options.runs ?? 3); i++) figures.push(await once(url, settings));
-  return {
-    requestsPerSecond: Math.round(median(figures.map((f) => f.requestsPerSecond))),
-    p99Ms: median(figures.map((f) => f.p99Ms)),
-    non2xx: figures.reduce((n, f) => n + f.non2xx, 0),
-    errors: figures.reduce((n, f) => n + f.errors, 0),
-  };
+  const { runs, seconds, connections, ...load } = options;
+  const [figure] = await measureHttpInterleaved([{ url, ...load }], { runs, seconds, connections });
+  return figure!;
+}
+
+/**
+ * Several loads measured in alternation (a, b, a, b, …), each reduced to the median of
+ * `runs` bounded runs after a warm-up of each. A ratio between them then compares runs
+ * made under the same machine load: this 2-core machine's speed drifts by a third
+ * within minutes, which sequential blocks of runs turn into a skewed ratio.
+ */
+export async function measureHttpInterleaved(
+  loads: HttpLoad[],
+  options: {
+    runs?: number | undefined;
+    seconds?: number | undefined;
+    connections?: number | undefined;
+  } = {},
+): Promise<HttpFigure[]> {
+  for (const { url } of loads) {
+    if (!/^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(url))
+      throw new Error(`refusing non-loopback ${url}`);
+  }
+  const seconds = options.seconds ?? 5;
+  const connections = options.connections ?? 20;
+  for (const load of loads) await once(load, { seconds: 2, connections });
+  const figures: HttpFigure[][] = loads.map(() => []);
+  for (let i = 0; i < (options.runs ?? 3); i++) {
+    for (const [j, load] of loads.entries())
+      figures[j]!.push(await once(load, { seconds, connections }));
+  }
+  return figures.map((runs) => ({
+    requestsPerSecond: Math.round(median(runs.map((f) => f.requestsPerSecond))),
+    p99Ms: median(runs.map((f) => f.p99Ms)),
+    non2xx: runs.reduce((n, f) => n + f.non2xx, 0),
+    errors: runs.reduce((n, f) => n + f.errors, 0),
+  }));
 }
 
 /**

@@ -4,6 +4,7 @@ import { createAccessTokenVerifier, createLocalKeySet, createTokenCache } from '
 import {
   clientCredentials,
   measureHttp,
+  measureHttpInterleaved,
   measureOps,
   measureOpsInterleaved,
   postgresUrl,
@@ -58,12 +59,15 @@ export const sections: Record<string, () => Promise<Row[]>> = {
       });
       if (created.status !== 201) throw new Error(`creating the order answered ${created.status}`);
       const path = created.headers.get('location')!;
-      const bare = await measureHttp(koa.info['url']!);
-      // The API's whole middleware stack with neither a credential nor a database read:
-      // what separates bare Koa from the route before the query.
-      const stack = await measureHttp(`${withAuth.info['url']}/healthz`);
-      const open = await measureHttp(`${withoutAuth.info['url']}${path}`);
-      const authed = await measureHttp(`${withAuth.info['url']}${path}`, { headers });
+      const [bare, stack, open, authed] = await measureHttpInterleaved([
+        { url: koa.info['url']! },
+        // The API's whole middleware stack with neither a credential nor a database read:
+        // what separates bare Koa from the route before the query.
+        { url: `${withAuth.info['url']}/healthz` },
+        { url: `${withoutAuth.info['url']}${path}` },
+        { url: `${withAuth.info['url']}${path}`, headers },
+      ]);
+      if (!bare || !stack || !open || !authed) throw new Error('missing figures');
       if (authed.non2xx || open.non2xx)
         throw new Error(`non-2xx answers: JWT ${authed.non2xx}, no auth ${open.non2xx}`);
       return [
@@ -172,6 +176,7 @@ export const sections: Record<string, () => Promise<Row[]>> = {
       const memory = await startTarget('oidc-memory.ts', { SIGNING_ALG: alg });
       try {
         const post = (t: Target) => ({
+          url: `${t.info['url']}/token`,
           method: 'POST' as const,
           headers: {
             authorization: `Basic ${Buffer.from(`${t.info['clientId']}:${t.info['clientSecret']}`).toString('base64')}`,
@@ -179,8 +184,8 @@ export const sections: Record<string, () => Promise<Row[]>> = {
           },
           body: 'grant_type=client_credentials&scope=api',
         });
-        const ours = await measureHttp(`${auth.info['url']}/token`, post(auth));
-        const theirs = await measureHttp(`${memory.info['url']}/token`, post(memory));
+        const [ours, theirs] = await measureHttpInterleaved([post(auth), post(memory)]);
+        if (!ours || !theirs) throw new Error('missing figures');
         if (ours.non2xx || theirs.non2xx) {
           throw new Error(`non-2xx answers: portcullis ${ours.non2xx}, in-memory ${theirs.non2xx}`);
         }

@@ -51,10 +51,32 @@ describe('admin API', () => {
     );
     expect(listed).toBeDefined();
     expect(listed.client_secret).toBeUndefined();
+    const config = await discover(t, created.client_id, created.client_secret);
+    // The client is now in the server's client cache; the delete must still hold at once.
+    expect((await oidc.clientCredentialsGrant(config)).access_token).toBeTruthy();
     expect((await t.admin('DELETE', `/admin/clients/${created.client_id}`)).status).toBe(204);
     expect((await t.admin('DELETE', `/admin/clients/${created.client_id}`)).status).toBe(404);
-    const config = await discover(t, created.client_id, created.client_secret);
     await expect(oidc.clientCredentialsGrant(config)).rejects.toMatchObject({ status: 401 });
+  });
+
+  test('a client deleted by another instance is refused here within a second', async () => {
+    const created = await createClient(t, { grant_types: ['client_credentials'] });
+    const config = await discover(t, created.client_id, created.client_secret);
+    expect((await oidc.clientCredentialsGrant(config)).access_token).toBeTruthy();
+    // Another auth-server instance deletes it: only the shared table changes.
+    await t.database.db('clients').where({ id: created.client_id }).del();
+    const deletedAt = Date.now();
+    let refusedAfter: number | undefined;
+    while (refusedAfter === undefined && Date.now() - deletedAt < 3000) {
+      try {
+        await oidc.clientCredentialsGrant(config);
+        await new Promise((r) => setTimeout(r, 50));
+      } catch (error) {
+        expect(error).toMatchObject({ status: 401 });
+        refusedAfter = Date.now() - deletedAt;
+      }
+    }
+    expect(refusedAfter).toBeLessThanOrEqual(1200);
   });
 
   test('clients: invalid metadata is 422 with fields', async () => {

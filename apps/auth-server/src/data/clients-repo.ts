@@ -17,6 +17,16 @@ export interface ClientsRepo {
   delete(id: string): Promise<boolean>;
 }
 
+export interface ClientsRepoOptions {
+  /**
+   * How long a client read by `findMetadata` is reused, in milliseconds (default 1000;
+   * 0 reads the table every time). Writes through this repo take effect at once in this
+   * process; a write made by another auth-server instance within this bound.
+   */
+  cacheMs?: number;
+  now?: () => number;
+}
+
 interface ClientRow {
   id: string;
   metadata: ClientMetadata;
@@ -28,29 +38,83 @@ const toRecord = (row: ClientRow): ClientRecord => ({
   createdAt: row.created_at,
 });
 
-export function createClientsRepo(db: Db): ClientsRepo {
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+/**
+ * The `clients` table. Every token request looks its client up, so `findMetadata` keeps
+ * what it read for `cacheMs`: one query per client per second instead of one per
+ * request. Unknown ids are never remembered (a client registered on another instance
+ * is found at once). A write bumps a generation, so a read that was under way during a
+ * write is not kept. Cached metadata is frozen: it is shared by concurrent requests.
+ */
+export function createClientsRepo(db: Db, options: ClientsRepoOptions = {}): ClientsRepo {
+  const cacheMs = options.cacheMs ?? 1000;
+  const now = options.now ?? Date.now;
+  const cache = new Map<
+    string,
+    { readAt: number; metadata: Promise<ClientMetadata | undefined> }
+  >();
+  let generation = 0;
+
+  function written(id: string): void {
+    generation++;
+    cache.delete(id);
+  }
+
+  function load(id: string): Promise<ClientMetadata | undefined> {
+    const readAt = now();
+    const started = generation;
+    const metadata = db<ClientRow>('clients')
+      .where({ id })
+      .first()
+      .then((row) => (row ? deepFreeze(row.metadata) : undefined));
+    if (cacheMs <= 0) return metadata;
+    cache.set(id, { readAt, metadata });
+    const forget = () => {
+      if (cache.get(id)?.metadata === metadata) cache.delete(id);
+    };
+    metadata.then((found) => {
+      if (!found || generation !== started) forget();
+    }, forget);
+    return metadata;
+  }
+
   return {
     async put(id, metadata) {
+      written(id);
       await db('clients')
         .insert({ id, metadata: toJsonb({ ...metadata, client_id: id }) })
         .onConflict('id')
         .merge(['metadata']);
+      written(id);
     },
     async insert(metadata) {
+      written(metadata.client_id);
       const [row] = await db('clients')
         .insert({ id: metadata.client_id, metadata: toJsonb(metadata) })
         .returning('*');
+      written(metadata.client_id);
       return toRecord(row as ClientRow);
     },
-    async findMetadata(id) {
-      const row = await db<ClientRow>('clients').where({ id }).first();
-      return row?.metadata;
+    findMetadata(id) {
+      const cached = cache.get(id);
+      if (cached && now() - cached.readAt < cacheMs) return cached.metadata;
+      return load(id);
     },
     async list() {
       return (await db<ClientRow>('clients').orderBy('created_at').orderBy('id')).map(toRecord);
     },
     async delete(id) {
-      return (await db('clients').where({ id }).del().returning('id')).length > 0;
+      written(id);
+      const deleted = (await db('clients').where({ id }).del().returning('id')).length > 0;
+      written(id);
+      return deleted;
     },
   };
 }

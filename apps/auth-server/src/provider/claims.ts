@@ -21,10 +21,11 @@ export function resourceServerInfo(
   accessTokenTtl: number,
   keys: KeyRing,
 ): (ctx: KoaContextWithOIDC, resource: string) => Promise<ResourceServer> {
+  const scope = API_SCOPES.join(' ');
   return async function getResourceServerInfo(_ctx, resource) {
     if (resource !== apiAudience) throw new errors.InvalidTarget();
     return {
-      scope: API_SCOPES.join(' '),
+      scope,
       audience: apiAudience,
       accessTokenFormat: 'jwt',
       accessTokenTTL: accessTokenTtl,
@@ -41,7 +42,8 @@ export function resourceServerInfo(
 export function createExtraTokenClaims(accounts: AccountsRepo) {
   return async function extraTokenClaims(ctx: KoaContextWithOIDC, token: TokenLike) {
     if (token.kind === 'ClientCredentials') {
-      const roles = ctx.oidc.client?.metadata()['roles'];
+      // Extra metadata sits on the Client as a property (metadata() would copy them all).
+      const roles = (ctx.oidc.client as { roles?: unknown } | undefined)?.roles;
       return { roles: Array.isArray(roles) ? roles : [] };
     }
     if (!token.accountId) return undefined;

@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
-import Provider from 'oidc-provider';
+import Provider, { type Client } from 'oidc-provider';
 import type { Logger } from 'pino';
 import { providerConfiguration, type ProviderSetup } from './configuration.js';
 import { watchGrantEvents, type GrantEventDeps } from './grant-events.js';
@@ -8,7 +8,7 @@ import type { KeyManager, KeyRing } from './keys.js';
 
 /** SHA-256 hex: what the clients table stores instead of a client secret. */
 export function hashClientSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /**
@@ -20,7 +20,7 @@ export function hashClientSecret(secret: string): string {
  */
 function compareHashedClientSecret(this: { clientSecret?: string }, presented: string): boolean {
   const stored = Buffer.from(this.clientSecret ?? '', 'hex');
-  const actual = createHash('sha256').update(String(presented), 'utf8').digest();
+  const actual = hash('sha256', String(presented), 'buffer');
   return stored.length === actual.length && timingSafeEqual(stored, actual);
 }
 
@@ -48,12 +48,34 @@ export interface ProviderHostOptions {
   now?: () => number;
 }
 
+/**
+ * oidc-provider's `Client.find` reads the adapter and then hashes the JSON of the
+ * metadata to find the matching Client instance, on every request. The clients repo
+ * hands out one frozen metadata object per client while its cache holds it, so the
+ * instance is looked up by that object instead; anything else goes to oidc-provider.
+ */
+function reuseClientInstances(provider: Provider, clients: ProviderSetup['clients']): void {
+  const Clients = provider.Client as unknown as { find(id: string): Promise<Client | undefined> };
+  const find = Clients.find.bind(Clients);
+  const instances = new WeakMap<object, Client>();
+  Clients.find = async function findClient(id) {
+    const metadata =
+      typeof id === 'string' && id !== '' ? await clients.findMetadata(id) : undefined;
+    const known = metadata && instances.get(metadata);
+    if (known) return known;
+    const client = await find(id);
+    if (metadata && client) instances.set(metadata, client);
+    return client;
+  };
+}
+
 function build(issuer: string, setup: ProviderSetup, options: ProviderHostOptions): Provider {
   const provider = new Provider(issuer, providerConfiguration(setup));
   provider.proxy = false;
   Object.defineProperty(provider.Client.prototype, 'compareClientSecret', {
     value: compareHashedClientSecret,
   });
+  reuseClientInstances(provider, setup.clients);
   watchGrantEvents(provider, options.events);
   return provider;
 }
