@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildEntry, HEAP_OPTIONS } from '../infra/scripts/build.mjs';
@@ -203,6 +203,36 @@ export async function measureOpsInterleaved(
     }
   }
   return rates.map((r) => Math.round(median(r)));
+}
+
+/** CPU time (user + system, all threads) a process has used so far, in milliseconds. */
+export function processCpuMs(pid: number): number {
+  try {
+    // Fields 14 and 15 of /proc/<pid>/stat, after the parenthesised command name.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU time used so far by every PostgreSQL process of this machine (backends and
+ * background workers), in milliseconds: the database's share of a load when the server
+ * runs on 127.0.0.1 next to the benchmark.
+ */
+export function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+    } catch {
+      continue;
+    }
+    total += processCpuMs(Number(entry));
+  }
+  return total;
 }
 
 /** The PostgreSQL server the benchmark creates its own database on. */

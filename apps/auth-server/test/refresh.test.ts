@@ -59,6 +59,26 @@ describe('refresh tokens', () => {
     expect(decodeJwt(second.access_token).payload.roles).toEqual(['editor']);
   });
 
+  test.each(['Grant', 'Session'])(
+    'refused once its %s is gone (read with the token in one query)',
+    async (model) => {
+      const user = await createUser(t);
+      const client = await publicSpa(t);
+      const config = await discover(t, client.client_id);
+      const first = await signIn(t, config, user);
+      const grantId = decodeJwt(first.access_token).payload.grant_id as string;
+      // The other half is untouched: its refresh still works.
+      const second = await oidc.refreshTokenGrant(config, first.refresh_token!);
+      // Gone as another instance or an operator would remove it: straight from the table.
+      const rows = t.database.db('oidc_payloads').where({ type: model });
+      if (model === 'Grant') await rows.andWhere({ id: grantId }).del();
+      else await rows.andWhereRaw(`payload->>'accountId' = ?`, [user.id]).del();
+      const res = await refresh(client.client_id, second.refresh_token!);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('invalid_grant');
+    },
+  );
+
   test('rotated on every use; each response has new access and refresh tokens and expires_in', async () => {
     const user = await createUser(t);
     const client = await publicSpa(t);

@@ -5,12 +5,43 @@ import Provider, {
   type KoaContextWithOIDC,
 } from 'oidc-provider';
 import { toJsonb, type Db } from '@portcullis/db';
+import { dropAsides, putAside, takeAside } from '../provider/request-memo.js';
 import type { ArtifactGuard } from '../provider/subject-logout.js';
 import type { ClientsRepo } from './clients-repo.js';
 
 interface PayloadRow {
   payload: AdapterPayload;
   consumed_at: Date | null;
+}
+
+/**
+ * Tokens that oidc-provider redeems by reading the token, then the session it is bound
+ * to (by uid) and then its grant (by id): three round trips, one after the other. For
+ * these the adapter reads all three rows in one query and puts the grant and session
+ * aside for the two reads that follow in the same request.
+ */
+const READ_WITH_GRANT_AND_SESSION = new Set(['RefreshToken', 'AuthorizationCode']);
+
+const unexpired = (alias: string) => `(${alias}.expires_at is null or ${alias}.expires_at > ?)`;
+const TOKEN_GRANT_SESSION_SQL = `with t as (
+    select type, payload, consumed_at, grant_id from oidc_payloads p
+    where p.type = ? and p.id = ? and ${unexpired('p')}
+  )
+  select t.type, t.payload, t.consumed_at from t
+  union all
+  select g.type, g.payload, g.consumed_at from t
+    join oidc_payloads g on g.type = 'Grant' and g.id = t.grant_id and ${unexpired('g')}
+  union all
+  select s.type, s.payload, s.consumed_at from t
+    join oidc_payloads s on s.type = 'Session' and s.uid = t.payload->>'sessionUid'
+      and ${unexpired('s')}`;
+
+const asideKey = (type: string, where: Record<string, string>) =>
+  `oidc ${type} ${Object.entries(where).flat().join(' ')}`;
+
+function rowsOf(result: unknown): (PayloadRow & { type: string })[] {
+  const rows = Array.isArray(result) ? result : (result as { rows?: unknown }).rows;
+  return Array.isArray(rows) ? rows : [];
 }
 
 /** What a failed consume means to the token endpoint, per model (the texts oidc-provider uses). */
@@ -43,6 +74,7 @@ export class KnexOidcAdapter implements Adapter {
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+    dropAsides();
     if (this.type === 'Client') {
       await this.clients.put(id, payload as Record<string, unknown>);
       return;
@@ -64,6 +96,7 @@ export class KnexOidcAdapter implements Adapter {
 
   async find(id: string): Promise<AdapterPayload | undefined> {
     if (this.type === 'Client') return (await this.clients.findMetadata(id)) as AdapterPayload;
+    if (READ_WITH_GRANT_AND_SESSION.has(this.type)) return this.findWithGrantAndSession(id);
     return this.findWhere({ id });
   }
 
@@ -76,6 +109,7 @@ export class KnexOidcAdapter implements Adapter {
   }
 
   async consume(id: string): Promise<void> {
+    dropAsides();
     const won = await this.db('oidc_payloads')
       .where({ type: this.type, id })
       .whereNull('consumed_at')
@@ -95,6 +129,7 @@ export class KnexOidcAdapter implements Adapter {
   }
 
   async destroy(id: string): Promise<void> {
+    dropAsides();
     if (this.type === 'Client') {
       await this.clients.delete(id);
       return;
@@ -103,18 +138,46 @@ export class KnexOidcAdapter implements Adapter {
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
+    dropAsides();
     await this.db('oidc_payloads').where({ type: this.type, grant_id: grantId }).del();
   }
 
   private async findWhere(where: Record<string, string>): Promise<AdapterPayload | undefined> {
-    const query = this.db('oidc_payloads').where({ type: this.type, ...where });
-    // An expired device code is still returned (until purged) so that polling gets
-    // RFC 8628's expired_token from oidc-provider's own `exp` check, not "not found".
-    if (this.type !== 'DeviceCode') {
-      query.andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', new Date()));
+    const aside = takeAside<PayloadRow | null>(asideKey(this.type, where));
+    let row: PayloadRow | null | undefined;
+    if (aside) row = aside.value;
+    else {
+      const query = this.db('oidc_payloads').where({ type: this.type, ...where });
+      // An expired device code is still returned (until purged) so that polling gets
+      // RFC 8628's expired_token from oidc-provider's own `exp` check, not "not found".
+      if (this.type !== 'DeviceCode') {
+        query.andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', new Date()));
+      }
+      row = await query.first<PayloadRow | undefined>('payload', 'consumed_at');
     }
-    const row = await query.first<PayloadRow | undefined>('payload', 'consumed_at');
-    if (!row) return undefined;
+    return row ? this.checked(row) : undefined;
+  }
+
+  /** A token read with its grant and session in one query; those two are put aside. */
+  private async findWithGrantAndSession(id: string): Promise<AdapterPayload | undefined> {
+    const now = new Date();
+    const rows = rowsOf(await this.db.raw(TOKEN_GRANT_SESSION_SQL, [this.type, id, now, now, now]));
+    const token = rows.find((r) => r.type === this.type);
+    if (!token) return undefined;
+    const { grantId, sessionUid } = token.payload;
+    // Put aside even when missing: "no such grant" was just read, not worth a second look.
+    if (typeof grantId === 'string')
+      putAside(asideKey('Grant', { id: grantId }), rows.find((r) => r.type === 'Grant') ?? null);
+    if (typeof sessionUid === 'string')
+      putAside(
+        asideKey('Session', { uid: sessionUid }),
+        rows.find((r) => r.type === 'Session') ?? null,
+      );
+    return this.checked(token);
+  }
+
+  /** The stored payload as oidc-provider expects it, unless the logout guard refuses it. */
+  private async checked(row: PayloadRow): Promise<AdapterPayload | undefined> {
     if (await this.guard?.(this.type, row.payload)) {
       await this.forget(row.payload);
       return undefined;
@@ -124,6 +187,7 @@ export class KnexOidcAdapter implements Adapter {
 
   /** An artifact the guard refused: its whole grant goes (announced like a revocation). */
   private async forget(payload: AdapterPayload): Promise<void> {
+    dropAsides();
     const grantId = this.type === 'Grant' ? payload.jti : payload.grantId;
     if (!grantId) {
       if (payload.jti)

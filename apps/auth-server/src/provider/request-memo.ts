@@ -28,3 +28,34 @@ export function memoizeInRequest<T>(key: string, load: () => Promise<T>): Promis
   }
   return value;
 }
+
+const asides = new WeakMap<object, Map<string, unknown>>();
+
+/**
+ * Puts a value aside for one later `takeAside` of the same key within the current
+ * request; outside a request nothing is kept. The OIDC adapter reads a token together
+ * with its grant and session, which oidc-provider then asks for separately.
+ */
+export function putAside(key: string, value: unknown): void {
+  const request = currentRequest();
+  if (!request) return;
+  let aside = asides.get(request);
+  if (!aside) asides.set(request, (aside = new Map()));
+  aside.set(key, value);
+}
+
+/** The value put aside under `key` in this request, once; `undefined` when there is none. */
+export function takeAside<T>(key: string): { value: T } | undefined {
+  const request = currentRequest();
+  const aside = request && asides.get(request);
+  if (!aside?.has(key)) return undefined;
+  const value = aside.get(key) as T;
+  aside.delete(key);
+  return { value };
+}
+
+/** Drops everything put aside in this request (after a write, so no stale read is served). */
+export function dropAsides(): void {
+  const request = currentRequest();
+  if (request) asides.delete(request);
+}
