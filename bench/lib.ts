@@ -182,13 +182,15 @@ export async function measureOps(
 }
 
 /**
- * Rates of several functions measured in alternation (a, b, a, b, …) and reduced to
- * medians, so a change in machine load during the run hits each of them alike.
+ * Rates of several functions measured in alternation (a, b, a, b, …), so a change in
+ * machine load during the run hits each of them alike. `rates[i]` is the median rate of
+ * `fns[i]`; `versusFirst[i]` is the median over rounds of fns[0]'s rate divided by
+ * fns[i]'s in the same round (how much slower fns[i] is, robust to drift between rounds).
  */
 export async function measureOpsInterleaved(
   fns: Array<() => Promise<unknown>>,
   { rounds = 5, ms = 1000 } = {},
-): Promise<number[]> {
+): Promise<{ rates: number[]; versusFirst: number[] }> {
   for (const fn of fns) for (let i = 0; i < 50; i++) await fn();
   const rates: number[][] = fns.map(() => []);
   for (let round = 0; round < rounds; round++) {
@@ -202,7 +204,10 @@ export async function measureOpsInterleaved(
       rates[i]!.push((count * 1000) / (performance.now() - start));
     }
   }
-  return rates.map((r) => Math.round(median(r)));
+  return {
+    rates: rates.map((r) => Math.round(median(r))),
+    versusFirst: rates.map((r) => median(r.map((rate, round) => rates[0]![round]! / rate))),
+  };
 }
 
 /** CPU time (user + system, all threads) a process has used so far, in milliseconds. */

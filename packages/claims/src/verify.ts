@@ -123,10 +123,13 @@ function checkHeader(encoded: string, s: Settings): { alg: SigningAlgorithm; kid
   return { alg: alg as SigningAlgorithm, kid };
 }
 
+// Stateless between calls (no `stream` option), so one decoder serves every request.
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 function checkClaims(payload: Uint8Array, s: Settings): AccessTokenClaims {
   let json: unknown;
   try {
-    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payload));
+    json = JSON.parse(UTF8.decode(payload));
   } catch {
     throw new TokenError('token_malformed', 'payload is not JSON');
   }
