@@ -7,6 +7,7 @@ import {
   measureHttpInterleaved,
   measureOps,
   measureOpsInterleaved,
+  median,
   postgresCpuMs,
   postgresUrl,
   processCpuMs,
@@ -330,11 +331,6 @@ export const sections: Record<string, () => Promise<Row[]>> = {
     const { ARGON2_OPTIONS } = await import('@portcullis/accounts');
     const CONCURRENCY = 4; // libuv's default thread pool, where argon2 runs
     const hash = await argon2.hash('benchmark password', ARGON2_OPTIONS);
-    const bare = await measureOps(
-      () => argon2.verify(hash, 'benchmark password'),
-      3000,
-      CONCURRENCY,
-    );
     const auth = await startTarget('auth-server.ts', { DATABASE_URL: postgresUrl() });
     const api = await startTarget('api.ts', {
       DATABASE_URL: auth.info['databaseUrl'],
@@ -342,15 +338,34 @@ export const sections: Record<string, () => Promise<Row[]>> = {
       // POST /login carries no credential: keep the per-IP anonymous limit out of the way.
       ANON_RATE_LIMIT: '1000000',
       ANON_RATE_WINDOW: '1',
+      // An attempt counts until it succeeds; the logins a finished run leaves in flight
+      // would otherwise meet the next run's within the account limit of 5.
+      LOGIN_ACCOUNT_LIMIT: '1000',
+      LOGIN_IP_LIMIT: '1000',
     });
     try {
-      const login = await measureHttp(`${api.info['url']}/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: auth.info['email'], password: auth.info['password'] }),
-        connections: CONCURRENCY,
-      });
-      if (login.non2xx) throw new Error(`non-2xx logins: ${login.non2xx}`);
+      // Bare verifies and logins in alternating rounds, compared round by round: argon2id
+      // is pure CPU, so the machine's drift would otherwise decide the ratio.
+      const bareRates: number[] = [];
+      const loginRates: number[] = [];
+      for (let round = 0; round < 3; round++) {
+        bareRates.push(
+          await measureOps(() => argon2.verify(hash, 'benchmark password'), 1000, CONCURRENCY),
+        );
+        const login = await measureHttp(`${api.info['url']}/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: auth.info['email'], password: auth.info['password'] }),
+          connections: CONCURRENCY,
+          runs: 1,
+          seconds: 3,
+        });
+        if (login.non2xx) throw new Error(`non-2xx logins: ${login.non2xx}`);
+        loginRates.push(login.requestsPerSecond);
+      }
+      const bare = median(bareRates);
+      const login = { requestsPerSecond: median(loginRates) };
+      const loginsPerVerify = median(loginRates.map((rate, i) => rate / bareRates[i]!));
       return [
         {
           section: 'logins',
@@ -361,7 +376,7 @@ export const sections: Record<string, () => Promise<Row[]>> = {
         {
           section: 'logins',
           metric: 'logins / bare verify',
-          value: ratio(login.requestsPerSecond, bare),
+          value: ratio(loginsPerVerify, 1),
           goal: '>= 0.9',
         },
       ];
