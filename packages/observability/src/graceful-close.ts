@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
 
 export interface DrainOptions {
   /** Milliseconds in-flight requests get before their connections are cut. Default 8000. */
@@ -30,10 +31,29 @@ export function drainOnClose(server: Server, options: DrainOptions = {}): Server
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   let draining = false;
   let closing: Promise<void> | undefined;
+  const sockets = new Set<Socket>();
+  // Sockets that have carried a request: idle ones are keep-alive connections between
+  // requests, not connections whose first request has not been read yet.
+  const served = new WeakSet<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   // Keep-alive clients learn with their next response that this connection is ending.
-  server.on('request', (_req, res) => {
+  // First in line, so it runs before a handler that answers synchronously.
+  server.prependListener('request', (req, res) => {
+    served.add(req.socket);
     if (draining && !res.headersSent) res.setHeader('Connection', 'close');
   });
+
+  /** Ends keep-alive connections waiting between requests; a request under way stays. */
+  function closeIdleKeepAlive(): void {
+    for (const socket of sockets) {
+      const response = (socket as Socket & { _httpMessage?: { finished?: boolean } | null })
+        ._httpMessage;
+      if (served.has(socket) && (!response || response.finished)) socket.destroy();
+    }
+  }
 
   async function close(): Promise<void> {
     draining = true;
@@ -41,11 +61,16 @@ export function drainOnClose(server: Server, options: DrainOptions = {}): Server
     await new Promise<void>((resolve) => {
       const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
       force.unref();
-      server.close(() => {
+      // net.Server's close stops listening without http.Server's closeIdleConnections(),
+      // which also resets connections accepted a moment ago whose request has not been
+      // read yet: their clients sent a request and would see ECONNRESET. Those are
+      // answered (with Connection: close); one that never sends anything waits for the
+      // timeout.
+      NetServer.prototype.close.call(server, () => {
         clearTimeout(force);
         resolve();
       });
-      server.closeIdleConnections();
+      closeIdleKeepAlive();
     });
   }
 
