@@ -31,27 +31,26 @@ export function drainOnClose(server: Server, options: DrainOptions = {}): Server
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   let draining = false;
   let closing: Promise<void> | undefined;
-  const sockets = new Set<Socket>();
-  // Sockets that have carried a request: idle ones are keep-alive connections between
-  // requests, not connections whose first request has not been read yet.
-  const served = new WeakSet<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
+  // Open connections that have carried a request: idle ones are keep-alive connections
+  // between requests, not connections whose first request has not been read yet.
+  const served = new Set<Socket>();
   // Keep-alive clients learn with their next response that this connection is ending.
   // First in line, so it runs before a handler that answers synchronously.
   server.prependListener('request', (req, res) => {
-    served.add(req.socket);
+    const socket = req.socket;
+    if (!served.has(socket)) {
+      served.add(socket);
+      socket.once('close', () => served.delete(socket));
+    }
     if (draining && !res.headersSent) res.setHeader('Connection', 'close');
   });
 
   /** Ends keep-alive connections waiting between requests; a request under way stays. */
   function closeIdleKeepAlive(): void {
-    for (const socket of sockets) {
+    for (const socket of served) {
       const response = (socket as Socket & { _httpMessage?: { finished?: boolean } | null })
         ._httpMessage;
-      if (served.has(socket) && (!response || response.finished)) socket.destroy();
+      if (!response || response.finished) socket.destroy();
     }
   }
 

@@ -50,8 +50,8 @@ function deepFreeze<T>(value: T): T {
  * The `clients` table. Every token request looks its client up, so `findMetadata` keeps
  * what it read for `cacheMs`: one query per client per second instead of one per
  * request. Unknown ids are never remembered (a client registered on another instance
- * is found at once). A write bumps a generation, so a read that was under way during a
- * write is not kept. Cached metadata is frozen: it is shared by concurrent requests.
+ * is found at once). A write drops the entry and bumps a generation once it is done, so
+ * a read that was under way during the write is not kept either. Cached metadata is frozen: it is shared by concurrent requests.
  */
 export function createClientsRepo(db: Db, options: ClientsRepoOptions = {}): ClientsRepo {
   const cacheMs = options.cacheMs ?? 1000;
@@ -62,9 +62,14 @@ export function createClientsRepo(db: Db, options: ClientsRepoOptions = {}): Cli
   >();
   let generation = 0;
 
-  function written(id: string): void {
-    generation++;
-    cache.delete(id);
+  /** Runs a write; afterwards nothing read before or during it is served from the cache. */
+  async function write<T>(id: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } finally {
+      generation++;
+      cache.delete(id);
+    }
   }
 
   function load(id: string): Promise<ClientMetadata | undefined> {
@@ -87,19 +92,19 @@ export function createClientsRepo(db: Db, options: ClientsRepoOptions = {}): Cli
 
   return {
     async put(id, metadata) {
-      written(id);
-      await db('clients')
-        .insert({ id, metadata: toJsonb({ ...metadata, client_id: id }) })
-        .onConflict('id')
-        .merge(['metadata']);
-      written(id);
+      await write(id, () =>
+        db('clients')
+          .insert({ id, metadata: toJsonb({ ...metadata, client_id: id }) })
+          .onConflict('id')
+          .merge(['metadata']),
+      );
     },
     async insert(metadata) {
-      written(metadata.client_id);
-      const [row] = await db('clients')
-        .insert({ id: metadata.client_id, metadata: toJsonb(metadata) })
-        .returning('*');
-      written(metadata.client_id);
+      const [row] = await write(metadata.client_id, () =>
+        db('clients')
+          .insert({ id: metadata.client_id, metadata: toJsonb(metadata) })
+          .returning('*'),
+      );
       return toRecord(row as ClientRow);
     },
     findMetadata(id) {
@@ -111,10 +116,8 @@ export function createClientsRepo(db: Db, options: ClientsRepoOptions = {}): Cli
       return (await db<ClientRow>('clients').orderBy('created_at').orderBy('id')).map(toRecord);
     },
     async delete(id) {
-      written(id);
-      const deleted = (await db('clients').where({ id }).del().returning('id')).length > 0;
-      written(id);
-      return deleted;
+      const deleted = await write(id, () => db('clients').where({ id }).del().returning('id'));
+      return deleted.length > 0;
     },
   };
 }

@@ -39,11 +39,6 @@ const TOKEN_GRANT_SESSION_SQL = `with t as (
 const asideKey = (type: string, where: Record<string, string>) =>
   `oidc ${type} ${Object.entries(where).flat().join(' ')}`;
 
-function rowsOf(result: unknown): (PayloadRow & { type: string })[] {
-  const rows = Array.isArray(result) ? result : (result as { rows?: unknown }).rows;
-  return Array.isArray(rows) ? rows : [];
-}
-
 /** What a failed consume means to the token endpoint, per model (the texts oidc-provider uses). */
 const ALREADY_USED: Record<string, string> = {
   RefreshToken: 'refresh token already used',
@@ -161,7 +156,8 @@ export class KnexOidcAdapter implements Adapter {
   /** A token read with its grant and session in one query; those two are put aside. */
   private async findWithGrantAndSession(id: string): Promise<AdapterPayload | undefined> {
     const now = new Date();
-    const rows = rowsOf(await this.db.raw(TOKEN_GRANT_SESSION_SQL, [this.type, id, now, now, now]));
+    const result = await this.db.raw(TOKEN_GRANT_SESSION_SQL, [this.type, id, now, now, now]);
+    const { rows } = result as { rows: (PayloadRow & { type: string })[] };
     const token = rows.find((r) => r.type === this.type);
     if (!token) return undefined;
     const { grantId, sessionUid } = token.payload;

@@ -1,10 +1,20 @@
 import Provider from 'oidc-provider';
 
 const memos = new WeakMap<object, Map<string, Promise<unknown>>>();
+const asides = new WeakMap<object, Map<string, unknown>>();
 
 /** The request oidc-provider is handling (its AsyncLocalStorage), if any. */
 export function currentRequest(): object | undefined {
   return (Provider as unknown as { ctx?: object }).ctx;
+}
+
+/** The current request's map in `store`, made on first use; undefined outside a request. */
+function ofRequest<V>(store: WeakMap<object, Map<string, V>>): Map<string, V> | undefined {
+  const request = currentRequest();
+  if (!request) return undefined;
+  let map = store.get(request);
+  if (!map) store.set(request, (map = new Map()));
+  return map;
 }
 
 /**
@@ -15,10 +25,8 @@ export function currentRequest(): object | undefined {
  * as before. Outside a request (admin API, CLI) every call loads.
  */
 export function memoizeInRequest<T>(key: string, load: () => Promise<T>): Promise<T> {
-  const request = currentRequest();
-  if (!request) return load();
-  let memo = memos.get(request);
-  if (!memo) memos.set(request, (memo = new Map()));
+  const memo = ofRequest(memos);
+  if (!memo) return load();
   let value = memo.get(key) as Promise<T> | undefined;
   if (!value) {
     value = load();
@@ -29,19 +37,13 @@ export function memoizeInRequest<T>(key: string, load: () => Promise<T>): Promis
   return value;
 }
 
-const asides = new WeakMap<object, Map<string, unknown>>();
-
 /**
  * Puts a value aside for one later `takeAside` of the same key within the current
  * request; outside a request nothing is kept. The OIDC adapter reads a token together
  * with its grant and session, which oidc-provider then asks for separately.
  */
 export function putAside(key: string, value: unknown): void {
-  const request = currentRequest();
-  if (!request) return;
-  let aside = asides.get(request);
-  if (!aside) asides.set(request, (aside = new Map()));
-  aside.set(key, value);
+  ofRequest(asides)?.set(key, value);
 }
 
 /** The value put aside under `key` in this request, once; `undefined` when there is none. */
