@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { createOrdersRepo } from '../src/data/orders-repo.js';
 import { newOrderBody } from './helpers/factories.js';
 import { claimsOf, startTestApi, type TestApi } from './helpers/harness.js';
 
@@ -148,5 +149,64 @@ describe('roles: viewer, editor, admin', () => {
     expect((await api.request('GET', '/orders', { token: odd })).body).toEqual({
       error: 'forbidden',
     });
+  });
+});
+
+describe('reads made at the same time share one query, each under its own caller’s rule', () => {
+  test('concurrent GETs by the owner, another user and an admin each get their own answer', async () => {
+    const path = `/orders/${bobsOrder.id}`;
+    const replies = await Promise.all(
+      [bob, alice, admin, alice, bob, viewer].map((token) => api.request('GET', path, { token })),
+    );
+    expect(replies.map((r) => r.status)).toEqual([200, 404, 200, 404, 200, 404]);
+    expect(replies[2]!.body).toMatchObject({ id: bobsOrder.id, customer: 'Bob Ltd' });
+  });
+
+  test('finds called in one turn of the event loop are one SQL statement, owner-checked per key', async () => {
+    const orders = createOrdersRepo(api.database.db);
+    const alicesOrder = await orders.create(
+      'owner-alice',
+      { customer: 'Alice GmbH', amount: 1, currency: 'EUR' },
+      new Date(),
+    );
+    const statements: string[] = [];
+    const onQuery = (query: { sql: string }) => statements.push(query.sql);
+    api.database.db.on('query', onQuery);
+    try {
+      const found = await Promise.all([
+        orders.find(alicesOrder.id, { ownerId: 'owner-alice' }),
+        orders.find(alicesOrder.id, { ownerId: 'owner-bob' }),
+        orders.find(alicesOrder.id, {}),
+        orders.find('00000000-0000-4000-8000-000000000000', {}),
+        orders.find(alicesOrder.id, { ownerId: 'owner-alice' }),
+      ]);
+      expect(found.map((order) => order?.id)).toEqual([
+        alicesOrder.id,
+        undefined,
+        alicesOrder.id,
+        undefined,
+        alicesOrder.id,
+      ]);
+      expect(found[0]).toEqual(alicesOrder);
+    } finally {
+      api.database.db.off('query', onQuery);
+    }
+    expect(statements).toHaveLength(1);
+  });
+
+  test('a key PostgreSQL cannot take (a NUL byte) finds nothing and fails no other read', async () => {
+    const orders = createOrdersRepo(api.database.db);
+    const found = await Promise.all([
+      orders.find(bobsOrder.id, {}),
+      orders.find(`${bobsOrder.id}\u0000`, {}),
+      orders.find('\u0000', { ownerId: 'owner-bob' }),
+      orders.find(bobsOrder.id, {}),
+    ]);
+    expect(found.map((order) => order?.id)).toEqual([
+      bobsOrder.id,
+      undefined,
+      undefined,
+      bobsOrder.id,
+    ]);
   });
 });
