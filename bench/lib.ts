@@ -156,16 +156,17 @@ export async function measureHttpInterleaved(
 
 /**
  * Operations per second of an async function run back to back by `concurrency` loops for
- * `ms`; median of 3 runs after a warm-up.
+ * `ms`; median of `runs` runs after a warm-up.
  */
 export async function measureOps(
   fn: (loop: number) => Promise<unknown>,
   ms = 2000,
   concurrency = 1,
+  runs = 3,
 ): Promise<number> {
   for (let i = 0; i < 10; i++) await fn(i % concurrency);
   const rates: number[] = [];
-  for (let run = 0; run < 3; run++) {
+  for (let run = 0; run < runs; run++) {
     let count = 0;
     const start = performance.now();
     await Promise.all(
