@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { toCount, toJsonb, type Db, type UserRow } from '@portcullis/db';
+import { coalesced, toCount, toJsonb, type Db, type UserRow } from '@portcullis/db';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { checkPassword } from './password-policy.js';
 
@@ -50,6 +50,12 @@ export function createAccountsRepo(db: Db): AccountsRepo {
   let dummyHash: Promise<string> | undefined;
   const getDummyHash = () => (dummyHash ??= hashPassword('portcullis-dummy-password'));
 
+  // Reads by id (every token request reads its user) coalesced across concurrent requests.
+  const usersById = coalesced(async (ids: readonly string[]) => {
+    const rows = await db<UserRow>('users').whereIn('id', [...new Set(ids)]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id));
+  });
   const byEmail = (email: string) =>
     db<UserRow>('users').whereRaw('lower(email) = lower(?)', [email]).first();
 
@@ -68,7 +74,7 @@ export function createAccountsRepo(db: Db): AccountsRepo {
     },
 
     async findById(id) {
-      const row = await db<UserRow>('users').where({ id }).first();
+      const row = await usersById(id);
       return row && toUser(row);
     },
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { isUniqueViolation, toCount, toJsonb } from '@portcullis/db';
+import { coalesced, isUniqueViolation, toCount, toJsonb } from '@portcullis/db';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 
 // The same assertions run on PGlite (default) and on PostgreSQL (DATABASE_URL set):
@@ -61,5 +61,43 @@ describe(`packages/db on ${process.env['DATABASE_URL'] ? 'PostgreSQL' : 'PGlite'
 
   it('rejects non-count values loudly', () => {
     expect(() => toCount('abc')).toThrow(TypeError);
+  });
+
+  describe('coalesced calls', () => {
+    // Squares numbers given as text, in SQL: a key that is not a number fails the cast.
+    const statements: string[] = [];
+    const square = () =>
+      coalesced(async (keys: readonly string[]) => {
+        statements.push(keys.join(','));
+        const { rows } = (await t.db.raw(
+          'select k::int * k::int as square from unnest(?::text[]) with ordinality as u(k, n) order by n',
+          [keys as string[]],
+        )) as { rows: { square: number }[] };
+        return rows.map((row) => row.square);
+      });
+
+    it('runs the calls of one turn of the event loop as one statement, answers in call order', async () => {
+      statements.length = 0;
+      const load = square();
+      expect(await Promise.all(['3', '1', '3', '2'].map(load))).toEqual([9, 1, 9, 4]);
+      expect(statements).toEqual(['3,1,3,2']);
+      // Calls after the answer make a statement of their own (nothing is cached).
+      expect(await load('3')).toBe(9);
+      expect(statements).toHaveLength(2);
+    });
+
+    it('a key that fails fails alone: the others are answered', async () => {
+      statements.length = 0;
+      const load = square();
+      const results = await Promise.allSettled(['2', 'two', '5'].map(load));
+      expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected'))).toEqual([
+        4,
+        'rejected',
+        25,
+      ]);
+      expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(Error);
+      // The batch, then each key alone.
+      expect(statements).toEqual(['2,two,5', '2', 'two', '5']);
+    });
   });
 });

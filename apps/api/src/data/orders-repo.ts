@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import DataLoader from 'dataloader';
-import { toCount, toJsonb, type Db, type OrderRow } from '@portcullis/db';
+import { coalesced, toCount, toJsonb, type Db, type OrderRow } from '@portcullis/db';
 import type { OrderStatus } from '../domain/order-status.js';
 import { recordEvent, type EventType, type NewEvent } from './events-repo.js';
 
@@ -108,27 +107,21 @@ interface FindKey {
 }
 
 /**
- * Single-order reads, coalesced: every find() made while the event loop handles one round
- * of I/O goes to PostgreSQL as one query, sent once that round is over (setImmediate, so
- * an idle server adds no wait). Under load that is one round trip for many requests, the
- * largest cost of GET /orders/:id. Nothing is cached: each find reads the table after it
- * was called, so a client sees its own writes.
+ * Single-order reads, coalesced (the largest cost of GET /orders/:id under load is one
+ * round trip per request). BOLA: each key's owner condition is part of the SQL, as in the
+ * unbatched queries; a null owner means any owner (an orders:* reader).
  */
-function batchedFinds(db: Db): DataLoader<FindKey, OrderRow | undefined> {
-  return new DataLoader(
-    async (keys) => {
-      // BOLA: each key's owner condition is part of the SQL, as in the unbatched queries.
-      const { rows } = (await db.raw(
-        `select orders.*, k.n from unnest(?::text[], ?::text[]) with ordinality as k(id, owner, n)
-         join orders on orders.id = k.id and (k.owner is null or orders.user_id = k.owner)`,
-        // null owner: any owner (an orders:* reader). knex's types know no nullable arrays.
-        [keys.map((k) => k.id), keys.map((k) => k.ownerId) as string[]],
-      )) as { rows: Array<OrderRow & { n: number | string | bigint }> };
-      const byPosition = new Map(rows.map((row) => [Number(row.n), row]));
-      return keys.map((_, i) => byPosition.get(i + 1));
-    },
-    { cache: false, maxBatchSize: 200, batchScheduleFn: (send) => setImmediate(send) },
-  );
+function batchedFinds(db: Db): (key: FindKey) => Promise<OrderRow | undefined> {
+  return coalesced(async (keys: readonly FindKey[]) => {
+    const { rows } = (await db.raw(
+      `select orders.*, k.n from unnest(?::text[], ?::text[]) with ordinality as k(id, owner, n)
+       join orders on orders.id = k.id and (k.owner is null or orders.user_id = k.owner)`,
+      // knex's types know no nullable arrays.
+      [keys.map((k) => k.id), keys.map((k) => k.ownerId) as string[]],
+    )) as { rows: Array<OrderRow & { n: number | string | bigint }> };
+    const byPosition = new Map(rows.map((row) => [Number(row.n), row]));
+    return keys.map((_, i) => byPosition.get(i + 1));
+  });
 }
 
 export function createOrdersRepo(db: Db): OrdersRepo {
@@ -163,10 +156,9 @@ export function createOrdersRepo(db: Db): OrdersRepo {
     },
 
     async find(id, visibility) {
-      // No stored id holds NUL, and PostgreSQL rejects it in text: such a key would fail the
-      // whole batch, every other caller's read with it.
+      // No stored id holds NUL, and PostgreSQL rejects it in text: not found, not an error.
       if (id.includes('\0')) return undefined;
-      const row = await finds.load({ id, ownerId: visibility.ownerId ?? null });
+      const row = await finds({ id, ownerId: visibility.ownerId ?? null });
       return row && toOrder(row);
     },
 

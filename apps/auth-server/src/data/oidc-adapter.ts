@@ -4,7 +4,7 @@ import Provider, {
   type AdapterPayload,
   type KoaContextWithOIDC,
 } from 'oidc-provider';
-import { toJsonb, type Db } from '@portcullis/db';
+import { coalesced, toJsonb, type Db } from '@portcullis/db';
 import { dropAsides, putAside, takeAside } from '../provider/request-memo.js';
 import type { ArtifactGuard } from '../provider/subject-logout.js';
 import type { ClientsRepo } from './clients-repo.js';
@@ -23,18 +23,116 @@ interface PayloadRow {
 const READ_WITH_GRANT_AND_SESSION = new Set(['RefreshToken', 'AuthorizationCode']);
 
 const unexpired = (alias: string) => `(${alias}.expires_at is null or ${alias}.expires_at > ?)`;
+/** Tokens (type, id) with their grant and session; `n` is the key's position, from 1. */
 const TOKEN_GRANT_SESSION_SQL = `with t as (
-    select type, payload, consumed_at, grant_id from oidc_payloads p
-    where p.type = ? and p.id = ? and ${unexpired('p')}
+    select k.n, p.type, p.payload, p.consumed_at, p.grant_id
+    from unnest(?::text[], ?::text[]) with ordinality as k(type, id, n)
+    join oidc_payloads p on p.type = k.type and p.id = k.id and ${unexpired('p')}
   )
-  select t.type, t.payload, t.consumed_at from t
+  select t.n, t.type, t.payload, t.consumed_at from t
   union all
-  select g.type, g.payload, g.consumed_at from t
+  select t.n, g.type, g.payload, g.consumed_at from t
     join oidc_payloads g on g.type = 'Grant' and g.id = t.grant_id and ${unexpired('g')}
   union all
-  select s.type, s.payload, s.consumed_at from t
+  select t.n, s.type, s.payload, s.consumed_at from t
     join oidc_payloads s on s.type = 'Session' and s.uid = t.payload->>'sessionUid'
       and ${unexpired('s')}`;
+
+/**
+ * Marks unconsumed artifacts consumed, locking them in one order (type, id) so that two
+ * batches sharing artifacts cannot deadlock; a row another statement consumed first no
+ * longer matches once its lock is released (PostgreSQL re-checks the condition).
+ */
+const CONSUME_SQL = `with locked as (
+    select p.type, p.id from oidc_payloads p
+    join unnest(?::text[], ?::text[]) as k(type, id) on p.type = k.type and p.id = k.id
+    where p.consumed_at is null
+    order by p.type, p.id
+    for update of p
+  )
+  update oidc_payloads p set consumed_at = now() from locked
+  where p.type = locked.type and p.id = locked.id
+  returning p.type, p.id`;
+
+/** Rows given as parallel text arrays (one binding each, same on pg and PGlite), in (type, id) order. */
+const UPSERT_SQL = `insert into oidc_payloads (id, type, payload, grant_id, user_code, uid, expires_at)
+  select id, type, payload::jsonb, grant_id, user_code, uid, expires_at::timestamptz
+  from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+    as r(id, type, payload, grant_id, user_code, uid, expires_at)
+  order by type, id
+  on conflict (type, id) do update set payload = excluded.payload, grant_id = excluded.grant_id,
+    user_code = excluded.user_code, uid = excluded.uid, expires_at = excluded.expires_at`;
+
+interface ArtifactKey {
+  type: string;
+  id: string;
+}
+
+interface ArtifactRow extends ArtifactKey {
+  payload: string;
+  grant_id: string | null;
+  user_code: string | null;
+  uid: string | null;
+  expires_at: string | null;
+}
+
+const keyOf = ({ type, id }: ArtifactKey) => JSON.stringify([type, id]);
+
+/**
+ * The adapter's hot statements, coalesced across concurrent requests (packages/db
+ * `coalesced`): a refresh under load shares its reads, its consume and its write with the
+ * other requests of the same turn of the event loop. Each caller still gets exactly the
+ * answer it would get alone.
+ */
+function createStatements(db: Db) {
+  return {
+    /** Each key's token row with its grant and session rows (none when not found). */
+    readWithGrantAndSession: coalesced(async (keys: readonly ArtifactKey[]) => {
+      const now = new Date();
+      const types = keys.map((k) => k.type);
+      const ids = keys.map((k) => k.id);
+      const result = await db.raw(TOKEN_GRANT_SESSION_SQL, [types, ids, now, now, now]);
+      const { rows } = result as { rows: (PayloadRow & { type: string; n: unknown })[] };
+      const byKey = keys.map((): (PayloadRow & { type: string })[] => []);
+      for (const row of rows) byKey[Number(row.n) - 1]?.push(row);
+      return byKey;
+    }),
+
+    /**
+     * true for the caller that consumed the artifact. The same key twice in one batch is
+     * one UPDATE of one row: only its first caller wins, exactly as if they came in turn.
+     */
+    consume: coalesced(async (keys: readonly ArtifactKey[]) => {
+      const distinct = [...new Map(keys.map((k) => [keyOf(k), k])).values()];
+      const result = await db.raw(CONSUME_SQL, [
+        distinct.map((k) => k.type),
+        distinct.map((k) => k.id),
+      ]);
+      const won = new Set((result as { rows: ArtifactKey[] }).rows.map(keyOf));
+      return keys.map((key) => won.delete(keyOf(key)));
+    }),
+
+    /** Inserts or replaces rows; the same key twice in one batch keeps the last one. */
+    upsert: coalesced(async (rows: readonly ArtifactRow[]) => {
+      const last = [...new Map(rows.map((r) => [keyOf(r), r])).values()].sort((a, b) =>
+        keyOf(a) < keyOf(b) ? -1 : 1,
+      );
+      const column = (name: keyof ArtifactRow) => last.map((r) => r[name]) as string[];
+      await db.raw(UPSERT_SQL, [
+        column('id'),
+        column('type'),
+        column('payload'),
+        column('grant_id'),
+        column('user_code'),
+        column('uid'),
+        column('expires_at'),
+      ]);
+      return rows.map(() => undefined);
+    }),
+  };
+}
+
+type Statements = ReturnType<typeof createStatements>;
 
 const asideKey = (type: string, where: Record<string, string>) =>
   `oidc ${type} ${Object.entries(where).flat().join(' ')}`;
@@ -66,6 +164,7 @@ export class KnexOidcAdapter implements Adapter {
     private readonly clients: ClientsRepo,
     private readonly type: string,
     private readonly guard?: ArtifactGuard,
+    private readonly statements: Statements = createStatements(db),
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
@@ -75,18 +174,15 @@ export class KnexOidcAdapter implements Adapter {
       return;
     }
     const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
-    await this.db('oidc_payloads')
-      .insert({
-        id,
-        type: this.type,
-        payload: toJsonb(payload),
-        grant_id: payload.grantId ?? null,
-        user_code: payload.userCode ?? null,
-        uid: payload.uid ?? null,
-        expires_at: expiresAt,
-      })
-      .onConflict(['type', 'id'])
-      .merge(['payload', 'grant_id', 'user_code', 'uid', 'expires_at']);
+    await this.statements.upsert({
+      id,
+      type: this.type,
+      payload: toJsonb(payload),
+      grant_id: payload.grantId ?? null,
+      user_code: payload.userCode ?? null,
+      uid: payload.uid ?? null,
+      expires_at: expiresAt?.toISOString() ?? null,
+    });
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
@@ -105,12 +201,7 @@ export class KnexOidcAdapter implements Adapter {
 
   async consume(id: string): Promise<void> {
     dropAsides();
-    const won = await this.db('oidc_payloads')
-      .where({ type: this.type, id })
-      .whereNull('consumed_at')
-      .update({ consumed_at: this.db.fn.now() })
-      .returning('id');
-    if (won.length > 0) return;
+    if (await this.statements.consume({ type: this.type, id })) return;
     const row = await this.db('oidc_payloads')
       .where({ type: this.type, id })
       .first<{ grant_id: string | null } | undefined>('grant_id');
@@ -155,9 +246,7 @@ export class KnexOidcAdapter implements Adapter {
 
   /** A token read with its grant and session in one query; those two are put aside. */
   private async findWithGrantAndSession(id: string): Promise<AdapterPayload | undefined> {
-    const now = new Date();
-    const result = await this.db.raw(TOKEN_GRANT_SESSION_SQL, [this.type, id, now, now, now]);
-    const { rows } = result as { rows: (PayloadRow & { type: string })[] };
+    const rows = await this.statements.readWithGrantAndSession({ type: this.type, id });
     const token = rows.find((r) => r.type === this.type);
     if (!token) return undefined;
     const { grantId, sessionUid } = token.payload;
@@ -213,5 +302,6 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<number> {
 
 /** The adapter factory oidc-provider calls once per model name. */
 export function createOidcAdapterFactory(db: Db, clients: ClientsRepo, guard?: ArtifactGuard) {
-  return (name: string): Adapter => new KnexOidcAdapter(db, clients, name, guard);
+  const statements = createStatements(db);
+  return (name: string): Adapter => new KnexOidcAdapter(db, clients, name, guard, statements);
 }

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import type { Adapter } from 'oidc-provider';
+import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
+import { createClientsRepo } from '../src/data/clients-repo.js';
+import { createOidcAdapterFactory } from '../src/data/oidc-adapter.js';
+
+// The adapter coalesces its reads, consumes and writes across concurrent requests: each
+// caller must still get exactly the answer it would get alone.
+let t: TestDatabase;
+let adapterFor: (model: string) => Adapter;
+const statements: string[] = [];
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  adapterFor = createOidcAdapterFactory(t.db, createClientsRepo(t.db));
+  t.db.on('query', (query: { sql: string }) => statements.push(query.sql));
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const payload = (id: string, grantId: string, sub: string) => ({
+  jti: id,
+  grantId,
+  accountId: sub,
+  kind: 'RefreshToken',
+  iat: Math.floor(Date.now() / 1000),
+});
+
+async function counted<T>(run: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+  statements.length = 0;
+  const result = await run();
+  return { result, statements: [...statements] };
+}
+
+describe('the OIDC adapter under concurrent calls', () => {
+  test('writes made together are one statement; each row holds its own payload', async () => {
+    const tokens = adapterFor('RefreshToken');
+    const grants = adapterFor('Grant');
+    const { statements } = await counted(() =>
+      Promise.all([
+        tokens.upsert('rt-a', payload('rt-a', 'g-a', 'alice'), 3600),
+        tokens.upsert('rt-b', payload('rt-b', 'g-b', 'bob'), 3600),
+        grants.upsert('g-a', { jti: 'g-a', accountId: 'alice', kind: 'Grant' }, 3600),
+        grants.upsert('g-b', { jti: 'g-b', accountId: 'bob', kind: 'Grant' }, 0),
+        // The same row twice in one batch: the last write stands, as if they came in turn.
+        tokens.upsert('rt-c', payload('rt-c', 'g-x', 'first'), 3600),
+        tokens.upsert('rt-c', payload('rt-c', 'g-c', 'carol'), 3600),
+      ]),
+    );
+    expect(statements).toHaveLength(1);
+    const rows = await t.db('oidc_payloads').whereIn('id', ['rt-a', 'rt-b', 'rt-c', 'g-b']);
+    const byId = Object.fromEntries(rows.map((r: { id: string }) => [r.id, r]));
+    expect(byId['rt-a']).toMatchObject({ grant_id: 'g-a', payload: { accountId: 'alice' } });
+    expect(byId['rt-b']).toMatchObject({ grant_id: 'g-b', payload: { accountId: 'bob' } });
+    expect(byId['rt-c']).toMatchObject({ grant_id: 'g-c', payload: { accountId: 'carol' } });
+    expect(byId['g-b'].expires_at).toBeNull();
+    expect(byId['rt-a'].expires_at.getTime()).toBeGreaterThan(Date.now() + 3500_000);
+  });
+
+  test('reads made together are one statement; each gets its own token, unknown ids nothing', async () => {
+    const tokens = adapterFor('RefreshToken');
+    const { result, statements } = await counted(() =>
+      Promise.all([tokens.find('rt-b'), tokens.find('rt-missing'), tokens.find('rt-a')]),
+    );
+    expect(statements).toHaveLength(1);
+    expect(result.map((p) => p?.accountId)).toEqual(['bob', undefined, 'alice']);
+  });
+
+  test('a key PostgreSQL rejects (NUL) fails alone; the reads beside it are answered', async () => {
+    const tokens = adapterFor('RefreshToken');
+    const results = await Promise.allSettled([
+      tokens.find('rt-a'),
+      tokens.find('rt-\u0000'),
+      tokens.find('rt-b'),
+    ]);
+    expect(results[0]).toMatchObject({ status: 'fulfilled', value: { accountId: 'alice' } });
+    expect(results[1]!.status).toBe('rejected');
+    expect(results[2]).toMatchObject({ status: 'fulfilled', value: { accountId: 'bob' } });
+  });
+
+  test('one token consumed by several callers at once: exactly the first wins, the rest are reuse', async () => {
+    const tokens = adapterFor('RefreshToken');
+    const results = await Promise.allSettled([
+      tokens.consume('rt-a'),
+      tokens.consume('rt-a'),
+      tokens.consume('rt-b'),
+      tokens.consume('rt-a'),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+    ]);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({
+      error: 'invalid_grant',
+      error_description: 'grant request is invalid',
+    });
+    // Reuse revokes the whole grant of rt-a (its token and the grant row); rt-b's is untouched.
+    expect(await tokens.find('rt-a')).toBeUndefined();
+    expect(await adapterFor('Grant').find('g-a')).toBeUndefined();
+    expect(await tokens.find('rt-b')).toMatchObject({
+      accountId: 'bob',
+      consumed: expect.any(Number),
+    });
+    // Consumed once is consumed for good.
+    await expect(tokens.consume('rt-b')).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+});
