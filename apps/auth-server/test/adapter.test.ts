@@ -49,13 +49,15 @@ describe('the OIDC adapter under concurrent calls', () => {
       ]),
     );
     expect(statements).toHaveLength(1);
-    const rows = await t.db('oidc_payloads').whereIn('id', ['rt-a', 'rt-b', 'rt-c', 'g-b']);
-    const byId = Object.fromEntries(rows.map((r: { id: string }) => [r.id, r]));
+    const rows = await t
+      .db<{ id: string; expires_at: Date | null }>('oidc_payloads')
+      .whereIn('id', ['rt-a', 'rt-b', 'rt-c', 'g-b']);
+    const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
     expect(byId['rt-a']).toMatchObject({ grant_id: 'g-a', payload: { accountId: 'alice' } });
     expect(byId['rt-b']).toMatchObject({ grant_id: 'g-b', payload: { accountId: 'bob' } });
     expect(byId['rt-c']).toMatchObject({ grant_id: 'g-c', payload: { accountId: 'carol' } });
-    expect(byId['g-b'].expires_at).toBeNull();
-    expect(byId['rt-a'].expires_at.getTime()).toBeGreaterThan(Date.now() + 3500_000);
+    expect(byId['g-b']?.expires_at).toBeNull();
+    expect(byId['rt-a']?.expires_at?.getTime()).toBeGreaterThan(Date.now() + 3500_000);
   });
 
   test('reads made together are one statement; each gets its own token, unknown ids nothing', async () => {

@@ -6,6 +6,7 @@ import * as m004 from './migrations/004-api-resources.js';
 import * as m005 from './migrations/005-sessions-api-keys.js';
 import * as m006 from './migrations/006-payments-events-uploads.js';
 import * as m007 from './migrations/007-signing-key-activation.js';
+import * as m008 from './migrations/008-partial-artifact-indexes.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -24,6 +25,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['005-sessions-api-keys', m005],
   ['006-payments-events-uploads', m006],
   ['007-signing-key-activation', m007],
+  ['008-partial-artifact-indexes', m008],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {
