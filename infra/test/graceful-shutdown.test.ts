@@ -25,6 +25,8 @@ const SIGTERM_AFTER_MS = 1000;
 interface Outcome {
   /** Milliseconds timestamp of the TCP connection being established, if it was. */
   connectedAt?: number;
+  /** Set once the first byte of a response arrived. */
+  responded?: boolean;
   status?: number;
   error?: string;
   completedAt?: number;
@@ -48,6 +50,7 @@ function request(
       }),
     );
     req.on('response', (res) => {
+      outcome.responded = true;
       res.resume();
       res.on('end', () =>
         resolve({ ...outcome, status: res.statusCode!, completedAt: Date.now() }),
@@ -155,8 +158,17 @@ describe('graceful shutdown (infra/scripts/start-all.ts)', () => {
     const accepted = outcomes.filter(
       (o) => o.connectedAt !== undefined && o.connectedAt < sigtermAt,
     );
-    const failed = accepted.filter((o) => o.status === undefined);
+    // A connection the kernel completed but the server had not yet accepted when it closed
+    // its listening socket is reset by the kernel, before any byte of a response: the
+    // server never saw that request, and the client may retry it as refused. At most one
+    // per worker (its next attempt is refused and it stops). Connections the server did
+    // accept are never reset by the drain (packages/observability graceful-close.test.ts
+    // pins that race deterministically); any other failure is one.
+    const inBacklog = (o: Outcome) =>
+      o.status === undefined && !o.responded && o.error === 'ECONNRESET';
+    const failed = accepted.filter((o) => o.status === undefined && !inBacklog(o));
     expect(failed).toEqual([]);
+    expect(accepted.filter(inBacklog).length).toBeLessThanOrEqual(IN_FLIGHT);
     expect(accepted.length).toBeGreaterThan(IN_FLIGHT);
     // Requests were in flight when the signal came, and were answered during the drain.
     expect(accepted.filter((o) => o.completedAt! > sigtermAt).length).toBeGreaterThan(0);
