@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import argon2 from 'argon2';
 import { exportJWK, generateKeyPair, jwtVerify, createLocalJWKSet, SignJWT } from 'jose';
 import { createAccessTokenVerifier, createLocalKeySet, createTokenCache } from '@portcullis/claims';
@@ -338,7 +339,11 @@ export const sections: Record<string, () => Promise<Row[]>> = {
   async logins() {
     // The same parameters packages/accounts uses (OWASP minimum for argon2id).
     const { ARGON2_OPTIONS } = await import('@portcullis/accounts');
-    const CONCURRENCY = 4; // libuv's default thread pool, where argon2 runs
+    // Logins: 4 clients at once. The bare rate is argon2id's best on this machine, one hash
+    // per core (more at once share the cores and thrash caches: the 4-at-once rate is
+    // printed too); packages/accounts runs at most one hash per core for the same reason.
+    const CONCURRENCY = 4;
+    const cores = availableParallelism();
     const hash = await argon2.hash('benchmark password', ARGON2_OPTIONS);
     const auth = await startTarget('auth-server.ts', { DATABASE_URL: postgresUrl() });
     const api = await startTarget('api.ts', {
@@ -356,11 +361,12 @@ export const sections: Record<string, () => Promise<Row[]>> = {
       // Bare verifies and logins in alternating rounds, compared round by round: argon2id
       // is pure CPU, so the machine's drift would otherwise decide the ratio.
       const bareRates: number[] = [];
+      const oversubscribedRates: number[] = [];
       const loginRates: number[] = [];
+      const verify = () => argon2.verify(hash, 'benchmark password');
       for (let round = 0; round < 3; round++) {
-        bareRates.push(
-          await measureOps(() => argon2.verify(hash, 'benchmark password'), 1000, CONCURRENCY),
-        );
+        bareRates.push(await measureOps(verify, 1000, cores));
+        oversubscribedRates.push(await measureOps(verify, 1000, CONCURRENCY));
         const login = await measureHttp(`${api.info['url']}/login`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
@@ -378,10 +384,19 @@ export const sections: Record<string, () => Promise<Row[]>> = {
       return [
         {
           section: 'logins',
-          metric: `bare argon2id verify/s (${CONCURRENCY} in flight)`,
+          metric: `bare argon2id verify/s (${cores} in flight, one per core)`,
           value: bare,
         },
-        { section: 'logins', metric: 'POST /login/s (PostgreSQL)', value: login.requestsPerSecond },
+        {
+          section: 'logins',
+          metric: `bare argon2id verify/s (${CONCURRENCY} in flight)`,
+          value: median(oversubscribedRates),
+        },
+        {
+          section: 'logins',
+          metric: `POST /login/s (PostgreSQL, ${CONCURRENCY} clients)`,
+          value: login.requestsPerSecond,
+        },
         {
           section: 'logins',
           metric: 'logins / bare verify',

@@ -1,5 +1,5 @@
 export { createAccountsRepo, type AccountsRepo, type NewUser, type User } from './accounts-repo.js';
-export { hashPassword, verifyPassword, ARGON2_OPTIONS } from './passwords.js';
+export { hashPassword, verifyPassword, passwordHashing, ARGON2_OPTIONS } from './passwords.js';
 export {
   PasswordPolicyError,
   checkPassword,

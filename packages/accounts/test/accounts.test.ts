@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { performance } from 'node:perf_hooks';
+import { availableParallelism } from 'node:os';
 import {
   ARGON2_OPTIONS,
   createAccountsRepo,
+  hashPassword,
+  passwordHashing,
   PasswordPolicyError,
+  verifyPassword,
   type AccountsRepo,
 } from '@portcullis/accounts';
 import { isUniqueViolation } from '@portcullis/db';
@@ -101,4 +105,18 @@ describe('accounts', () => {
     expect(await accounts.delete(bob.id)).toBe(true);
     expect(await accounts.delete(bob.id)).toBe(false);
   });
+});
+
+describe('password hashing under load', () => {
+  it('runs one argon2id hash per core at a time; the rest wait their turn and all complete', async () => {
+    const hash = await hashPassword('queue test password');
+    const cores = availableParallelism();
+    const verifies = Array.from({ length: cores * 3 }, (_, i) =>
+      verifyPassword(hash, i % 2 === 0 ? 'queue test password' : 'wrong password'),
+    );
+    expect(passwordHashing()).toEqual({ running: cores, waiting: cores * 2, slots: cores });
+    const results = await Promise.all(verifies);
+    expect(results).toEqual(Array.from({ length: cores * 3 }, (_, i) => i % 2 === 0));
+    expect(passwordHashing()).toMatchObject({ running: 0, waiting: 0 });
+  }, 60_000);
 });
