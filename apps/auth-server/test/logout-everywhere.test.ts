@@ -110,4 +110,26 @@ describe('logout everywhere reaches the authorization server', () => {
       oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier }),
     ).rejects.toMatchObject({ error: 'invalid_grant' });
   });
+
+  test('the very next refresh after a logout everywhere written elsewhere is refused (no wait)', async () => {
+    const spa = await publicSpa(t);
+    const config = await discover(t, spa.client_id);
+    const users = await Promise.all([1, 2, 3, 4].map(() => createUser(t)));
+    const sessions = await Promise.all(
+      users.map((user) => signIn(t, config, user, 'openid offline_access api')),
+    );
+    // Logged out one after the other, each refreshed at once, all in flight together with
+    // refreshes of users who stay signed in: only the logged-out ones are refused.
+    const loggedOut = users.slice(0, 2);
+    const outcomes = await Promise.all(
+      sessions.map(async (tokens, i) => {
+        if (i < loggedOut.length) await logoutEverywhere(users[i]!.id);
+        return oidc.refreshTokenGrant(config, tokens.refresh_token!).then(
+          () => 'refreshed',
+          (error: { error?: string }) => error.error,
+        );
+      }),
+    );
+    expect(outcomes).toEqual(['invalid_grant', 'invalid_grant', 'refreshed', 'refreshed']);
+  });
 });

@@ -7,6 +7,7 @@ import * as m005 from './migrations/005-sessions-api-keys.js';
 import * as m006 from './migrations/006-payments-events-uploads.js';
 import * as m007 from './migrations/007-signing-key-activation.js';
 import * as m008 from './migrations/008-partial-artifact-indexes.js';
+import * as m009 from './migrations/009-subject-revocations-index.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -26,6 +27,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['006-payments-events-uploads', m006],
   ['007-signing-key-activation', m007],
   ['008-partial-artifact-indexes', m008],
+  ['009-subject-revocations-index', m009],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -6,7 +6,7 @@ import Provider, {
 } from 'oidc-provider';
 import { coalesced, toJsonb, type Db } from '@portcullis/db';
 import { dropAsides, putAside, takeAside } from '../provider/request-memo.js';
-import type { ArtifactGuard } from '../provider/subject-logout.js';
+import type { ArtifactGuard, FreshRevocations } from '../provider/subject-logout.js';
 import type { ClientsRepo } from './clients-repo.js';
 
 interface PayloadRow {
@@ -23,7 +23,12 @@ interface PayloadRow {
 const READ_WITH_GRANT_AND_SESSION = new Set(['RefreshToken', 'AuthorizationCode']);
 
 const unexpired = (alias: string) => `(${alias}.expires_at is null or ${alias}.expires_at > ?)`;
-/** Tokens (type, id) with their grant and session; `n` is the key's position, from 1. */
+/**
+ * Tokens (type, id) with their grant, their session and their subject's logout-everywhere
+ * revocations (as rows of type SubjectRevocation, payload {before}); `n` is the key's
+ * position, from 1. One statement that starts after the request: every revocation
+ * committed before the request is in its answer.
+ */
 const TOKEN_GRANT_SESSION_SQL = `with t as (
     select k.n, p.type, p.payload, p.consumed_at, p.grant_id
     from unnest(?::text[], ?::text[]) with ordinality as k(type, id, n)
@@ -36,7 +41,11 @@ const TOKEN_GRANT_SESSION_SQL = `with t as (
   union all
   select t.n, s.type, s.payload, s.consumed_at from t
     join oidc_payloads s on s.type = 'Session' and s.uid = t.payload->>'sessionUid'
-      and ${unexpired('s')}`;
+      and ${unexpired('s')}
+  union all
+  select t.n, 'SubjectRevocation', jsonb_build_object('before', r.issued_before), null from t
+    join revocations r on r.kind = 'subject' and r.value = t.payload->>'accountId'
+      and r.expires_at > now()`;
 
 /**
  * Marks unconsumed artifacts consumed, locking them in one order (type, id) so that two
@@ -249,6 +258,9 @@ export class KnexOidcAdapter implements Adapter {
     const rows = await this.statements.readWithGrantAndSession({ type: this.type, id });
     const token = rows.find((r) => r.type === this.type);
     if (!token) return undefined;
+    const revokedBefore = rows
+      .filter((r) => r.type === 'SubjectRevocation')
+      .map((r) => Number((r.payload as { before?: unknown }).before));
     const { grantId, sessionUid } = token.payload;
     // Put aside even when missing: "no such grant" was just read, not worth a second look.
     if (typeof grantId === 'string')
@@ -258,12 +270,15 @@ export class KnexOidcAdapter implements Adapter {
         asideKey('Session', { uid: sessionUid }),
         rows.find((r) => r.type === 'Session') ?? null,
       );
-    return this.checked(token);
+    return this.checked(token, { subjectRevokedBefore: revokedBefore });
   }
 
   /** The stored payload as oidc-provider expects it, unless the logout guard refuses it. */
-  private async checked(row: PayloadRow): Promise<AdapterPayload | undefined> {
-    if (await this.guard?.(this.type, row.payload)) {
+  private async checked(
+    row: PayloadRow,
+    fresh?: FreshRevocations,
+  ): Promise<AdapterPayload | undefined> {
+    if (await this.guard?.(this.type, row.payload, fresh)) {
       await this.forget(row.payload);
       return undefined;
     }

@@ -1,14 +1,27 @@
 import type { DenyList } from '@portcullis/claims';
 import type { AdapterPayload } from 'oidc-provider';
 
+/**
+ * The artifact's subject revocations as read in the statement that read the artifact
+ * (`before` of each row; none: empty). That statement started after the request, so
+ * it is as fresh as a new poll of the deny list.
+ */
+export interface FreshRevocations {
+  subjectRevokedBefore: number[];
+}
+
 /** Decides whether a stored artifact was cut off by a logout everywhere. */
-export type ArtifactGuard = (model: string, payload: AdapterPayload) => Promise<boolean>;
+export type ArtifactGuard = (
+  model: string,
+  payload: AdapterPayload,
+  fresh?: FreshRevocations,
+) => Promise<boolean>;
 
 /**
- * Artifacts that mint tokens. For these the guard reads the revocations table at once
- * instead of trusting the last 250 ms poll: a logout everywhere written by any API
- * instance must stop the very next refresh on every auth-server instance. One indexed
- * query per refresh or code exchange.
+ * Artifacts that mint tokens. For these the guard does not trust the last 250 ms poll: a
+ * logout everywhere written by any API instance must stop the very next refresh on every
+ * auth-server instance. Refresh tokens and codes come with their subject's revocations
+ * read in the same statement (the adapter); for the others the deny list polls first.
  */
 const TOKEN_MINTING = new Set(['RefreshToken', 'AuthorizationCode', 'DeviceCode']);
 
@@ -23,17 +36,23 @@ const TOKEN_MINTING = new Set(['RefreshToken', 'AuthorizationCode', 'DeviceCode'
  * first issue, so a rotation racing the logout cannot launder an old grant.
  *
  * Reads the in-memory deny list (polled every 250 ms; same-process writes at once), and
- * for token-minting artifacts polls it first.
+ * for token-minting artifacts also the revocations read with the artifact, or, when the
+ * artifact came without them, a poll made after the call.
  */
 export function createLogoutGuard(denyList: Pick<DenyList, 'isDenied' | 'sync'>): ArtifactGuard {
-  return async function loggedOutEverywhere(model, payload) {
+  return async function loggedOutEverywhere(model, payload, fresh) {
     const sub = payload.accountId;
     if (typeof sub !== 'string' || sub === '') return false;
     let iat: number | undefined;
     if (model === 'Session') iat = payload.loginTs;
     else if (model === 'RefreshToken') iat = (payload['iiat'] as number | undefined) ?? payload.iat;
     else iat = payload.iat;
-    if (TOKEN_MINTING.has(model)) await denyList.sync({ fresh: true });
+    if (fresh) {
+      // No iat means no proof the artifact postdates the logout (as the deny list rules).
+      if (fresh.subjectRevokedBefore.some((before) => iat === undefined || iat < before))
+        return true;
+    } else if (TOKEN_MINTING.has(model)) await denyList.sync({ fresh: true });
+    // Same-process revocations and the last poll, in every case.
     return denyList.isDenied({ sub, iat });
   };
 }
