@@ -86,6 +86,14 @@ function checkTime(name: string, value: number): void {
   if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be Unix seconds`);
 }
 
+/**
+ * The rule of a subject revocation (logout everywhere at `before`): a token issued before
+ * it is revoked, and so is one without `iat` (no proof it postdates the logout).
+ */
+export function predatesLogout(iat: number | undefined, before: number): boolean {
+  return iat === undefined || iat < before;
+}
+
 /** Creates a deny list backed by the `revocations` table (migration 003) when `db` is given. */
 export function createDenyList(options: DenyListOptions = {}): DenyList {
   const { db } = options;
@@ -180,8 +188,7 @@ export function createDenyList(options: DenyListOptions = {}): DenyList {
       if (grantId !== undefined && grants.has(grantId)) return true;
       if (c.sub !== undefined) {
         const s = subjects.get(c.sub);
-        // No iat means no proof the token postdates the logout.
-        if (s && (c.iat === undefined || c.iat < s.before)) return true;
+        if (s && predatesLogout(c.iat, s.before)) return true;
       }
       return false;
     },

@@ -78,6 +78,7 @@ export {
 } from './bearer.js';
 export {
   createDenyList,
+  predatesLogout,
   type DenyCheckInput,
   type DenyList,
   type DenyListOptions,

@@ -18,7 +18,6 @@ import { isDatabaseUnavailable } from './errors.js';
  */
 export function coalesced<K, V>(
   run: (keys: readonly K[]) => Promise<readonly V[]>,
-  options: { maxBatchSize?: number } = {},
 ): (key: K) => Promise<V> {
   const loader = new DataLoader<K, V>(
     async (keys) => {
@@ -38,7 +37,7 @@ export function coalesced<K, V>(
     },
     {
       cache: false,
-      maxBatchSize: options.maxBatchSize ?? 200,
+      maxBatchSize: 200,
       batchScheduleFn: (send) => setImmediate(send),
     },
   );

@@ -63,7 +63,10 @@ const CONSUME_SQL = `with locked as (
   where p.type = locked.type and p.id = locked.id
   returning p.type, p.id`;
 
-/** Rows given as parallel text arrays (one binding each, same on pg and PGlite), in (type, id) order. */
+/**
+ * Rows given as parallel text arrays (one binding each, same on pg and PGlite), written in
+ * (type, id) order so that two batches sharing rows lock them in the same order.
+ */
 const UPSERT_SQL = `insert into oidc_payloads (id, type, payload, grant_id, user_code, uid, expires_at)
   select id, type, payload::jsonb, grant_id, user_code, uid, expires_at::timestamptz
   from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
@@ -123,9 +126,7 @@ function createStatements(db: Db) {
 
     /** Inserts or replaces rows; the same key twice in one batch keeps the last one. */
     upsert: coalesced(async (rows: readonly ArtifactRow[]) => {
-      const last = [...new Map(rows.map((r) => [keyOf(r), r])).values()].sort((a, b) =>
-        keyOf(a) < keyOf(b) ? -1 : 1,
-      );
+      const last = [...new Map(rows.map((r) => [keyOf(r), r])).values()];
       const column = (name: keyof ArtifactRow) => last.map((r) => r[name]) as string[];
       await db.raw(UPSERT_SQL, [
         column('id'),
@@ -253,7 +254,10 @@ export class KnexOidcAdapter implements Adapter {
     return row ? this.checked(row) : undefined;
   }
 
-  /** A token read with its grant and session in one query; those two are put aside. */
+  /**
+   * A token read with its grant, session and subject revocations in one statement; the
+   * grant and session are put aside, the revocations go to the logout guard.
+   */
   private async findWithGrantAndSession(id: string): Promise<AdapterPayload | undefined> {
     const rows = await this.statements.readWithGrantAndSession({ type: this.type, id });
     const token = rows.find((r) => r.type === this.type);

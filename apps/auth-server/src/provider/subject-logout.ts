@@ -1,4 +1,4 @@
-import type { DenyList } from '@portcullis/claims';
+import { predatesLogout, type DenyList } from '@portcullis/claims';
 import type { AdapterPayload } from 'oidc-provider';
 
 /**
@@ -48,9 +48,7 @@ export function createLogoutGuard(denyList: Pick<DenyList, 'isDenied' | 'sync'>)
     else if (model === 'RefreshToken') iat = (payload['iiat'] as number | undefined) ?? payload.iat;
     else iat = payload.iat;
     if (fresh) {
-      // No iat means no proof the artifact postdates the logout (as the deny list rules).
-      if (fresh.subjectRevokedBefore.some((before) => iat === undefined || iat < before))
-        return true;
+      if (fresh.subjectRevokedBefore.some((before) => predatesLogout(iat, before))) return true;
     } else if (TOKEN_MINTING.has(model)) await denyList.sync({ fresh: true });
     // Same-process revocations and the last poll, in every case.
     return denyList.isDenied({ sub, iat });
