@@ -210,3 +210,132 @@ describe('reads made at the same time share one query, each under its own caller
     ]);
   });
 });
+
+describe('GET /orders/:id may answer from a read cache of 1 s per instance; writes never do', () => {
+  const content = { customer: 'Carol AG', amount: 5, currency: 'EUR' };
+  /** What a write through another API instance looks like from here. */
+  const writeElsewhere = (id: string, customer: string) =>
+    api.database
+      .db('orders')
+      .where({ id })
+      .update({ customer, version: api.database.db.raw('version + 1') });
+  const countStatements = async (run: () => Promise<unknown>): Promise<number> => {
+    let n = 0;
+    const onQuery = () => n++;
+    api.database.db.on('query', onQuery);
+    try {
+      await run();
+    } finally {
+      api.database.db.off('query', onQuery);
+    }
+    return n;
+  };
+
+  test('findRecent answers from memory until cacheMs has passed; find always reads', async () => {
+    let clock = 0;
+    const orders = createOrdersRepo(api.database.db, { cacheMs: 1000, now: () => clock });
+    const order = await orders.create('owner-carol', content, new Date());
+    const carol = { ownerId: 'owner-carol' };
+    expect(await orders.findRecent(order.id, carol)).toEqual(order);
+    await writeElsewhere(order.id, 'Changed elsewhere');
+
+    clock = 999;
+    expect(await countStatements(() => orders.findRecent(order.id, carol))).toBe(0);
+    expect(await orders.findRecent(order.id, carol)).toMatchObject({ customer: 'Carol AG' });
+    expect(await orders.find(order.id, carol)).toMatchObject({
+      customer: 'Changed elsewhere',
+      version: 2,
+    });
+
+    clock = 1000;
+    expect(await orders.findRecent(order.id, carol)).toMatchObject({
+      customer: 'Changed elsewhere',
+      version: 2,
+    });
+  });
+
+  test('each cached answer keeps its caller’s owner rule; absent orders are not remembered', async () => {
+    const orders = createOrdersRepo(api.database.db, { cacheMs: 60_000 });
+    const order = await orders.create('owner-carol', content, new Date());
+    expect(await orders.findRecent(order.id, { ownerId: 'owner-carol' })).toEqual(order);
+    // The owner's cached row answers nobody else: each owner condition is its own query.
+    expect(await orders.findRecent(order.id, { ownerId: 'owner-dave' })).toBeUndefined();
+    expect(await orders.findRecent(order.id, { ownerId: 'owner-dave' })).toBeUndefined();
+    expect(await orders.findRecent(order.id, {})).toEqual(order);
+
+    const later = '00000000-0000-4000-8000-00000000cafe';
+    expect(await orders.findRecent(later, {})).toBeUndefined();
+    await api.database.db('orders').insert({
+      id: later,
+      user_id: 'owner-carol',
+      status: 'pending',
+      customer: 'Made elsewhere',
+      amount: 1,
+      currency: 'EUR',
+    });
+    expect(await orders.findRecent(later, {})).toMatchObject({ customer: 'Made elsewhere' });
+  });
+
+  test('a write through the repo drops the entry, also for a read that overlapped it', async () => {
+    const orders = createOrdersRepo(api.database.db, { cacheMs: 60_000 });
+    const order = await orders.create('owner-carol', content, new Date());
+    await orders.findRecent(order.id, {});
+    const overlapping = orders.findRecent(order.id, {}); // served from the cache
+    const [, updated] = await Promise.all([
+      overlapping,
+      orders.update(order.id, 1, { customer: 'Updated here' }, new Date()),
+    ]);
+    expect(updated).toMatchObject({ customer: 'Updated here', version: 2 });
+    expect(await orders.findRecent(order.id, {})).toEqual(updated);
+
+    const reading = orders.findRecent(order.id, {}); // cached again, then the row goes
+    expect(await orders.delete(order.id, 2)).toBe(true);
+    await reading;
+    expect(await orders.findRecent(order.id, {})).toBeUndefined();
+  });
+
+  test('at most maxCached orders are remembered, the oldest read dropped first', async () => {
+    const orders = createOrdersRepo(api.database.db, { cacheMs: 60_000, maxCached: 2 });
+    const [a, b, c] = await Promise.all(
+      [1, 2, 3].map(() => orders.create('owner-carol', content, new Date())),
+    );
+    for (const o of [a!, b!, c!]) await orders.findRecent(o.id, {});
+    expect(await countStatements(() => orders.findRecent(c!.id, {}))).toBe(0);
+    expect(await countStatements(() => orders.findRecent(a!.id, {}))).toBe(1);
+  });
+
+  test('over HTTP: this instance’s writes show at once, another instance’s after the bound, and a write reads the stored row', async () => {
+    const created = await api.request('POST', '/orders', {
+      token: bob,
+      body: newOrderBody({ customer: 'Cached Co' }),
+    });
+    const path = `/orders/${created.body.id}`;
+    expect((await api.request('GET', path, { token: bob })).body.customer).toBe('Cached Co');
+
+    const patched = await api.request('PATCH', path, { token: bob, body: { note: 'at once' } });
+    expect(patched.status).toBe(200);
+    const afterPatch = await api.request('GET', path, { token: bob });
+    expect(afterPatch.body).toMatchObject({ note: 'at once', version: 2 });
+    expect(afterPatch.headers.get('etag')).toBe(patched.headers.get('etag'));
+
+    await writeElsewhere(created.body.id, 'Changed elsewhere');
+    // A write checks the stored version, whatever a cached read saw: version 3 is current.
+    const write = await api.request('PATCH', path, {
+      token: bob,
+      body: { note: 'checked against the row', version: 3 },
+    });
+    expect(write.status).toBe(200);
+    expect(write.body).toMatchObject({ customer: 'Changed elsewhere', version: 4 });
+
+    await writeElsewhere(created.body.id, 'Changed again elsewhere');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await api.request('GET', path, { token: bob })).body).toMatchObject({
+      customer: 'Changed again elsewhere',
+      version: 5,
+    });
+
+    const deleted = await api.request('DELETE', path, { token: admin });
+    expect(deleted.status).toBe(204);
+    expect((await api.request('GET', path, { token: bob })).status).toBe(404);
+  });
+});

@@ -47,7 +47,13 @@ export interface OrdersRepo {
     filter: OrderFilter,
     page: { offset: number; limit: number },
   ): Promise<{ items: Order[]; total: number }>;
+  /** The order as stored now, if `visibility` lets the caller see it. */
   find(id: string, visibility: Visibility): Promise<Order | undefined>;
+  /**
+   * `find` for plain reads (GET /orders/:id): may answer from this instance's read cache,
+   * as the order was at most `cacheMs` ago. Writes and checks before a write use `find`.
+   */
+  findRecent(id: string, visibility: Visibility): Promise<Order | undefined>;
   create(userId: string, content: OrderContent, now: Date): Promise<Order>;
   /**
    * Applies `changes` only if the row still has `expectedVersion`, in one statement, and
@@ -124,7 +130,89 @@ function batchedFinds(db: Db): (key: FindKey) => Promise<OrderRow | undefined> {
   });
 }
 
-export function createOrdersRepo(db: Db): OrdersRepo {
+export interface OrdersRepoOptions {
+  /**
+   * How long a single-order read is served again from this instance's memory, in ms.
+   * Default 1000; 0 reads every time. Writes through this repo take effect at once;
+   * another instance's writes within this bound (GET /orders/:id already tells clients
+   * its answer stays fresh for 60 s: `Cache-Control: private, max-age=60`).
+   */
+  cacheMs?: number;
+  /** Most orders remembered at once (oldest read dropped first). Default 10,000. */
+  maxCached?: number;
+  now?: () => number;
+}
+
+interface CachedFind {
+  readAt: number;
+  order: Promise<Order | undefined>;
+}
+
+/**
+ * The read cache of `findRecent`. Entries are per (id, owner condition): a hit returns
+ * exactly what the same owner-checked query returned at most `cacheMs` ago, so the BOLA
+ * rule stays in the SQL. Absent orders are never remembered (an order created on
+ * another instance is found at once). An entry is made when its read starts and a write
+ * of the id drops the id's entries once it is done, so a read that overlapped the write
+ * is not served afterwards. Cached orders are frozen: concurrent requests share them.
+ */
+function createFindCache(options: OrdersRepoOptions) {
+  const cacheMs = options.cacheMs ?? 1000;
+  const maxCached = options.maxCached ?? 10_000;
+  const now = options.now ?? (() => performance.now());
+  const byId = new Map<string, Map<string, CachedFind>>();
+
+  function forget(id: string, ownerKey: string, entry: CachedFind): void {
+    const entries = byId.get(id);
+    if (entries?.get(ownerKey) !== entry) return;
+    entries.delete(ownerKey);
+    if (entries.size === 0) byId.delete(id);
+  }
+
+  return {
+    find(id: string, ownerId: string | null, load: () => Promise<Order | undefined>) {
+      if (cacheMs <= 0) return load();
+      const ownerKey = ownerId ?? '';
+      const hit = byId.get(id)?.get(ownerKey);
+      if (hit && now() - hit.readAt < cacheMs) return hit.order;
+      const entry: CachedFind = {
+        readAt: now(),
+        order: load().then((order) => order && deepFreeze(order)),
+      };
+      let entries = byId.get(id);
+      if (!entries) {
+        if (byId.size >= maxCached) byId.delete(byId.keys().next().value!);
+        byId.set(id, (entries = new Map()));
+      }
+      entries.set(ownerKey, entry);
+      entry.order.then(
+        (order) => {
+          if (!order) forget(id, ownerKey, entry);
+        },
+        () => forget(id, ownerKey, entry),
+      );
+      return entry.order;
+    },
+    /** Runs a write of `id`; afterwards nothing read before or during it is served. */
+    async write<T>(id: string, run: () => Promise<T>): Promise<T> {
+      try {
+        return await run();
+      } finally {
+        byId.delete(id);
+      }
+    },
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+export function createOrdersRepo(db: Db, options: OrdersRepoOptions = {}): OrdersRepo {
   const visible = (visibility: Visibility) => {
     const query = db<OrderRow>('orders');
     // BOLA: the owner condition is part of the SQL, never a filter applied afterwards.
@@ -132,6 +220,13 @@ export function createOrdersRepo(db: Db): OrdersRepo {
     return query;
   };
   const finds = batchedFinds(db);
+  const cache = createFindCache(options);
+  const find: OrdersRepo['find'] = async (id, visibility) => {
+    // No stored id holds NUL, and PostgreSQL rejects it in text: not found, not an error.
+    if (id.includes('\0')) return undefined;
+    const row = await finds({ id, ownerId: visibility.ownerId ?? null });
+    return row && toOrder(row);
+  };
 
   return {
     async list(filter, { offset, limit }) {
@@ -155,12 +250,9 @@ export function createOrdersRepo(db: Db): OrdersRepo {
       return { items: rows.map(toOrder), total: toCount(count?.count ?? 0) };
     },
 
-    async find(id, visibility) {
-      // No stored id holds NUL, and PostgreSQL rejects it in text: not found, not an error.
-      if (id.includes('\0')) return undefined;
-      const row = await finds({ id, ownerId: visibility.ownerId ?? null });
-      return row && toOrder(row);
-    },
+    find,
+    findRecent: (id, visibility) =>
+      cache.find(id, visibility.ownerId ?? null, () => find(id, visibility)),
 
     create(userId, content, now) {
       return db.transaction(async (trx) => {
@@ -184,40 +276,44 @@ export function createOrdersRepo(db: Db): OrdersRepo {
     update(id, expectedVersion, changes, now) {
       const columns = contentColumns(changes);
       if (changes.status !== undefined) columns['status'] = changes.status;
-      return db.transaction(async (trx) => {
-        const [row] = await trx('orders')
-          .where({ id, version: expectedVersion })
-          .update({ ...columns, version: trx.raw('version + 1'), updated_at: now })
-          .returning('*');
-        if (!row) return undefined;
-        const order = toOrder(row as OrderRow);
-        await recordEvent(
-          trx,
-          orderEvent(changes.status === 'cancelled' ? 'order.cancelled' : 'order.updated', order),
-        );
-        return order;
-      });
+      return cache.write(id, () =>
+        db.transaction(async (trx) => {
+          const [row] = await trx('orders')
+            .where({ id, version: expectedVersion })
+            .update({ ...columns, version: trx.raw('version + 1'), updated_at: now })
+            .returning('*');
+          if (!row) return undefined;
+          const order = toOrder(row as OrderRow);
+          await recordEvent(
+            trx,
+            orderEvent(changes.status === 'cancelled' ? 'order.cancelled' : 'order.updated', order),
+          );
+          return order;
+        }),
+      );
     },
 
     delete(id, expectedVersion) {
-      return db.transaction(async (trx) => {
-        // returning() rather than the affected-row count: knex-pglite does not report one.
-        const rows = await trx('orders')
-          .where({ id, version: expectedVersion })
-          .del()
-          .returning(['id', 'user_id']);
-        const [deleted] = rows as { id: string; user_id: string }[];
-        if (deleted) {
-          await recordEvent(trx, {
-            type: 'order.deleted',
-            subjectType: 'order',
-            subjectId: deleted.id,
-            ownerId: deleted.user_id,
-            data: { id: deleted.id },
-          });
-        }
-        return rows.length > 0;
-      });
+      return cache.write(id, () =>
+        db.transaction(async (trx) => {
+          // returning() rather than the affected-row count: knex-pglite does not report one.
+          const rows = await trx('orders')
+            .where({ id, version: expectedVersion })
+            .del()
+            .returning(['id', 'user_id']);
+          const [deleted] = rows as { id: string; user_id: string }[];
+          if (deleted) {
+            await recordEvent(trx, {
+              type: 'order.deleted',
+              subjectType: 'order',
+              subjectId: deleted.id,
+              ownerId: deleted.user_id,
+              data: { id: deleted.id },
+            });
+          }
+          return rows.length > 0;
+        }),
+      );
     },
   };
 }

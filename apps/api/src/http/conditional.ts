@@ -31,9 +31,13 @@ function matchHits(header: string, etag: string): boolean {
 /**
  * Sends a single resource with its validator and cache headers, or 304 when the
  * client's copy is current. The response differs per caller, hence private and Vary.
+ * `etag` must be `strongEtag(representation)` (a caller may have it already).
  */
-export function sendCacheable(ctx: ParameterizedContext, representation: unknown): void {
-  const etag = strongEtag(representation);
+export function sendCacheable(
+  ctx: ParameterizedContext,
+  representation: unknown,
+  etag: string = strongEtag(representation),
+): void {
   ctx.set('ETag', etag);
   ctx.set('Cache-Control', 'private, max-age=60, stale-while-revalidate=120');
   ctx.vary('Authorization');

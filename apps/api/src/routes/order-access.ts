@@ -21,6 +21,25 @@ export function orderJson(order: Order) {
   };
 }
 
+const representations = new WeakMap<Order, { body: ReturnType<typeof orderJson>; etag: string }>();
+
+/**
+ * An order's JSON and strong ETag, computed once per Order object: the read cache hands
+ * the same frozen Order to every request it answers within its bound.
+ */
+export function representationOf(order: Order): {
+  body: ReturnType<typeof orderJson>;
+  etag: string;
+} {
+  let known = representations.get(order);
+  if (!known) {
+    const body = orderJson(order);
+    known = { body, etag: strongEtag(body) };
+    representations.set(order, known);
+  }
+  return known;
+}
+
 /** Admins (`orders:*`) see every order; everyone else only their own (DESIGN.md ABAC). */
 export function visibilityOf(principal: Principal): { ownerId?: string } {
   return hasPermission(principal.permissions, Perm.OrdersAll) ? {} : { ownerId: principal.subject };
@@ -30,15 +49,20 @@ export function visibilityOf(principal: Principal): { ownerId?: string } {
  * Loads an order for an action needing `permission`. The permission itself is checked
  * first (403 says nothing about any order); then an order the caller may not see is a
  * 404 exactly like a missing one, so ids of other users' orders cannot be probed (BOLA).
+ * `recent`: a plain read, which the repo may answer from its read cache; a write reads
+ * the stored row.
  */
 export async function loadOrderFor(
   deps: RouteDeps,
   principal: Principal,
   id: string,
   permission: Permission,
+  { recent = false }: { recent?: boolean } = {},
 ): Promise<Order> {
   requirePermission(principal, permission);
-  const order = await deps.repos.orders.find(id, visibilityOf(principal));
+  const { orders } = deps.repos;
+  const visibility = visibilityOf(principal);
+  const order = await (recent ? orders.findRecent(id, visibility) : orders.find(id, visibility));
   if (!order) throw new NotFoundError();
   requirePermission(principal, permission, { ownerId: order.userId });
   return order;

@@ -15,7 +15,13 @@ import {
 } from '../schemas/orders.js';
 import { z } from '../openapi/zod.js';
 import type { RouteDeps } from './deps.js';
-import { loadOrderFor, orderJson, visibilityOf, writeOrder } from './order-access.js';
+import {
+  loadOrderFor,
+  orderJson,
+  representationOf,
+  visibilityOf,
+  writeOrder,
+} from './order-access.js';
 
 const tags = ['orders'];
 const orderResponse = (description: string) => ({
@@ -77,8 +83,11 @@ export function ordersRoutes(api: ApiRouter, deps: RouteDeps): void {
       responses: { 200: orderResponse('The order'), 304: { description: 'Not modified' } },
     },
     async function getOrder(ctx, { params }) {
-      const order = await loadOrderFor(deps, principalOf(ctx), params.id, Perm.OrdersRead);
-      sendCacheable(ctx, orderJson(order));
+      const order = await loadOrderFor(deps, principalOf(ctx), params.id, Perm.OrdersRead, {
+        recent: true,
+      });
+      const { body, etag } = representationOf(order);
+      sendCacheable(ctx, body, etag);
     },
   );
 
