@@ -306,6 +306,26 @@ describe('timeouts (injected clock)', () => {
     offset = 0;
   });
 
+  test('a login deletes the user’s ended sessions, at most once a minute per user', async () => {
+    const { user, sid: first } = await signedIn();
+    const rows = async () =>
+      (await api.database.db('sessions').where('user_id', user.id).select('id_hash')).map(
+        (r: { id_hash: string }) => r.id_hash,
+      );
+    const logout = (sid: string) =>
+      api.request('POST', '/logout', { headers: withSession(sid) }).then((r) => r.status);
+    expect(await logout(first)).toBe(204);
+    offset = 30_000;
+    const second = sidOf(await login(api, user.email))!;
+    // Purged at the first login 30 s ago: the ended session is still stored.
+    expect(await rows()).toEqual(expect.arrayContaining([sha256(first), sha256(second)]));
+    expect(await logout(second)).toBe(204);
+    offset = 61_000;
+    const third = sidOf(await login(api, user.email))!;
+    expect(await rows()).toEqual([sha256(third)]);
+    offset = 0;
+  });
+
   test('absolute: activity does not extend a session past SESSION_ABSOLUTE_TIMEOUT', async () => {
     const { user, sid } = await signedIn();
     for (const minutes of [25, 50]) {

@@ -27,9 +27,23 @@ export interface SessionsRepo {
   revoke(sid: string, now: Date): Promise<boolean>;
   /** Ends every session of the user; returns how many were still open. */
   revokeAllForUser(userId: string, now: Date): Promise<number>;
-  /** Deletes the user's ended sessions (run at each login so the table stays bounded). */
-  purgeEnded(userId: string, now: Date, idleSince: Date): Promise<void>;
+  /**
+   * Deletes the user's ended sessions (run at each login so the table stays bounded), at
+   * most once per `purgeEveryMs` per user on this instance: the statement reads every
+   * session the user has, which a burst of logins would otherwise do each time. False
+   * when it was skipped.
+   */
+  purgeEnded(userId: string, now: Date, idleSince: Date): Promise<boolean>;
 }
+
+export interface SessionsRepoOptions {
+  /** Least time between two purges of one user's ended sessions, in ms. Default 60,000. */
+  purgeEveryMs?: number;
+}
+
+// Users whose last purge time is remembered; beyond it the oldest is forgotten (and may
+// be purged again sooner, which is harmless).
+const PURGES_REMEMBERED = 10_000;
 
 const toSession = (row: SessionRow): Session => ({
   userId: row.user_id,
@@ -38,7 +52,9 @@ const toSession = (row: SessionRow): Session => ({
   expiresAt: row.expires_at,
 });
 
-export function createSessionsRepo(db: Db): SessionsRepo {
+export function createSessionsRepo(db: Db, options: SessionsRepoOptions = {}): SessionsRepo {
+  const purgeEveryMs = options.purgeEveryMs ?? 60_000;
+  const lastPurge = new Map<string, number>();
   const open = (sid: string) =>
     db<SessionRow>('sessions').where('id_hash', sha256Hex(sid)).whereNull('revoked_at');
 
@@ -82,6 +98,12 @@ export function createSessionsRepo(db: Db): SessionsRepo {
     },
 
     async purgeEnded(userId, now, idleSince) {
+      const at = now.getTime();
+      const last = lastPurge.get(userId);
+      if (last !== undefined && at >= last && at - last < purgeEveryMs) return false;
+      lastPurge.delete(userId);
+      lastPurge.set(userId, at);
+      if (lastPurge.size > PURGES_REMEMBERED) lastPurge.delete(lastPurge.keys().next().value!);
       await db('sessions')
         .where('user_id', userId)
         .andWhere((q) =>
@@ -91,6 +113,7 @@ export function createSessionsRepo(db: Db): SessionsRepo {
             .orWhere('last_seen_at', '<=', idleSince),
         )
         .del();
+      return true;
     },
   };
 }
