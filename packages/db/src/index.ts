@@ -1,6 +1,6 @@
 export { createDb, describeDb, type Db, type DbOptions } from './create-db.js';
 export { migrateLatest, migrationSource } from './migrate.js';
-export { toCount, toJsonb } from './values.js';
+export { deepFreeze, toCount, toJsonb } from './values.js';
 export { coalesced } from './batch.js';
 export { isDatabaseUnavailable, isUniqueViolation } from './errors.js';
 export { runServices, exitOnConfigError, type RunningService } from './service.js';

@@ -14,3 +14,15 @@ export function toCount(value: unknown): number {
 export function toJsonb(value: unknown): string {
   return JSON.stringify(value);
 }
+
+/**
+ * Freezes a value read from the database and everything in it, for caches that hand the
+ * same object to concurrent requests.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}

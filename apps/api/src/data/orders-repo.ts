@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { coalesced, toCount, toJsonb, type Db, type OrderRow } from '@portcullis/db';
+import { coalesced, deepFreeze, toCount, toJsonb, type Db, type OrderRow } from '@portcullis/db';
 import type { OrderStatus } from '../domain/order-status.js';
 import { recordEvent, type EventType, type NewEvent } from './events-repo.js';
 
@@ -138,7 +138,11 @@ export interface OrdersRepoOptions {
    * its answer stays fresh for 60 s: `Cache-Control: private, max-age=60`).
    */
   cacheMs?: number;
-  /** Most orders remembered at once (oldest read dropped first). Default 10,000. */
+  /**
+   * Most orders remembered at once, the first read dropped first. Default 1,000: an order
+   * can hold about 15 kB (100 items and a 2,000-character note), and only what was read
+   * within the last `cacheMs` is worth keeping.
+   */
   maxCached?: number;
   now?: () => number;
 }
@@ -158,7 +162,7 @@ interface CachedFind {
  */
 function createFindCache(options: OrdersRepoOptions) {
   const cacheMs = options.cacheMs ?? 1000;
-  const maxCached = options.maxCached ?? 10_000;
+  const maxCached = options.maxCached ?? 1000;
   const now = options.now ?? (() => performance.now());
   const byId = new Map<string, Map<string, CachedFind>>();
 
@@ -202,14 +206,6 @@ function createFindCache(options: OrdersRepoOptions) {
       }
     },
   };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
 }
 
 export function createOrdersRepo(db: Db, options: OrdersRepoOptions = {}): OrdersRepo {

@@ -1,4 +1,4 @@
-import { toJsonb, type Db } from '@portcullis/db';
+import { deepFreeze, toJsonb, type Db } from '@portcullis/db';
 
 /** RFC 7591 client metadata as stored; `client_secret` holds the SHA-256 hex of the secret. */
 export type ClientMetadata = Record<string, unknown> & { client_id: string };
@@ -37,14 +37,6 @@ const toRecord = (row: ClientRow): ClientRecord => ({
   metadata: row.metadata,
   createdAt: row.created_at,
 });
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
-}
 
 /**
  * The `clients` table. Every token request looks its client up, so `findMetadata` keeps
