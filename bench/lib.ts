@@ -12,6 +12,12 @@ export interface HttpFigure {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /**
+   * CPU time (user + system) the server process spent per request over the measured runs,
+   * in µs, when the load names its `pid`: unlike a rate, it barely moves with what else
+   * the machine is doing.
+   */
+  cpuUsPerRequest?: number;
 }
 
 export interface Target {
@@ -80,7 +86,8 @@ function readPeakRssMb(pid: number): number {
 async function once(
   load: HttpLoad,
   options: { seconds: number; connections: number },
-): Promise<HttpFigure> {
+): Promise<HttpFigure & { requests: number; cpuMs: number }> {
+  const cpuBefore = load.pid === undefined ? 0 : processCpuMs(load.pid);
   const result = await autocannon({
     url: load.url,
     headers: load.headers ?? {},
@@ -95,6 +102,8 @@ async function once(
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    requests: result.requests.total,
+    cpuMs: load.pid === undefined ? 0 : processCpuMs(load.pid) - cpuBefore,
   };
 }
 
@@ -108,6 +117,8 @@ export interface HttpLoad {
   headers?: Record<string, string>;
   method?: 'GET' | 'POST';
   body?: string;
+  /** The server's process id, for `cpuUsPerRequest`. */
+  pid?: number | undefined;
 }
 
 /** A warm-up run, then the median of `runs` bounded runs against 127.0.0.1 only. */
@@ -141,16 +152,25 @@ export async function measureHttpInterleaved(
   const seconds = options.seconds ?? 5;
   const connections = options.connections ?? 20;
   for (const load of loads) await once(load, { seconds: 2, connections });
-  const figures: HttpFigure[][] = loads.map(() => []);
+  const figures: Array<Awaited<ReturnType<typeof once>>[]> = loads.map(() => []);
   for (let i = 0; i < (options.runs ?? 3); i++) {
     for (const [j, load] of loads.entries())
       figures[j]!.push(await once(load, { seconds, connections }));
   }
-  return figures.map((runs) => ({
+  const sum = (runs: Array<{ requests: number; cpuMs: number }>, key: 'requests' | 'cpuMs') =>
+    runs.reduce((n, f) => n + f[key], 0);
+  return figures.map((runs, i) => ({
     requestsPerSecond: Math.round(median(runs.map((f) => f.requestsPerSecond))),
     p99Ms: median(runs.map((f) => f.p99Ms)),
     non2xx: runs.reduce((n, f) => n + f.non2xx, 0),
     errors: runs.reduce((n, f) => n + f.errors, 0),
+    ...(loads[i]!.pid === undefined
+      ? {}
+      : {
+          cpuUsPerRequest: Math.round(
+            (sum(runs, 'cpuMs') * 1000) / Math.max(sum(runs, 'requests'), 1),
+          ),
+        }),
   }));
 }
 
