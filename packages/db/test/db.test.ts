@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { coalesced, isUniqueViolation, toCount, toJsonb } from '@portcullis/db';
+import { coalesced, createDb, isUniqueViolation, prepared, toCount, toJsonb } from '@portcullis/db';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 
 // The same assertions run on PGlite (default) and on PostgreSQL (DATABASE_URL set):
@@ -61,6 +61,31 @@ describe(`packages/db on ${process.env['DATABASE_URL'] ? 'PostgreSQL' : 'PGlite'
 
   it('rejects non-count values loudly', () => {
     expect(() => toCount('abc')).toThrow(TypeError);
+  });
+
+  it('runs a prepared statement like db.raw, and PostgreSQL keeps it planned per connection', async () => {
+    const sql = 'select id from users where id = any(?::text[]) order by id';
+    for (const ids of [['u1'], ['u1', 'u2'], ['nobody'], ['u2', 'u3']]) {
+      const { rows } = (await prepared(t.db, sql, [ids])) as { rows: { id: string }[] };
+      expect(rows.map((r) => r.id)).toEqual(ids.filter((id) => id !== 'nobody').sort());
+    }
+    if (t.kind !== 'postgres') return; // PGlite plans each time
+    // One connection, so the statement and the check meet in the same session.
+    const single = createDb({ databaseUrl: t.url!, poolMax: 1 });
+    try {
+      await prepared(single, sql, [['u1']]);
+      await prepared(single, sql, [['u2']]);
+      const { rows } = (await single.raw(
+        `select name, statement from pg_prepared_statements where statement like '%users%'`,
+      )) as { rows: { name: string; statement: string }[] };
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.name).toMatch(/^portcullis_[0-9a-f]{24}$/);
+      expect(rows[0]!.statement).toBe(
+        'select id from users where id = any($1::text[]) order by id',
+      );
+    } finally {
+      await single.destroy();
+    }
   });
 
   describe('coalesced calls', () => {

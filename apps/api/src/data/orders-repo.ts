@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { coalesced, deepFreeze, toCount, toJsonb, type Db, type OrderRow } from '@portcullis/db';
+import {
+  coalesced,
+  deepFreeze,
+  prepared,
+  toCount,
+  toJsonb,
+  type Db,
+  type OrderRow,
+} from '@portcullis/db';
 import type { OrderStatus } from '../domain/order-status.js';
 import { recordEvent, type EventType, type NewEvent } from './events-repo.js';
 
@@ -107,6 +115,23 @@ function orderEvent(type: EventType, order: Order): NewEvent {
   return { type, subjectType: 'order', subjectId: order.id, ownerId: order.userId, data };
 }
 
+// Every column of OrderRow, named: a prepared statement must not select `*`.
+const ORDER_COLUMNS = [
+  'id',
+  'user_id',
+  'customer',
+  'status',
+  'amount',
+  'currency',
+  'items',
+  'note',
+  'version',
+  'created_at',
+  'updated_at',
+]
+  .map((column) => `o.${column}`)
+  .join(', ');
+
 interface FindKey {
   id: string;
   ownerId: string | null;
@@ -119,9 +144,11 @@ interface FindKey {
  */
 function batchedFinds(db: Db): (key: FindKey) => Promise<OrderRow | undefined> {
   return coalesced(async (keys: readonly FindKey[]) => {
-    const { rows } = (await db.raw(
-      `select orders.*, k.n from unnest(?::text[], ?::text[]) with ordinality as k(id, owner, n)
-       join orders on orders.id = k.id and (k.owner is null or orders.user_id = k.owner)`,
+    const { rows } = (await prepared(
+      db,
+      `select ${ORDER_COLUMNS}, k.n
+       from unnest(?::text[], ?::text[]) with ordinality as k(id, owner, n)
+       join orders o on o.id = k.id and (k.owner is null or o.user_id = k.owner)`,
       // knex's types know no nullable arrays.
       [keys.map((k) => k.id), keys.map((k) => k.ownerId) as string[]],
     )) as { rows: Array<OrderRow & { n: number | string | bigint }> };

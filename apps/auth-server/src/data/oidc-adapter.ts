@@ -4,7 +4,7 @@ import Provider, {
   type AdapterPayload,
   type KoaContextWithOIDC,
 } from 'oidc-provider';
-import { coalesced, toJsonb, type Db } from '@portcullis/db';
+import { coalesced, prepared, toJsonb, type Db } from '@portcullis/db';
 import { dropAsides, putAside, takeAside } from '../provider/request-memo.js';
 import type { ArtifactGuard, FreshRevocations } from '../provider/subject-logout.js';
 import type { ClientsRepo } from './clients-repo.js';
@@ -103,7 +103,7 @@ function createStatements(db: Db) {
       const now = new Date();
       const types = keys.map((k) => k.type);
       const ids = keys.map((k) => k.id);
-      const result = await db.raw(TOKEN_GRANT_SESSION_SQL, [types, ids, now, now, now]);
+      const result = await prepared(db, TOKEN_GRANT_SESSION_SQL, [types, ids, now, now, now]);
       const { rows } = result as { rows: (PayloadRow & { type: string; n: unknown })[] };
       const byKey = keys.map((): (PayloadRow & { type: string })[] => []);
       for (const row of rows) byKey[Number(row.n) - 1]?.push(row);
@@ -116,7 +116,7 @@ function createStatements(db: Db) {
      */
     consume: coalesced(async (keys: readonly ArtifactKey[]) => {
       const distinct = [...new Map(keys.map((k) => [keyOf(k), k])).values()];
-      const result = await db.raw(CONSUME_SQL, [
+      const result = await prepared(db, CONSUME_SQL, [
         distinct.map((k) => k.type),
         distinct.map((k) => k.id),
       ]);
@@ -128,7 +128,7 @@ function createStatements(db: Db) {
     upsert: coalesced(async (rows: readonly ArtifactRow[]) => {
       const last = [...new Map(rows.map((r) => [keyOf(r), r])).values()];
       const column = (name: keyof ArtifactRow) => last.map((r) => r[name]) as string[];
-      await db.raw(UPSERT_SQL, [
+      await prepared(db, UPSERT_SQL, [
         column('id'),
         column('type'),
         column('payload'),
