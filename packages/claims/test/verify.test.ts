@@ -318,6 +318,40 @@ describe('verified-token cache', () => {
     await denyList.close();
   });
 
+  it('a token sharing a cached token’s last characters is not served its claims', async () => {
+    const cache = createTokenCache();
+    const verifier = createAccessTokenVerifier({ ...options, cache });
+    const token = await mint(rsa, { jti: 'original' });
+    const claims = await verifier.verify(token);
+    // Same signature end, other header and payload: the whole string must match.
+    const forged = `${await mint(rsa, { jti: 'other', sub: 'someone-else' })}`.replace(
+      /\.[^.]*$/,
+      `.${token.split('.')[2]}`,
+    );
+    expect(forged).not.toBe(token);
+    expect(cache.get(forged)).toBeUndefined();
+    await expect(verifier.verify(forged)).rejects.toMatchObject({ code: 'signature_invalid' });
+    expect(await verifier.verify(token)).toBe(claims);
+    cache.delete(forged);
+    expect(cache.get(token)).toBe(claims);
+  });
+
+  it('keeps a token used at least once every maxEntries / 2 insertions', async () => {
+    const cache = createTokenCache({ maxEntries: 4 });
+    const verifier = createAccessTokenVerifier({ ...options, cache });
+    const tokens = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => mint(rsa, { jti: `t${i}` })),
+    );
+    const hot = await mint(rsa, { jti: 'hot' });
+    await verifier.verify(hot);
+    for (const [i, token] of tokens.entries()) {
+      await verifier.verify(token);
+      if (i % 2 === 1) expect(cache.get(hot)).toBeDefined();
+    }
+    expect(cache.size).toBe(4);
+    expect(cache.get(tokens[0]!)).toBeUndefined();
+  });
+
   it('does not cache refused tokens and evicts the least recently used', async () => {
     const cache = createTokenCache({ maxEntries: 2 });
     const verifier = createAccessTokenVerifier({ ...options, cache });
