@@ -59,11 +59,6 @@ export interface ApiDeps {
   eventBus?: EventBus;
   /** Default: local disk under config.uploads.dir. */
   storage?: BlobStorage;
-  /**
-   * How long GET /orders/:id may answer from this instance's memory, in ms (default 1000,
-   * 0: never). Writes through this instance show at once; another instance's within it.
-   */
-  ordersCacheMs?: number;
   /** True once shutdown began (server.ts): /readyz then answers 503. */
   draining?: () => boolean;
 }
@@ -113,10 +108,7 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
     deps.logger.error({ err }, 'response failed');
   });
   const now = deps.now ?? Date.now;
-  const repos = createRepos(
-    deps.db,
-    deps.ordersCacheMs === undefined ? {} : { orders: { cacheMs: deps.ordersCacheMs } },
-  );
+  const repos = createRepos(deps.db);
   const clock = () => new Date(now());
   const { metrics, limiters } = createApiMetrics({
     limiters: deps.rateLimiters ?? createRateLimiters({ settings: config.rateLimits }),

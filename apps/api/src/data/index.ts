@@ -3,7 +3,7 @@ import type { Db } from '@portcullis/db';
 import { createApiKeysRepo, type ApiKeysRepo } from './api-keys-repo.js';
 import { createEventsRepo, withUserDeletedEvent, type EventsRepo } from './events-repo.js';
 import { createIdempotencyRepo, type IdempotencyRepo } from './idempotency-repo.js';
-import { createOrdersRepo, type OrdersRepo, type OrdersRepoOptions } from './orders-repo.js';
+import { createOrdersRepo, type OrdersRepo } from './orders-repo.js';
 import { createPaymentsRepo, type PaymentsRepo } from './payments-repo.js';
 import { createSecretsRepo, type SecretsRepo } from './secrets-repo.js';
 import { createSessionsRepo, type SessionsRepo } from './sessions-repo.js';
@@ -23,14 +23,9 @@ export interface Repos {
   uploads: UploadsRepo;
 }
 
-export interface ReposOptions {
-  /** The read cache of GET /orders/:id (default: 1 s per instance). */
-  orders?: OrdersRepoOptions;
-}
-
-export function createRepos(db: Db, options: ReposOptions = {}): Repos {
+export function createRepos(db: Db): Repos {
   return {
-    orders: createOrdersRepo(db, options.orders),
+    orders: createOrdersRepo(db),
     // Deleting a user writes `user.deleted` in the same transaction.
     accounts: withUserDeletedEvent(createAccountsRepo(db), db, createAccountsRepo),
     secrets: createSecretsRepo(db),

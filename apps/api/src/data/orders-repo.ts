@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   coalesced,
-  deepFreeze,
+  createReadCache,
   prepared,
   toCount,
   toJsonb,
@@ -174,67 +174,6 @@ export interface OrdersRepoOptions {
   now?: () => number;
 }
 
-interface CachedFind {
-  readAt: number;
-  order: Promise<Order | undefined>;
-}
-
-/**
- * The read cache of `findRecent`. Entries are per (id, owner condition): a hit returns
- * exactly what the same owner-checked query returned at most `cacheMs` ago, so the BOLA
- * rule stays in the SQL. Absent orders are never remembered (an order created on
- * another instance is found at once). An entry is made when its read starts and a write
- * of the id drops the id's entries once it is done, so a read that overlapped the write
- * is not served afterwards. Cached orders are frozen: concurrent requests share them.
- */
-function createFindCache(options: OrdersRepoOptions) {
-  const cacheMs = options.cacheMs ?? 1000;
-  const maxCached = options.maxCached ?? 1000;
-  const now = options.now ?? (() => performance.now());
-  const byId = new Map<string, Map<string, CachedFind>>();
-
-  function forget(id: string, ownerKey: string, entry: CachedFind): void {
-    const entries = byId.get(id);
-    if (entries?.get(ownerKey) !== entry) return;
-    entries.delete(ownerKey);
-    if (entries.size === 0) byId.delete(id);
-  }
-
-  return {
-    find(id: string, ownerId: string | null, load: () => Promise<Order | undefined>) {
-      if (cacheMs <= 0) return load();
-      const ownerKey = ownerId ?? '';
-      const hit = byId.get(id)?.get(ownerKey);
-      if (hit && now() - hit.readAt < cacheMs) return hit.order;
-      const entry: CachedFind = {
-        readAt: now(),
-        order: load().then((order) => order && deepFreeze(order)),
-      };
-      let entries = byId.get(id);
-      if (!entries) {
-        if (byId.size >= maxCached) byId.delete(byId.keys().next().value!);
-        byId.set(id, (entries = new Map()));
-      }
-      entries.set(ownerKey, entry);
-      entry.order.then(
-        (order) => {
-          if (!order) forget(id, ownerKey, entry);
-        },
-        () => forget(id, ownerKey, entry),
-      );
-      return entry.order;
-    },
-    /** Runs a write of `id`; afterwards nothing read before or during it is served. */
-    async write<T>(id: string, run: () => Promise<T>): Promise<T> {
-      try {
-        return await run();
-      } finally {
-        byId.delete(id);
-      }
-    },
-  };
-}
-
 export function createOrdersRepo(db: Db, options: OrdersRepoOptions = {}): OrdersRepo {
   const visible = (visibility: Visibility) => {
     const query = db<OrderRow>('orders');
@@ -243,7 +182,13 @@ export function createOrdersRepo(db: Db, options: OrdersRepoOptions = {}): Order
     return query;
   };
   const finds = batchedFinds(db);
-  const cache = createFindCache(options);
+  // One group per order, one key per owner condition ('' for orders:* readers): a hit is
+  // exactly what the same owner-checked query answered, so the BOLA rule stays in the SQL.
+  const cache = createReadCache<Order>({
+    ttlMs: options.cacheMs ?? 1000,
+    maxGroups: options.maxCached ?? 1000,
+    ...(options.now ? { now: options.now } : {}),
+  });
   const find: OrdersRepo['find'] = async (id, visibility) => {
     // No stored id holds NUL, and PostgreSQL rejects it in text: not found, not an error.
     if (id.includes('\0')) return undefined;
@@ -275,7 +220,7 @@ export function createOrdersRepo(db: Db, options: OrdersRepoOptions = {}): Order
 
     find,
     findRecent: (id, visibility) =>
-      cache.find(id, visibility.ownerId ?? null, () => find(id, visibility)),
+      cache.get(id, visibility.ownerId ?? '', () => find(id, visibility)),
 
     create(userId, content, now) {
       return db.transaction(async (trx) => {

@@ -29,18 +29,14 @@ export interface SessionsRepo {
   revokeAllForUser(userId: string, now: Date): Promise<number>;
   /**
    * Deletes the user's ended sessions (run at each login so the table stays bounded), at
-   * most once per `purgeEveryMs` per user on this instance: the statement reads every
-   * session the user has, which a burst of logins would otherwise do each time. False
-   * when it was skipped.
+   * most once a minute per user on this instance: the statement reads every
+   * session the user has, which a burst of logins would otherwise do each time.
    */
-  purgeEnded(userId: string, now: Date, idleSince: Date): Promise<boolean>;
+  purgeEnded(userId: string, now: Date, idleSince: Date): Promise<void>;
 }
 
-export interface SessionsRepoOptions {
-  /** Least time between two purges of one user's ended sessions, in ms. Default 60,000. */
-  purgeEveryMs?: number;
-}
-
+/** Least time between two purges of one user's ended sessions on one instance. */
+const PURGE_EVERY_MS = 60_000;
 // Users whose last purge time is remembered; beyond it the oldest is forgotten (and may
 // be purged again sooner, which is harmless).
 const PURGES_REMEMBERED = 10_000;
@@ -52,8 +48,7 @@ const toSession = (row: SessionRow): Session => ({
   expiresAt: row.expires_at,
 });
 
-export function createSessionsRepo(db: Db, options: SessionsRepoOptions = {}): SessionsRepo {
-  const purgeEveryMs = options.purgeEveryMs ?? 60_000;
+export function createSessionsRepo(db: Db): SessionsRepo {
   const lastPurge = new Map<string, number>();
   const open = (sid: string) =>
     db<SessionRow>('sessions').where('id_hash', sha256Hex(sid)).whereNull('revoked_at');
@@ -100,7 +95,7 @@ export function createSessionsRepo(db: Db, options: SessionsRepoOptions = {}): S
     async purgeEnded(userId, now, idleSince) {
       const at = now.getTime();
       const last = lastPurge.get(userId);
-      if (last !== undefined && at >= last && at - last < purgeEveryMs) return false;
+      if (last !== undefined && at >= last && at - last < PURGE_EVERY_MS) return;
       lastPurge.delete(userId);
       lastPurge.set(userId, at);
       if (lastPurge.size > PURGES_REMEMBERED) lastPurge.delete(lastPurge.keys().next().value!);
@@ -113,7 +108,6 @@ export function createSessionsRepo(db: Db, options: SessionsRepoOptions = {}): S
             .orWhere('last_seen_at', '<=', idleSince),
         )
         .del();
-      return true;
     },
   };
 }

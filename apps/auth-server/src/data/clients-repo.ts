@@ -1,4 +1,4 @@
-import { deepFreeze, toJsonb, type Db } from '@portcullis/db';
+import { createReadCache, toJsonb, type Db } from '@portcullis/db';
 
 /** RFC 7591 client metadata as stored; `client_secret` holds the SHA-256 hex of the secret. */
 export type ClientMetadata = Record<string, unknown> & { client_id: string };
@@ -40,47 +40,18 @@ const toRecord = (row: ClientRow): ClientRecord => ({
 
 /**
  * The `clients` table. Every token request looks its client up, so `findMetadata` keeps
- * what it read for `cacheMs`: one query per client per second instead of one per
- * request. Unknown ids are never remembered (a client registered on another instance
- * is found at once). A write drops the entry and bumps a generation once it is done, so
- * a read that was under way during the write is not kept either. Cached metadata is frozen: it is shared by concurrent requests.
+ * what it read for `cacheMs` (packages/db `createReadCache`): one query per client per
+ * second instead of one per request. Unknown ids are never remembered (a client registered
+ * on another instance is found at once); a write through this repo takes effect at once.
+ * Cached metadata is frozen: it is shared by concurrent requests.
  */
 export function createClientsRepo(db: Db, options: ClientsRepoOptions = {}): ClientsRepo {
-  const cacheMs = options.cacheMs ?? 1000;
-  const now = options.now ?? Date.now;
-  const cache = new Map<
-    string,
-    { readAt: number; metadata: Promise<ClientMetadata | undefined> }
-  >();
-  let generation = 0;
-
-  /** Runs a write; afterwards nothing read before or during it is served from the cache. */
-  async function write<T>(id: string, run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } finally {
-      generation++;
-      cache.delete(id);
-    }
-  }
-
-  function load(id: string): Promise<ClientMetadata | undefined> {
-    const readAt = now();
-    const started = generation;
-    const metadata = db<ClientRow>('clients')
-      .where({ id })
-      .first()
-      .then((row) => (row ? deepFreeze(row.metadata) : undefined));
-    if (cacheMs <= 0) return metadata;
-    cache.set(id, { readAt, metadata });
-    const forget = () => {
-      if (cache.get(id)?.metadata === metadata) cache.delete(id);
-    };
-    metadata.then((found) => {
-      if (!found || generation !== started) forget();
-    }, forget);
-    return metadata;
-  }
+  const cache = createReadCache<ClientMetadata>({
+    ttlMs: options.cacheMs ?? 1000,
+    maxGroups: 10_000,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const write = cache.write;
 
   return {
     async put(id, metadata) {
@@ -100,9 +71,10 @@ export function createClientsRepo(db: Db, options: ClientsRepoOptions = {}): Cli
       return toRecord(row as ClientRow);
     },
     findMetadata(id) {
-      const cached = cache.get(id);
-      if (cached && now() - cached.readAt < cacheMs) return cached.metadata;
-      return load(id);
+      return cache.get(id, '', async () => {
+        const row = await db<ClientRow>('clients').where({ id }).first();
+        return row?.metadata;
+      });
     },
     async list() {
       return (await db<ClientRow>('clients').orderBy('created_at').orderBy('id')).map(toRecord);
