@@ -3,7 +3,7 @@
  * PGlite in DATA_DIR unless DATABASE_URL is set). Each app can also run alone through
  * its own main.ts.
  */
-import { createLogger } from '@portcullis/observability';
+import { createLogger, installLastResortGuard } from '@portcullis/observability';
 import { createDb, describeDb, exitOnConfigError, runServices } from '@portcullis/db';
 import { parseAuthConfig, startAuthServer } from '@portcullis/auth-server';
 import { parseApiConfig, startApiServer } from '@portcullis/api';
@@ -31,3 +31,4 @@ await runServices(logger, db, {
   api: () => startApiServer(api, { db, logger: logger.child({ app: 'api' }) }),
   web: () => startWebServer(web, { logger: logger.child({ app: 'web' }) }),
 });
+installLastResortGuard(logger);

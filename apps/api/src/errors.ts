@@ -7,6 +7,7 @@
 export type ErrorCode =
   | 'invalid_request'
   | 'malformed_json'
+  | 'malformed_multipart'
   | 'invalid_cursor'
   | 'unauthenticated'
   | 'invalid_token'
@@ -19,6 +20,7 @@ export type ErrorCode =
   | 'order_closed'
   | 'precondition_failed'
   | 'payload_too_large'
+  | 'too_many_parts'
   | 'unsupported_media_type'
   | 'validation_failed'
   | 'rate_limited'
@@ -131,6 +133,22 @@ export class PayloadTooLargeError extends AppError<'payload_too_large'> {
   override name = 'PayloadTooLargeError';
   constructor() {
     super(413, 'payload_too_large');
+  }
+}
+
+/** A multipart body that cannot be read as RFC 7578 form data (framing, part headers, names). */
+export class MalformedMultipartError extends AppError<'malformed_multipart'> {
+  override name = 'MalformedMultipartError';
+  constructor(message: string) {
+    super(400, 'malformed_multipart', message);
+  }
+}
+
+/** A multipart body with more files, fields or parts than the route takes. */
+export class TooManyPartsError extends AppError<'too_many_parts'> {
+  override name = 'TooManyPartsError';
+  constructor(message: string) {
+    super(413, 'too_many_parts', message);
   }
 }
 

@@ -1,7 +1,7 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDenyList } from '@portcullis/claims';
-import { drainOnClose, type ServerDrain } from '@portcullis/observability';
+import { drainOnClose, guardRequests, type ServerDrain } from '@portcullis/observability';
 import { createApiApp, type ApiDeps } from './app.js';
 import type { ApiConfig } from './config.js';
 import { createEventsRepo } from './data/events-repo.js';
@@ -49,9 +49,8 @@ export async function startApiServer(config: ApiConfig, deps: ApiDeps): Promise<
     ...(ownDenyList ? { denyList: ownDenyList } : {}),
     ...(ownLimiters ? { rateLimiters: ownLimiters } : {}),
   });
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(config.port, () => resolve(s));
-  });
+  const server = createServer(guardRequests(app.callback()));
+  await new Promise<void>((resolve) => server.listen(config.port, resolve));
   const draining = drainOnClose(server);
   lifecycle.drain = draining;
   const { port } = server.address() as AddressInfo;

@@ -260,6 +260,99 @@ describe('POST /uploads (multipart)', () => {
   });
 });
 
+/**
+ * Sends `body` byte for byte (fetch and FormData would repair a malformed body) with a correct
+ * Content-Length, and reads the whole answer.
+ */
+async function rawUpload(contentType: string, body: string | Buffer) {
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'latin1');
+  return new Promise<{ status: number; body: UploadJson }>((resolve, reject) => {
+    const req = request(`${api.url}/uploads`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${alice}`,
+        'content-type': contentType,
+        'content-length': String(bytes.length),
+      },
+    });
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, body: JSON.parse(text) as UploadJson }),
+      );
+    });
+    req.on('error', reject);
+    req.end(bytes);
+  });
+}
+
+describe('malformed multipart bodies are 400, limits are told', () => {
+  const head = (name = 'file', filename = 'a.txt') =>
+    `--XX\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n`;
+  const alive = async () => expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
+
+  test('a body whose closing boundary is missing -> 400, nothing stored, the process serves on', async () => {
+    const before = await files();
+    const res = await rawUpload('multipart/form-data; boundary=XX', `${head()}abc`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('malformed_multipart');
+    expect(await files()).toEqual(before);
+    await alive();
+    // The same request again, and a good upload after it.
+    expect((await rawUpload('multipart/form-data; boundary=XX', `${head()}abc`)).status).toBe(400);
+    expect((await upload(alice, new Blob(['ok']), 'ok.txt')).status).toBe(201);
+  });
+
+  test.each([
+    [
+      'a part header without a colon',
+      `--XX\r\nContent-Disposition form-data\r\n\r\nabc\r\n--XX--\r\n`,
+    ],
+    ['a file name with a raw NUL', `${head('file', 'a\u0000b.txt')}abc\r\n--XX--\r\n`],
+    ['a body with no boundary at all', 'just some bytes'],
+    ['a body that ends inside the part headers', `--XX\r\nContent-Disposition: form-da`],
+  ])('%s -> 400 malformed_multipart', async (_name, body) => {
+    const before = await files();
+    const res = await rawUpload('multipart/form-data; boundary=XX', body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('malformed_multipart');
+    expect(await files()).toEqual(before);
+    await alive();
+  });
+
+  test('multipart/form-data without boundary= -> 400 naming the missing boundary', async () => {
+    const res = await rawUpload('multipart/form-data', `${head()}abc\r\n--XX--\r\n`);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'malformed_multipart' });
+    expect((res.body as unknown as { message: string }).message).toMatch(/boundary/i);
+    await alive();
+  });
+
+  test('more parts than allowed -> 413 naming the limit, nothing stored', async () => {
+    const before = await files();
+    const parts = Array.from({ length: 1000 }, (_, i) => `${head('file', `f${i}.txt`)}x\r\n`);
+    const res = await rawUpload('multipart/form-data; boundary=XX', `${parts.join('')}--XX--\r\n`);
+    expect(res.status).toBe(413);
+    expect(res.body.error).toBe('too_many_parts');
+    expect((res.body as unknown as { message: string }).message).toMatch(/at most 1 file/);
+    expect(await files()).toEqual(before);
+    const fields = Array.from(
+      { length: 30 },
+      (_, i) => `--XX\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`,
+    );
+    const many = await rawUpload(
+      'multipart/form-data; boundary=XX',
+      `${fields.join('')}${head()}abc\r\n--XX--\r\n`,
+    );
+    expect(many.status).toBe(413);
+    expect(many.body.error).toBe('too_many_parts');
+    expect(await files()).toEqual(before);
+    await alive();
+  });
+});
+
 describe('pre-signed direct uploads', () => {
   const presign = (size: number, filename = 'large.bin') =>
     api.request('POST', '/uploads/presign', {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createAccountsRepo } from '@portcullis/accounts';
 import { createDenyList } from '@portcullis/claims';
-import { createReadinessCheck, drainOnClose } from '@portcullis/observability';
+import { createReadinessCheck, drainOnClose, guardRequests } from '@portcullis/observability';
 import { Redis } from 'ioredis';
 import { createAdminApp } from './admin/app.js';
 import { createAlertSender } from './alerts.js';
@@ -78,7 +78,7 @@ export async function startAuthServer(
   // Bound first (the issuer may depend on the port); answers 503 until the app is built.
   let handler: RequestListener = (_req, res) =>
     void res.writeHead(503, { 'retry-after': '1' }).end();
-  const server = createServer((req, res) => handler(req, res));
+  const server = createServer(guardRequests((req, res) => handler(req, res)));
   const drain = drainOnClose(server);
   const port = await listen(server, config.port);
   const url = `http://127.0.0.1:${port}`;
@@ -196,7 +196,7 @@ export async function startAuthServer(
     },
     logger,
   );
-  const adminServer = createServer(adminApp.callback());
+  const adminServer = createServer(guardRequests(adminApp.callback()));
   const adminDrain = drainOnClose(adminServer);
   const adminPort = await listen(adminServer, config.adminPort, '127.0.0.1');
 

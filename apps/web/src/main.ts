@@ -1,4 +1,5 @@
 /** Runs the browser demo alone: `pnpm --filter @portcullis/web start`. */
+import { installLastResortGuard } from '@portcullis/observability';
 import { pino } from 'pino';
 import { ConfigError, parseWebConfig, type WebConfig } from './config.js';
 import { startWebServer } from './server.js';
@@ -13,6 +14,7 @@ try {
 }
 const logger = pino({ level: config.logLevel, base: { app: 'web' } });
 const web = await startWebServer(config, { logger });
+installLastResortGuard(logger);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { guardRequests } from '@portcullis/observability';
 import { createWebApp, type WebDeps } from './app.js';
 import type { WebConfig } from './config.js';
 
@@ -45,7 +46,7 @@ export async function startWebServer(
     ...deps,
     cookieKeys: deps.cookieKeys ?? (await cookieKeys(config)),
   });
-  const server: Server = createServer(app.callback());
+  const server: Server = createServer(guardRequests(app.callback()));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, () => resolve());

@@ -20,3 +20,4 @@ export {
   type ReadinessReport,
 } from './readiness.js';
 export { drainOnClose, type DrainOptions, type ServerDrain } from './graceful-close.js';
+export { guardRequests, installLastResortGuard } from './request-guard.js';

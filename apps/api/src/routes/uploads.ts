@@ -156,10 +156,11 @@ export function uploadsRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig
           store: (file) => storage.put(id, file, { maxBytes }),
         });
       } catch (error) {
-        if (error instanceof BlobTooLargeError) {
-          ctx.set('Connection', 'close');
-          throw new PayloadTooLargeError();
-        }
+        // The rest of the body is not read: this connection cannot carry another request.
+        ctx.set('Connection', 'close');
+        // A refusal that came after the file was complete (too many parts) leaves nothing behind.
+        await storage.delete(id);
+        if (error instanceof BlobTooLargeError) throw new PayloadTooLargeError();
         throw error;
       }
       const now = deps.clock();
