@@ -30,6 +30,13 @@ const schema = z
     /** Access-token lifetime in seconds: the spec allows 15 min up to (not including) 1 h. */
     ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).max(3599).default(900),
     SIGNING_ALG: z.enum(['RS256', 'ES256']).default('RS256'),
+    /**
+     * Seconds in which an honest retry of a just-rotated refresh token is tolerated while
+     * its successor is unused (README "Refresh-token rotation"); 0 turns it off.
+     */
+    REFRESH_REUSE_INTERVAL: z.coerce.number().int().min(0).max(60).default(5),
+    /** true: DPoP proofs sent to /token must carry a server-provided nonce (README "DPoP"). */
+    DPOP_NONCE: boolean.default(false),
     /** Seconds a new signing key is published before it signs (publish before sign). */
     SIGNING_KEY_PUBLISH_LEAD: z.coerce.number().int().min(1).max(86_400).default(60),
     ALERT_WEBHOOK_URL: z.url().optional(),
@@ -83,6 +90,8 @@ export type AuthConfig = Readonly<{
   logLevel: string;
   accessTokenTtl: number;
   signingAlg: 'RS256' | 'ES256';
+  refreshReuseInterval: number;
+  dpopNonce: boolean;
   signingKeyPublishLead: number;
   alertWebhookUrl: string | undefined;
   seedDemo: boolean;
@@ -120,6 +129,8 @@ export function parseAuthConfig(env: Record<string, string | undefined>): AuthCo
     logLevel: e.LOG_LEVEL,
     accessTokenTtl: e.ACCESS_TOKEN_TTL,
     signingAlg: e.SIGNING_ALG,
+    refreshReuseInterval: e.REFRESH_REUSE_INTERVAL,
+    dpopNonce: e.DPOP_NONCE,
     signingKeyPublishLead: e.SIGNING_KEY_PUBLISH_LEAD,
     alertWebhookUrl: e.ALERT_WEBHOOK_URL,
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV === 'development',

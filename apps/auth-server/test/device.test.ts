@@ -4,11 +4,12 @@ import * as oidc from 'openid-client';
 import { startTestAuthServer, type TestAuthServer } from './helpers/server.js';
 import { browser, type Browser } from './helpers/cookie-jar.js';
 import {
-  browserLogin,
+  approveDevice,
   createClient,
   createUser,
   decodeJwt,
   discover,
+  submitDeviceCode,
   tokenRequest,
 } from './helpers/factories.js';
 
@@ -21,9 +22,6 @@ afterAll(async () => {
 });
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-const field = (html: string, name: string) =>
-  new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
-
 async function deviceClient() {
   const client = await createClient(t, {
     token_endpoint_auth_method: 'none',
@@ -33,40 +31,13 @@ async function deviceClient() {
   return { client, config: await discover(t, client.client_id) };
 }
 
-/** Opens /device, submits `typed`; returns the page after submission. */
-async function submitCode(b: Browser, typed: string) {
-  const page = await (await b.get(`${t.issuer}/device`)).text();
-  return b.postForm(`${t.issuer}/device`, { xsrf: field(page, 'xsrf')!, user_code: typed });
-}
-
-/** Confirms (or aborts) on the confirmation page and signs in. */
-async function approve(
+const submitCode = (b: Browser, typed: string) => submitDeviceCode(t, b, typed);
+const approve = (
   b: Browser,
   typed: string,
   user: { email: string; password: string },
   abort = false,
-) {
-  const confirm = await submitCode(b, typed);
-  expect(confirm.status).toBe(200);
-  const html = await confirm.text();
-  expect(html).toContain('Confirm the device');
-  const form: Record<string, string> = {
-    xsrf: field(html, 'xsrf')!,
-    user_code: field(html, 'user_code')!,
-    confirm: 'yes',
-  };
-  if (abort) form['abort'] = 'yes';
-  const res = await b.postForm(`${t.issuer}/device`, form);
-  if (abort) return res;
-  expect(res.status).toBe(303);
-  const pages: string[] = [];
-  await browserLogin(new URL(res.headers.get('location')!, t.issuer).href, user, {
-    b,
-    stopAt: 'never:',
-    pages,
-  });
-  return pages[pages.length - 1]!;
-}
+) => approveDevice(t, b, typed, user, abort);
 
 describe('device authorization grant (RFC 8628)', () => {
   test('happy path: interval announced, lower-case spaced code accepted, tokens issued', async () => {

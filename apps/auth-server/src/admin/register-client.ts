@@ -42,6 +42,9 @@ export async function registerClient(
     ...(input.scope ? { scope: input.scope } : {}),
     ...(input.roles ? { roles: input.roles } : {}),
     ...(input.first_party !== undefined ? { first_party: input.first_party } : {}),
+    ...(input.dpop_bound_access_tokens !== undefined
+      ? { dpop_bound_access_tokens: input.dpop_bound_access_tokens }
+      : {}),
   };
   const stored: ClientMetadata = clientSecret
     ? { ...metadata, client_secret: hashClientSecret(clientSecret) }

@@ -11,7 +11,10 @@ const grantType = z
   .transform((g) => GRANT_ALIASES[g] ?? g)
   .pipe(z.enum(['authorization_code', 'refresh_token', 'client_credentials', DEVICE_GRANT]));
 
-/** RFC 7591 §2 client metadata (the subset this server supports) plus `roles` and `first_party`. */
+/**
+ * RFC 7591 §2 client metadata (the subset this server supports), RFC 9449's
+ * `dpop_bound_access_tokens`, plus `roles` and `first_party`.
+ */
 export const newClientSchema = z
   .object({
     client_id: z
@@ -29,6 +32,8 @@ export const newClientSchema = z
     scope: z.string().max(1000).optional(),
     roles: z.array(role).max(10).optional(),
     first_party: z.boolean().optional(),
+    /** The client must send a DPoP proof with every token request (README "DPoP"). */
+    dpop_bound_access_tokens: z.boolean().optional(),
   })
   .strict()
   .superRefine((c, ctx) => {

@@ -13,7 +13,8 @@ const USAGE = `usage: pnpm admin <command> [options] [--json]
   user:list [--limit N] [--after CURSOR]
   client:create [--name N] [--client-id ID] [--redirect-uri URI]... [--grant-types a,b]
                 [--auth-method client_secret_basic|client_secret_post|none] [--roles r1,r2]
-                [--scope S] [--first-party]
+                [--scope S] [--first-party] [--dpop-bound]
+                --dpop-bound: every token request must carry a DPoP proof
   client:list
   client:delete <client_id>
   signing-key:rotate [--alg RS256|ES256] [--now]
@@ -47,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
       'auth-method': { type: 'string' },
       scope: { type: 'string' },
       'first-party': { type: 'boolean' },
+      'dpop-bound': { type: 'boolean' },
       alg: { type: 'string' },
       now: { type: 'boolean' },
       kind: { type: 'string' },
@@ -120,6 +122,7 @@ async function main(argv: string[]): Promise<number> {
         ...(values.roles ? { roles: list(values.roles) } : {}),
         ...(values.scope ? { scope: values.scope } : {}),
         ...(values['first-party'] ? { first_party: true } : {}),
+        ...(values['dpop-bound'] ? { dpop_bound_access_tokens: true } : {}),
       });
       break;
     case 'client:list':

@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import type { AccountsRepo } from '@portcullis/accounts';
 import type { DenyList } from '@portcullis/claims';
 import type { Db } from '@portcullis/db';
@@ -44,10 +45,28 @@ function validateClientMetadata(_ctx: KoaContextWithOIDC | undefined, key: strin
 }
 
 /**
+ * DPoP nonces (README "DPoP") are HMACs of the time step under this secret: every
+ * instance must derive the same one, so it comes from the shared cookie key.
+ */
+function dpopNonceSecret(cookieKeys: string[]): Buffer {
+  return Buffer.from(hkdfSync('sha256', cookieKeys[0] ?? '', '', 'portcullis dpop nonce', 32));
+}
+
+/** DPoP (RFC 9449) at /token for every grant; server nonces only when DPOP_NONCE is true. */
+function dpopFeature(config: AuthConfig, cookieKeys: string[]) {
+  return {
+    enabled: true,
+    ...(config.dpopNonce ? { nonceSecret: dpopNonceSecret(cookieKeys) } : {}),
+    requireNonce: () => config.dpopNonce,
+  };
+}
+
+/**
  * oidc-provider settings. Decisions: authorization code only (no implicit, hybrid or
  * password), PKCE S256 for every client, refresh tokens rotated on every use and issued
  * to any client allowed the refresh_token grant, JWT access tokens for the API audience
- * (RFC 9068), client secrets compared by hash (see create-provider.ts).
+ * (RFC 9068), client secrets compared by hash (see create-provider.ts), DPoP-bound
+ * tokens for any client that sends a proof (RFC 9449).
  */
 export function providerConfiguration(s: ProviderSetup): Configuration {
   // findAccount and extraTokenClaims both read the user: once per request.
@@ -60,7 +79,9 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
   const isLocalhostDev = config.env !== 'production';
 
   return {
-    adapter: createOidcAdapterFactory(s.db, s.clients, createLogoutGuard(s.denyList)),
+    adapter: createOidcAdapterFactory(s.db, s.clients, createLogoutGuard(s.denyList), {
+      refreshReuseInterval: config.refreshReuseInterval,
+    }),
     clients: [],
     jwks: { keys: s.keys.jwks as never },
     findAccount: createFindAccount(accounts),
@@ -129,6 +150,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
     },
     features: {
       devInteractions: { enabled: false },
+      dPoP: dpopFeature(config, s.cookieKeys),
       clientCredentials: { enabled: true },
       revocation: {
         enabled: true,

@@ -102,7 +102,14 @@ export async function browserLogin(
 export async function pkceSignIn(
   config: oidc.Configuration,
   user: { email: string; password: string },
-  options: { scope?: string; resource?: string; b?: Browser; redirectUri?: string } = {},
+  options: {
+    scope?: string;
+    resource?: string;
+    b?: Browser;
+    redirectUri?: string;
+    /** Binds the tokens to this DPoP key (RFC 9449). */
+    DPoP?: oidc.DPoPHandle;
+  } = {},
 ) {
   const redirectUri = options.redirectUri ?? REDIRECT_URI;
   const verifier = oidc.randomPKCECodeVerifier();
@@ -119,10 +126,55 @@ export async function pkceSignIn(
     stopAt: redirectUri,
     ...(options.b ? { b: options.b } : {}),
   });
-  return oidc.authorizationCodeGrant(config, callback, {
-    pkceCodeVerifier: verifier,
-    expectedState: state,
+  return oidc.authorizationCodeGrant(
+    config,
+    callback,
+    { pkceCodeVerifier: verifier, expectedState: state },
+    undefined,
+    options.DPoP ? { DPoP: options.DPoP } : undefined,
+  );
+}
+
+const formField = (html: string, name: string) =>
+  new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
+
+/** Opens /device and submits `typed` as the user code; returns the answer to that POST. */
+export async function submitDeviceCode(t: TestAuthServer, b: Browser, typed: string) {
+  const page = await (await b.get(`${t.issuer}/device`)).text();
+  return b.postForm(`${t.issuer}/device`, { xsrf: formField(page, 'xsrf')!, user_code: typed });
+}
+
+/**
+ * The user's side of the device flow: submits the code, confirms (or aborts) on the
+ * confirmation page and signs in. Returns the last page (or the abort's answer).
+ */
+export async function approveDevice(
+  t: TestAuthServer,
+  b: Browser,
+  typed: string,
+  user: { email: string; password: string },
+  abort = false,
+): Promise<string | Response> {
+  const confirm = await submitDeviceCode(t, b, typed);
+  const html = await confirm.text();
+  if (confirm.status !== 200 || !html.includes('Confirm the device'))
+    throw new Error(`no confirmation page: ${confirm.status} ${html.slice(0, 300)}`);
+  const form: Record<string, string> = {
+    xsrf: formField(html, 'xsrf')!,
+    user_code: formField(html, 'user_code')!,
+    confirm: 'yes',
+  };
+  if (abort) form['abort'] = 'yes';
+  const res = await b.postForm(`${t.issuer}/device`, form);
+  if (abort) return res;
+  if (res.status !== 303) throw new Error(`device confirmation answered ${res.status}`);
+  const pages: string[] = [];
+  await browserLogin(new URL(res.headers.get('location')!, t.issuer).href, user, {
+    b,
+    stopAt: 'never:',
+    pages,
   });
+  return pages[pages.length - 1]!;
 }
 
 /** pkceSignIn against a test auth server's own client configuration. */
