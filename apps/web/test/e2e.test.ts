@@ -1,40 +1,22 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import {
-  chromium,
-  type Browser,
-  type BrowserContext,
-  type Page,
-  type Response,
-} from 'playwright-core';
+import { type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
 import { createCookieSealer } from '../src/sealed-cookie.js';
+import { launchBrowser } from './helpers/browser.js';
 import { COOKIE_KEY, startStack, type Stack } from './helpers/stack.js';
 
-// The demo end to end in Debian's Chromium: the real authorization server's login and
-// consent pages, the BFF, the SPA, and the real API (CORS, bearer calls, SSE).
+// The demo end to end in Chromium (helpers/browser.ts says which): the real authorization
+// server's login and consent pages, the BFF, the SPA, and the real API (CORS, bearer calls, SSE).
 const ARTIFACTS = new URL('../test-artifacts/', import.meta.url);
 const DEMO_PNG = new URL('../docs/demo.png', import.meta.url);
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
 let s: Stack;
 let browser: Browser;
 beforeAll(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
   s = await startStack();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchBrowser();
 }, 90_000);
 afterAll(async () => {
   await browser?.close();
