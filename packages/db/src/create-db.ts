@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
+import { boundedPgClient } from './bounded-pg-client.js';
+import { DEFAULT_QUERY_TIMEOUT_MS } from './settings.js';
 
 export type Db = Knex;
 
@@ -14,6 +16,20 @@ export interface DbOptions {
   poolMax?: number;
   /** PostgreSQL search_path, used by test helpers that isolate by schema. */
   searchPath?: string;
+  /**
+   * Bound of one round trip to PostgreSQL (DB_QUERY_TIMEOUT), default 5 s. PGlite runs
+   * in this thread and has no statement timeout: it cannot hang on a network.
+   */
+  queryTimeoutMs?: number | undefined;
+}
+
+/**
+ * The server cancels a statement a little before the client gives up on it, so a merely
+ * slow query ends with PostgreSQL's own error and a reusable connection; the client-side
+ * bound is for a server that stops answering altogether (frozen, partitioned).
+ */
+export function statementTimeoutMs(queryTimeoutMs: number): number {
+  return Math.round(queryTimeoutMs * 0.8);
 }
 
 /**
@@ -22,11 +38,19 @@ export interface DbOptions {
  */
 export function createDb(options: DbOptions): Db {
   if (options.databaseUrl) {
+    const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
     return knexFactory({
-      client: 'pg',
+      client: boundedPgClient(queryTimeoutMs),
       // Short connect and acquire timeouts: with the database down, a request fails with
-      // 503 in about 2 s (well inside a client's 15 s timeout) instead of queueing.
-      connection: { connectionString: options.databaseUrl, connectionTimeoutMillis: 2_000 },
+      // 503 in about 2 s (well inside a client's 15 s timeout) instead of queueing. Every
+      // round trip is bounded too (README "Database faults").
+      connection: {
+        connectionString: options.databaseUrl,
+        connectionTimeoutMillis: 2_000,
+        statement_timeout: statementTimeoutMs(queryTimeoutMs),
+        query_timeout: queryTimeoutMs,
+        keepAlive: true,
+      },
       pool: { min: 0, max: options.poolMax ?? 10 },
       acquireConnectionTimeout: 2_500,
       ...(options.searchPath ? { searchPath: [options.searchPath] } : {}),

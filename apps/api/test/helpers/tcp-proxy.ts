@@ -4,29 +4,41 @@ import net from 'node:net';
  * A TCP forwarder on 127.0.0.1 in front of PostgreSQL or Redis, so a test can take the
  * dependency away (`cut`: connections dropped, new ones refused) and give it back
  * (`restore`: same port) without touching the real server that other tests share.
+ * `freeze` plays a server that stops answering without closing anything (its processes
+ * stopped with SIGSTOP, or a network partition): connections are still accepted, but
+ * nothing is forwarded either way; `thaw` delivers what was held, in order, including
+ * the closes that happened meanwhile, as a stopped server's kernel would.
  */
 export interface TcpProxy {
   readonly port: number;
   cut(): Promise<void>;
   restore(): Promise<void>;
+  freeze(): void;
+  thaw(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
+  let held: Array<() => void> | undefined;
+  /** Runs `action` now, or at `thaw` while frozen. */
+  const deliver = (action: () => void) => (held ? held.push(action) : action());
   const track = (socket: net.Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
   };
+  const forward = (from: net.Socket, to: net.Socket) => {
+    from.on('data', (chunk: Buffer) => deliver(() => to.write(chunk)));
+    // `end` after the held writes, so they are flushed first.
+    from.on('close', () => deliver(() => to.end()));
+  };
   const server = net.createServer((client) => {
     const upstream = net.connect(target.port, target.host);
     track(client);
     track(upstream);
-    client.pipe(upstream);
-    upstream.pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
+    forward(client, upstream);
+    forward(upstream, client);
   });
   const listen = (port: number) =>
     new Promise<void>((resolve, reject) => {
@@ -38,6 +50,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     });
   const stop = () =>
     new Promise<void>((resolve) => {
+      held = undefined;
       for (const socket of sockets) socket.destroy();
       if (server.listening) server.close(() => resolve());
       else resolve();
@@ -48,6 +61,14 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     port,
     cut: stop,
     restore: () => listen(port),
+    freeze() {
+      held ??= [];
+    },
+    thaw() {
+      const actions = held ?? [];
+      held = undefined;
+      for (const action of actions) action();
+    },
     close: stop,
   };
 }
