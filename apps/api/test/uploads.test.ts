@@ -448,4 +448,30 @@ describe('pre-signed direct uploads', () => {
     expect((await put(signed.body.url, Buffer.alloc(1000))).status).toBe(200);
     expect((await presign(MAX + 1)).status).toBe(422);
   });
+
+  test('a PUT whose client goes away mid-body is a client error (4xx in the metrics), and the URL can be used again', async () => {
+    const signed = await presign(1000);
+    const before = await files();
+    await new Promise<void>((resolve) => {
+      const req = request(`${api.url}${signed.body.url}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/octet-stream', 'content-length': '1000' },
+      });
+      req.on('error', () => resolve());
+      req.write(Buffer.alloc(400));
+      setTimeout(() => req.destroy(), 100);
+    });
+    // The server sees the socket close; give it a moment to finish with the request.
+    await new Promise((r) => setTimeout(r, 200));
+    const metrics = await (await fetch(`${api.url}/metrics`)).text();
+    const direct = metrics
+      .split('\n')
+      .filter(
+        (line) => line.startsWith('http_requests_total') && line.includes('/uploads/direct/'),
+      );
+    expect(direct.some((line) => /status="400"/.test(line))).toBe(true);
+    expect(direct.some((line) => /status="5\d\d"/.test(line))).toBe(false);
+    expect(await files()).toEqual(before);
+    expect((await put(signed.body.url, Buffer.alloc(1000))).status).toBe(200);
+  });
 });

@@ -3,7 +3,13 @@ import type { ParameterizedContext } from 'koa';
 import { Perm, requirePermission } from '@portcullis/claims';
 import type { ApiConfig } from '../config.js';
 import { uploadJson } from '../data/uploads-repo.js';
-import { ConflictError, ForbiddenError, PayloadTooLargeError, ValidationError } from '../errors.js';
+import {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  PayloadTooLargeError,
+  ValidationError,
+} from '../errors.js';
 import { principalOf, type ApiState } from '../middleware/authenticate.js';
 import { defineRoute, type ApiRouter } from '../openapi/define-route.js';
 import { defineRawRoute } from '../openapi/raw-route.js';
@@ -136,6 +142,8 @@ export function uploadDirectRoutes(api: ApiRouter, deps: RouteDeps, config: ApiC
           ctx.set('Connection', 'close');
           throw new PayloadTooLargeError();
         }
+        // The client went away mid-body: its failure, not ours (nobody reads this answer).
+        if (!ctx.req.complete) throw new BadRequestError('invalid_request', 'the body ended early');
         throw error;
       }
       const stored = await uploads.markStored(upload.id, blob, deps.clock());
