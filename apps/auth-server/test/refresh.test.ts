@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
@@ -13,7 +13,10 @@ import {
   tokenRequest,
 } from './helpers/factories.js';
 
+// `t` tolerates no retry at all (REFRESH_REUSE_INTERVAL=0), so every second presentation
+// is reuse; `lenient` runs the default reuse interval.
 let t: TestAuthServer;
+let lenient: TestAuthServer;
 let webhook: Server;
 const alerts: Record<string, unknown>[] = [];
 
@@ -28,19 +31,23 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
   const { port } = webhook.address() as AddressInfo;
-  t = await startTestAuthServer({ ALERT_WEBHOOK_URL: `http://127.0.0.1:${port}/alerts` });
+  const ALERT_WEBHOOK_URL = `http://127.0.0.1:${port}/alerts`;
+  t = await startTestAuthServer({ ALERT_WEBHOOK_URL, REFRESH_REUSE_INTERVAL: '0' });
+  lenient = await startTestAuthServer({ ALERT_WEBHOOK_URL });
 });
 afterAll(async () => {
   await t?.close();
+  await lenient?.close();
   await new Promise((r) => webhook.close(r));
 });
 
-const refresh = (clientId: string, refreshToken: string) =>
-  tokenRequest(t, {
+const refreshAt = (server: TestAuthServer, clientId: string, refreshToken: string) =>
+  tokenRequest(server, {
     grant_type: 'refresh_token',
     client_id: clientId,
     refresh_token: refreshToken,
   });
+const refresh = (clientId: string, refreshToken: string) => refreshAt(t, clientId, refreshToken);
 
 describe('refresh tokens', () => {
   test("each refresh carries the user's roles as stored at that moment", async () => {
@@ -96,7 +103,7 @@ describe('refresh tokens', () => {
     );
   });
 
-  test('reuse of a rotated refresh token revokes the grant and raises the alert (no grace window)', async () => {
+  test('without a reuse interval, replaying a rotated refresh token revokes the grant and raises the alert', async () => {
     const user = await createUser(t);
     const client = await publicSpa(t);
     const config = await discover(t, client.client_id);
@@ -141,7 +148,7 @@ describe('refresh tokens', () => {
     );
   });
 
-  test('10 parallel redemptions of one refresh token: exactly one succeeds', async () => {
+  test('without a reuse interval, 10 parallel redemptions of one refresh token: exactly one succeeds', async () => {
     const user = await createUser(t);
     const client = await publicSpa(t);
     const config = await discover(t, client.client_id);
@@ -172,5 +179,132 @@ describe('refresh tokens', () => {
     expect((await refresh(client.client_id, tokens.refresh_token!)).body.error).toBe(
       'invalid_grant',
     );
+  });
+});
+
+/** Where the reuse path leaves its marks: audit rows and webhook alerts for the grant. */
+async function reuseAlerts(server: TestAuthServer, grantId: unknown) {
+  await server.server.settle();
+  const audit = await server.admin('GET', '/admin/audit?kind=refresh_token_reuse');
+  return {
+    audit: audit.body.items.filter((e: { grantId: string }) => e.grantId === grantId).length,
+    webhook: alerts.filter((a) => a['grant_id'] === grantId).length,
+  };
+}
+
+/**
+ * Sends a refresh and never reads the answer (a response lost to a crash or a dead mobile
+ * network): the socket is dropped once the rotation is committed, which the database shows.
+ */
+async function refreshAndLoseResponse(clientId: string, refreshToken: string) {
+  const url = new URL('/token', lenient.server.url);
+  const req = request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  req.on('error', () => undefined);
+  req.end(
+    new URLSearchParams({
+      grant_type: 'refresh_token',
+      client_id: clientId,
+      refresh_token: refreshToken,
+    }).toString(),
+  );
+  const rows = lenient.database.db('oidc_payloads').where({ type: 'RefreshToken' });
+  for (let i = 0; i < 200; i++) {
+    const successor = await rows.clone().where({ rotated_from: refreshToken }).first('id');
+    if (successor) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  req.destroy();
+}
+
+describe('the reuse interval (REFRESH_REUSE_INTERVAL, default 5 s)', () => {
+  async function session() {
+    const user = await createUser(lenient);
+    const client = await publicSpa(lenient);
+    const config = await discover(lenient, client.client_id);
+    const tokens = await signIn(lenient, config, user);
+    const grantId = decodeJwt(tokens.access_token).payload.grant_id;
+    const rt = (token: string) => refreshAt(lenient, client.client_id, token);
+    return { client, grantId, first: tokens.refresh_token!, rt };
+  }
+
+  test('a rotation whose response was lost: the retry with the old token succeeds, the chain lives, no alert', async () => {
+    const { client, grantId, first, rt } = await session();
+    await refreshAndLoseResponse(client.client_id, first);
+    const consumed = await lenient.database
+      .db('oidc_payloads')
+      .where({ type: 'RefreshToken', id: first })
+      .first('consumed_at');
+    expect(consumed?.consumed_at).toBeInstanceOf(Date);
+
+    const retry = await rt(first);
+    expect(retry.status).toBe(200);
+    expect(retry.body.refresh_token).not.toBe(first);
+    expect(decodeJwt(retry.body.access_token).payload.grant_id).toBe(grantId);
+    const next = await rt(retry.body.refresh_token);
+    expect(next.status).toBe(200);
+    expect(await reuseAlerts(lenient, grantId)).toEqual({ audit: 0, webhook: 0 });
+  });
+
+  test('an honest retry gets a sibling; the first of the two used is the chain, the other is reuse', async () => {
+    const { grantId, first, rt } = await session();
+    const a = await rt(first);
+    const b = await rt(first);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.body.refresh_token).not.toBe(a.body.refresh_token);
+    // b's holder goes on; a's token is dead from then on, and presenting it is theft.
+    const next = await rt(b.body.refresh_token);
+    expect(next.status).toBe(200);
+    expect(await reuseAlerts(lenient, grantId)).toEqual({ audit: 0, webhook: 0 });
+    const stale = await rt(a.body.refresh_token);
+    expect(stale.body).toMatchObject({ error: 'invalid_grant' });
+    expect(await reuseAlerts(lenient, grantId)).toEqual({ audit: 1, webhook: 1 });
+    expect((await rt(next.body.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
+  test('theft: the old token presented after its successor was used revokes the grant and alerts', async () => {
+    const { grantId, first, rt } = await session();
+    const second = await rt(first);
+    const third = await rt(second.body.refresh_token);
+    expect(third.status).toBe(200);
+    // Well inside the interval, but the successor has been used.
+    const replay = await rt(first);
+    expect(replay.status).toBe(400);
+    expect(replay.body.error).toBe('invalid_grant');
+    expect(await reuseAlerts(lenient, grantId)).toEqual({ audit: 1, webhook: 1 });
+    expect((await rt(third.body.refresh_token)).body.error).toBe('invalid_grant');
+    expect(
+      await lenient.database.db('revocations').where({ kind: 'grant', value: grantId }),
+    ).not.toHaveLength(0);
+  });
+
+  test('a retry after the interval is reuse: grant revoked, alert raised', async () => {
+    const { grantId, first, rt } = await session();
+    const second = await rt(first);
+    expect(second.status).toBe(200);
+    // As if 6 s had passed since the rotation (the interval is judged by the database clock).
+    await lenient.database
+      .db('oidc_payloads')
+      .where({ type: 'RefreshToken', id: first })
+      .update({ consumed_at: lenient.database.db.raw(`now() - interval '6 seconds'`) });
+    expect((await rt(first)).body.error).toBe('invalid_grant');
+    expect(await reuseAlerts(lenient, grantId)).toEqual({ audit: 1, webhook: 1 });
+    expect((await rt(second.body.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
+  test('10 concurrent refreshes with one token (two tabs): none revokes the grant; the chain goes on', async () => {
+    const { grantId, first, rt } = await session();
+    const results = await Promise.all(Array.from({ length: 10 }, () => rt(first)));
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    for (const r of results.filter((x) => x.status !== 200))
+      expect(r.body.error).toBe('invalid_grant');
+    expect(await reuseAlerts(lenient, grantId)).toEqual({ audit: 0, webhook: 0 });
+    // Whichever answer the client kept, it refreshes.
+    const kept = ok[ok.length - 1]!.body.refresh_token;
+    expect((await rt(kept)).status).toBe(200);
+    expect(await reuseAlerts(lenient, grantId)).toEqual({ audit: 0, webhook: 0 });
   });
 });

@@ -8,6 +8,7 @@ import * as m006 from './migrations/006-payments-events-uploads.js';
 import * as m007 from './migrations/007-signing-key-activation.js';
 import * as m008 from './migrations/008-partial-artifact-indexes.js';
 import * as m009 from './migrations/009-subject-revocations-index.js';
+import * as m010 from './migrations/010-refresh-rotation-parent.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -28,6 +29,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['007-signing-key-activation', m007],
   ['008-partial-artifact-indexes', m008],
   ['009-subject-revocations-index', m009],
+  ['010-refresh-rotation-parent', m010],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

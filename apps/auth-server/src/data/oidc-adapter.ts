@@ -48,18 +48,33 @@ const TOKEN_GRANT_SESSION_SQL = `with t as (
       and r.expires_at > now()`;
 
 /**
- * Marks unconsumed artifacts consumed, locking them in one order (type, id) so that two
- * batches sharing artifacts cannot deadlock; a row another statement consumed first no
- * longer matches once its lock is released (PostgreSQL re-checks the condition).
+ * Marks artifacts consumed, locking them in one order (type, id) so that two batches
+ * sharing artifacts cannot deadlock; a row another statement consumed first is re-checked
+ * against the condition once its lock is released (PostgreSQL re-checks it).
+ *
+ * An artifact is consumable when it is unconsumed and no sibling (another refresh token
+ * rotated from the same token) has been used: of two successors of one token, the first
+ * one used is the chain, the other is dead. A refresh token consumed less than the reuse
+ * interval ago (the last binding, seconds; 0 turns it off) is consumable again while none
+ * of its successors has been used: the honest retry after a lost response (README
+ * "Refresh-token rotation"). The row keeps its first consumed_at, so the window does not
+ * slide.
  */
 const CONSUME_SQL = `with locked as (
     select p.type, p.id from oidc_payloads p
     join unnest(?::text[], ?::text[]) as k(type, id) on p.type = k.type and p.id = k.id
-    where p.consumed_at is null
+    where (p.consumed_at is null and (p.rotated_from is null or not exists (
+        select 1 from oidc_payloads s
+        where s.rotated_from = p.rotated_from and s.type = p.type and s.id <> p.id
+          and s.consumed_at is not null)))
+      or (p.type = 'RefreshToken' and p.consumed_at > now() - make_interval(secs => ?::float8)
+        and not exists (
+          select 1 from oidc_payloads c
+          where c.rotated_from = p.id and c.type = p.type and c.consumed_at is not null))
     order by p.type, p.id
     for update of p
   )
-  update oidc_payloads p set consumed_at = now() from locked
+  update oidc_payloads p set consumed_at = coalesce(p.consumed_at, now()) from locked
   where p.type = locked.type and p.id = locked.id
   returning p.type, p.id`;
 
@@ -67,10 +82,11 @@ const CONSUME_SQL = `with locked as (
  * Rows given as parallel text arrays (one binding each, same on pg and PGlite), written in
  * (type, id) order so that two batches sharing rows lock them in the same order.
  */
-const UPSERT_SQL = `insert into oidc_payloads (id, type, payload, grant_id, user_code, uid, expires_at)
-  select id, type, payload::jsonb, grant_id, user_code, uid, expires_at::timestamptz
-  from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
-    as r(id, type, payload, grant_id, user_code, uid, expires_at)
+const UPSERT_SQL = `insert into oidc_payloads
+    (id, type, payload, grant_id, user_code, uid, expires_at, rotated_from)
+  select id, type, payload::jsonb, grant_id, user_code, uid, expires_at::timestamptz, rotated_from
+  from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+    as r(id, type, payload, grant_id, user_code, uid, expires_at, rotated_from)
   order by type, id
   on conflict (type, id) do update set payload = excluded.payload, grant_id = excluded.grant_id,
     user_code = excluded.user_code, uid = excluded.uid, expires_at = excluded.expires_at`;
@@ -86,6 +102,8 @@ interface ArtifactRow extends ArtifactKey {
   user_code: string | null;
   uid: string | null;
   expires_at: string | null;
+  /** The refresh token this one replaced (rotation), else null. */
+  rotated_from: string | null;
 }
 
 const keyOf = ({ type, id }: ArtifactKey) => JSON.stringify([type, id]);
@@ -96,7 +114,7 @@ const keyOf = ({ type, id }: ArtifactKey) => JSON.stringify([type, id]);
  * other requests of the same turn of the event loop. Each caller still gets exactly the
  * answer it would get alone.
  */
-function createStatements(db: Db) {
+function createStatements(db: Db, refreshReuseInterval: number) {
   return {
     /** Each key's token row with its grant and session rows (none when not found). */
     readWithGrantAndSession: coalesced(async (keys: readonly ArtifactKey[]) => {
@@ -111,17 +129,25 @@ function createStatements(db: Db) {
     }),
 
     /**
-     * true for the caller that consumed the artifact. The same key twice in one batch is
-     * one UPDATE of one row: only its first caller wins, exactly as if they came in turn.
+     * true for the callers that consumed the artifact. The same key twice in one batch is
+     * one UPDATE of one row, answered exactly as if they came in turn: without a reuse
+     * interval only the first caller wins; with one, the others are retries of a token
+     * consumed an instant ago whose successors are unused, and win too.
      */
     consume: coalesced(async (keys: readonly ArtifactKey[]) => {
       const distinct = [...new Map(keys.map((k) => [keyOf(k), k])).values()];
       const result = await prepared(db, CONSUME_SQL, [
         distinct.map((k) => k.type),
         distinct.map((k) => k.id),
+        refreshReuseInterval,
       ]);
       const won = new Set((result as { rows: ArtifactKey[] }).rows.map(keyOf));
-      return keys.map((key) => won.delete(keyOf(key)));
+      const retriesAllowed = refreshReuseInterval > 0;
+      return keys.map((key) =>
+        retriesAllowed && key.type === 'RefreshToken'
+          ? won.has(keyOf(key))
+          : won.delete(keyOf(key)),
+      );
     }),
 
     /** Inserts or replaces rows; the same key twice in one batch keeps the last one. */
@@ -136,6 +162,7 @@ function createStatements(db: Db) {
         column('user_code'),
         column('uid'),
         column('expires_at'),
+        column('rotated_from'),
       ]);
       return rows.map(() => undefined);
     }),
@@ -156,6 +183,26 @@ const ALREADY_USED: Record<string, string> = {
 
 const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
 
+const currentCtx = () => (Provider as unknown as { ctx?: KoaContextWithOIDC }).ctx;
+
+/**
+ * The refresh token a new one replaces: oidc-provider names it RotatedRefreshToken in the
+ * request that rotates it, just before it saves the successor.
+ */
+function rotatedFrom(type: string, id: string): string | null {
+  if (type !== 'RefreshToken') return null;
+  const rotated = currentCtx()?.oidc.entities.RotatedRefreshToken as { jti?: string } | undefined;
+  return rotated?.jti && rotated.jti !== id ? rotated.jti : null;
+}
+
+export interface AdapterOptions {
+  /**
+   * Seconds in which a just-rotated refresh token may be presented again and rotate
+   * again, while none of its successors has been used (REFRESH_REUSE_INTERVAL). 0: never.
+   */
+  refreshReuseInterval?: number;
+}
+
 /**
  * oidc-provider's storage, one row per artifact in `oidc_payloads` (clients in
  * `clients`). Rows past `expires_at` are invisible and purged by `purgeExpired`.
@@ -174,7 +221,11 @@ export class KnexOidcAdapter implements Adapter {
     private readonly clients: ClientsRepo,
     private readonly type: string,
     private readonly guard?: ArtifactGuard,
-    private readonly statements: Statements = createStatements(db),
+    private readonly options: AdapterOptions = {},
+    private readonly statements: Statements = createStatements(
+      db,
+      options.refreshReuseInterval ?? 0,
+    ),
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
@@ -192,6 +243,7 @@ export class KnexOidcAdapter implements Adapter {
       user_code: payload.userCode ?? null,
       uid: payload.uid ?? null,
       expires_at: expiresAt?.toISOString() ?? null,
+      rotated_from: rotatedFrom(this.type, id),
     });
   }
 
@@ -218,7 +270,7 @@ export class KnexOidcAdapter implements Adapter {
     if (row?.grant_id) {
       await revokeGrantRows(this.db, row.grant_id);
       // As oidc-provider's own revoke() does, so listeners (deny list) see this grant too.
-      const ctx = (Provider as unknown as { ctx?: KoaContextWithOIDC }).ctx;
+      const ctx = currentCtx();
       ctx?.oidc.provider.emit('grant.revoked', ctx, row.grant_id);
     }
     throw new errors.InvalidGrant(ALREADY_USED[this.type] ?? 'already consumed');
@@ -286,7 +338,23 @@ export class KnexOidcAdapter implements Adapter {
       await this.forget(row.payload);
       return undefined;
     }
-    return row.consumed_at ? { ...row.payload, consumed: epoch(row.consumed_at) } : row.payload;
+    if (!row.consumed_at || this.mayRetry(row.consumed_at)) return row.payload;
+    return { ...row.payload, consumed: epoch(row.consumed_at) };
+  }
+
+  /**
+   * A refresh token rotated within the reuse interval is handed to oidc-provider as
+   * unconsumed, so that it tries to rotate it again instead of calling it reuse at once;
+   * `consume` then decides in the database (the interval by the database clock, and
+   * whether a successor was used) and refuses with the reuse path when it must.
+   */
+  private mayRetry(consumedAt: Date): boolean {
+    const interval = this.options.refreshReuseInterval ?? 0;
+    return (
+      this.type === 'RefreshToken' &&
+      interval > 0 &&
+      Date.now() - consumedAt.getTime() < interval * 1000
+    );
   }
 
   /** An artifact the guard refused: its whole grant goes (announced like a revocation). */
@@ -299,7 +367,7 @@ export class KnexOidcAdapter implements Adapter {
       return;
     }
     await revokeGrantRows(this.db, grantId);
-    const ctx = (Provider as unknown as { ctx?: KoaContextWithOIDC }).ctx;
+    const ctx = currentCtx();
     ctx?.oidc.provider.emit('grant.revoked', ctx, grantId);
   }
 }
@@ -320,7 +388,13 @@ export async function purgeExpired(db: Db, now = new Date()): Promise<number> {
 }
 
 /** The adapter factory oidc-provider calls once per model name. */
-export function createOidcAdapterFactory(db: Db, clients: ClientsRepo, guard?: ArtifactGuard) {
-  const statements = createStatements(db);
-  return (name: string): Adapter => new KnexOidcAdapter(db, clients, name, guard, statements);
+export function createOidcAdapterFactory(
+  db: Db,
+  clients: ClientsRepo,
+  guard?: ArtifactGuard,
+  options: AdapterOptions = {},
+) {
+  const statements = createStatements(db, options.refreshReuseInterval ?? 0);
+  return (name: string): Adapter =>
+    new KnexOidcAdapter(db, clients, name, guard, options, statements);
 }

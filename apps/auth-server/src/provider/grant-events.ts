@@ -23,11 +23,12 @@ const REUSE = 'refresh token already used';
 const CODE_REUSE = new Set(['authorization code already consumed', 'device code already consumed']);
 
 /**
- * Refresh-token reuse (RFC 9700 §4.14.2). Grace window: none. Any second presentation of
- * a rotated refresh token, even a legitimate client's retry after a lost response, is a
- * reuse: oidc-provider (or our adapter, for a parallel redemption) has already revoked
- * the grant; here we also put the grant on the API deny list, so its JWT access tokens
- * stop working at once, and raise the alert (log at error, audit row, webhook).
+ * Refresh-token reuse (RFC 9700 §4.14.2). A second presentation of a rotated refresh
+ * token is reuse unless it is an honest retry within REFRESH_REUSE_INTERVAL before any
+ * successor was used (docs/security.md, decided by the adapter's consume): oidc-provider
+ * (or our adapter) has already revoked the grant; here we also put the grant on the API
+ * deny list, so its JWT access tokens stop working at once, and raise the alert (log at
+ * error, audit row, webhook).
  * Every other grant revocation (code reuse, token revocation) also reaches the deny list.
  */
 export function watchGrantEvents(provider: Provider, deps: GrantEventDeps): void {
