@@ -1,27 +1,32 @@
 import Koa from 'koa';
-import { bodyParser } from '@koa/bodyparser';
 import cors from '@koa/cors';
 import Router from '@koa/router';
 import {
   createAccessTokenVerifier,
   createDenyList,
   createJwtPrincipalResolver,
+  createMemoryReplayStore,
   createRemoteKeySet,
   createTokenCache,
   type DenyList,
+  type DpopReplayStore,
+  type DpopVerifier,
   type PrincipalResolver,
 } from '@portcullis/claims';
 import type { Db } from '@portcullis/db';
-import { createReadinessCheck, requestLog } from '@portcullis/observability';
+import { createReadinessCheck, refuseNul, requestLog } from '@portcullis/observability';
 import type { Logger } from 'pino';
 import { credentialGuard, credentialResolvers } from './auth/credentials.js';
+import { createApiDpopVerifier } from './auth/dpop.js';
 import type { ApiConfig } from './config.js';
 import { createRepos } from './data/index.js';
 import { createEventBus, type EventBus } from './events/bus.js';
+import { BadRequestError } from './errors.js';
+import { parseBodies } from './http/body-parser.js';
 import { createCursorCodec } from './http/cursor.js';
 import { authenticate, type ApiState } from './middleware/authenticate.js';
 import { renderErrors } from './middleware/render-errors.js';
-import { JSON_TYPES, requireJsonBody } from './middleware/require-json.js';
+import { requireJsonBody } from './middleware/require-json.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import type { ApiRouter } from './openapi/define-route.js';
 import { FakePaymentProvider } from './payments/fake-provider.js';
@@ -61,9 +66,12 @@ export interface ApiDeps {
   storage?: BlobStorage;
   /** True once shutdown began (server.ts): /readyz then answers 503. */
   draining?: () => boolean;
+  /**
+   * Where DPoP proof `jti`s are remembered; server.ts uses Redis with REDIS_URL, so a
+   * proof is accepted once across instances. Default: in process.
+   */
+  dpopReplay?: DpopReplayStore;
 }
-
-const BODY_LIMIT = '64kb';
 
 const routeTables = new WeakMap<Koa<ApiState>, ApiRouter>();
 
@@ -72,7 +80,11 @@ export function routesOf(app: Koa<ApiState>): ApiRouter | undefined {
   return routeTables.get(app);
 }
 
-function defaultResolvers(config: ApiConfig, deps: ApiDeps): PrincipalResolver[] {
+function defaultResolvers(
+  config: ApiConfig,
+  deps: ApiDeps,
+  dpop: DpopVerifier,
+): PrincipalResolver[] {
   const verifier = createAccessTokenVerifier({
     issuer: config.issuer,
     audience: config.audience,
@@ -81,7 +93,7 @@ function defaultResolvers(config: ApiConfig, deps: ApiDeps): PrincipalResolver[]
     denyList: deps.denyList ?? createDenyList({ db: deps.db }),
     ...(deps.now ? { now: deps.now } : {}),
   });
-  return [createJwtPrincipalResolver(verifier)];
+  return [createJwtPrincipalResolver(verifier, { dpop })];
 }
 
 /** Uploads on local disk; URLs signed with UPLOAD_SIGNING_KEY or a secret shared through the database. */
@@ -118,6 +130,11 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
   });
   // Same-process deny lists hear the write at once (shared bus); other instances poll it.
   const revocations = deps.revocations ?? createDenyList({ db: deps.db });
+  const dpop = createApiDpopVerifier(config, {
+    replay: deps.dpopReplay ?? createMemoryReplayStore(),
+    nonceSecret: () => repos.secrets.get('dpop-nonce'),
+    now,
+  });
   const api = createApiRoutes(
     config,
     {
@@ -149,8 +166,9 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
     authenticate(
       deps.resolvers ?? [
         ...credentialResolvers(config, { repos, limiters, clock }),
-        ...defaultResolvers(config, deps),
+        ...defaultResolvers(config, deps, dpop),
       ],
+      { publicUrl: config.dpop.publicUrl, nonces: dpop.nonces },
     ),
   );
 
@@ -178,6 +196,7 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
           'If-None-Match',
           'Idempotency-Key',
           'Last-Event-ID',
+          'DPoP',
         ],
         exposeHeaders: [
           'ETag',
@@ -186,6 +205,7 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
           'WWW-Authenticate',
           'X-Request-Id',
           'Idempotent-Replayed',
+          'DPoP-Nonce',
         ],
         maxAge: 600,
       }),
@@ -194,13 +214,12 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
     .use(operations.routes())
     .use(credentialGuard(config, limiters))
     .use(skipJsonForUploads(requireJsonBody(['/login'])))
+    .use(parseBodies())
     .use(
-      bodyParser({
-        enableTypes: ['json'],
-        // Merged index-wise into the defaults: listing application/json first keeps it.
-        extendTypes: { json: JSON_TYPES },
-        jsonLimit: BODY_LIMIT,
-        encoding: 'utf-8',
+      refuseNul({
+        refuse() {
+          throw new BadRequestError('invalid_request', 'the request contains a NUL character');
+        },
       }),
     )
     .use(api.router.routes())

@@ -21,3 +21,4 @@ export {
 } from './readiness.js';
 export { drainOnClose, type DrainOptions, type ServerDrain } from './graceful-close.js';
 export { guardRequests, installLastResortGuard } from './request-guard.js';
+export { containsNul, refuseNul, type RefuseNulOptions } from './refuse-nul.js';

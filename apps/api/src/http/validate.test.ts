@@ -34,6 +34,16 @@ describe('parseQuery', () => {
       'status.0': [expect.any(String)],
     });
   });
+
+  test('parameters named after Object.prototype members are unknown parameters', () => {
+    for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      // As Koa hands it over: a query object without a prototype.
+      const given = Object.assign(Object.create(null), { [key]: 'x', limit: '5' });
+      expect(fieldsOf(() => parseQuery(query, given))).toEqual({
+        [key]: ['unknown query parameter'],
+      });
+    }
+  });
 });
 
 describe('parseBody', () => {
@@ -43,5 +53,16 @@ describe('parseBody', () => {
       b: ['unknown or read-only field'],
       c: ['unknown or read-only field'],
     });
+  });
+
+  test('keys named after Object.prototype members are named like any other key', () => {
+    const schema = z.strictObject({ a: z.string() });
+    const body = JSON.parse('{"a": "x", "constructor": 1, "toString": 2, "__proto__": 3}');
+    const fields = fieldsOf(() => parseBody(schema, body));
+    expect(Object.keys(fields).sort()).toEqual(['__proto__', 'constructor', 'toString']);
+    expect(Object.getPrototypeOf(fields)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(fields, '__proto__')?.value).toEqual([
+      'unknown or read-only field',
+    ]);
   });
 });

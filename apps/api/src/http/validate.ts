@@ -11,13 +11,23 @@ function unwrap(schema: z.ZodType): z.ZodType {
   return s;
 }
 
-function add(fields: FieldErrors, key: string, message: string): void {
-  (fields[key] ??= []).push(message);
+/**
+ * Field names come from the client (`constructor`, `__proto__`, `toString`), so errors are
+ * gathered in a Map and looked up nowhere else: a plain object would answer with
+ * Object.prototype's members.
+ */
+type FieldMap = Map<string, string[]>;
+
+function add(fields: FieldMap, key: string, message: string): void {
+  const messages = fields.get(key);
+  if (messages) messages.push(message);
+  else fields.set(key, [message]);
 }
 
-/** Zod issues as `{ field: [messages] }`; unknown keys are each named. */
-export function fieldErrors(error: z.ZodError, prefix = ''): FieldErrors {
-  const fields: FieldErrors = {};
+/** Own properties only (Object.fromEntries defines even `__proto__` as a plain key). */
+const toFieldErrors = (fields: FieldMap): FieldErrors => Object.fromEntries(fields);
+
+function collectIssues(fields: FieldMap, error: z.ZodError, prefix = ''): void {
   for (const issue of error.issues) {
     const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
     if (issue.code === 'unrecognized_keys') {
@@ -27,7 +37,13 @@ export function fieldErrors(error: z.ZodError, prefix = ''): FieldErrors {
       add(fields, path || '(body)', issue.message);
     }
   }
-  return fields;
+}
+
+/** Zod issues as `{ field: [messages] }`; unknown keys are each named. */
+export function fieldErrors(error: z.ZodError, prefix = ''): FieldErrors {
+  const fields: FieldMap = new Map();
+  collectIssues(fields, error, prefix);
+  return toFieldErrors(fields);
 }
 
 /**
@@ -37,11 +53,12 @@ export function fieldErrors(error: z.ZodError, prefix = ''): FieldErrors {
  */
 export function parseQuery<S extends z.ZodObject>(schema: S, query: Query): z.output<S> {
   const shape = schema.shape as Record<string, z.ZodType>;
-  const fields: FieldErrors = {};
-  const input: Record<string, unknown> = {};
+  const fields: FieldMap = new Map();
+  // No prototype: a `__proto__` parameter is then an ordinary (unknown) key, never a setter.
+  const input: Record<string, unknown> = Object.create(null);
   for (const [key, raw] of Object.entries(query)) {
     if (raw === undefined) continue;
-    const field = shape[key];
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     if (!field) {
       add(fields, key, 'unknown query parameter');
       continue;
@@ -59,8 +76,11 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: Query): z.ou
     }
   }
   const result = schema.safeParse(input);
-  if (!result.success) Object.assign(fields, { ...fieldErrors(result.error), ...fields });
-  if (Object.keys(fields).length > 0) throw new ValidationError(fields, 'invalid query parameters');
+  // Problems found above (unknown, repeated) are the more precise ones for their key.
+  const issues: FieldMap = new Map();
+  if (!result.success) collectIssues(issues, result.error);
+  for (const [key, messages] of fields) issues.set(key, messages);
+  if (issues.size > 0) throw new ValidationError(toFieldErrors(issues), 'invalid query parameters');
   return (result as { data: z.output<S> }).data;
 }
 

@@ -4,38 +4,14 @@ import { ForbiddenError as ClaimsForbiddenError, TokenError } from '@portcullis/
 import { isDatabaseUnavailable, isUniqueViolation } from '@portcullis/db';
 import {
   AppError,
-  BadRequestError,
   ConflictError,
   ForbiddenError,
   NotFoundError,
-  PayloadTooLargeError,
   ServiceUnavailableError,
   UnauthorizedError,
-  UnsupportedMediaTypeError,
   type ErrorCode,
 } from '../errors.js';
-
-/** raw-body errors carry a `type`; co-body's JSON failures are SyntaxErrors with status 400. */
-function bodyParserError(error: { type?: unknown; status?: unknown }): AppError | undefined {
-  if (error instanceof SyntaxError && error.status === 400) {
-    return new BadRequestError('malformed_json', 'the body is not valid JSON');
-  }
-  switch (error.type) {
-    case 'entity.parse.failed':
-      return new BadRequestError('malformed_json', 'the body is not valid JSON');
-    case 'entity.too.large':
-      return new PayloadTooLargeError();
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return new UnsupportedMediaTypeError('request bodies must be UTF-8 JSON');
-    case 'request.aborted':
-    case 'request.size.invalid':
-    case 'stream.encoding.set':
-      return new BadRequestError('invalid_request', 'the body could not be read');
-    default:
-      return undefined;
-  }
-}
+import { bodyReadError } from '../http/body-parser.js';
 
 function tokenError(error: TokenError): AppError {
   if (error.status === 503) {
@@ -44,7 +20,7 @@ function tokenError(error: TokenError): AppError {
       headers: { 'Retry-After': '5' },
     });
   }
-  return new UnauthorizedError(error.oauthError);
+  return new UnauthorizedError(error.oauthError, { scheme: error.scheme, nonce: error.nonce });
 }
 
 /** Every thrown value becomes an AppError; anything unrecognised is a 500. */
@@ -56,10 +32,8 @@ export function toAppError(error: unknown): AppError {
   if (isDatabaseUnavailable(error)) {
     return new ServiceUnavailableError('the service is temporarily unavailable', 5, error);
   }
-  if (typeof error === 'object' && error !== null) {
-    const mapped = bodyParserError(error as { type?: unknown });
-    if (mapped) return mapped;
-  }
+  const body = bodyReadError(error);
+  if (body) return body;
   return new AppError(500, 'internal_error', 'internal server error', {
     expose: false,
     cause: error,

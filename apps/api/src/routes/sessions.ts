@@ -1,9 +1,9 @@
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { SESSION_COOKIE } from '../auth/session-resolver.js';
 import { SECRET_BODY } from '../auth/secrets.js';
 import type { ApiConfig } from '../config.js';
-import { ForbiddenError, InvalidCredentialsError, PayloadTooLargeError } from '../errors.js';
+import { ForbiddenError, InvalidCredentialsError } from '../errors.js';
 import { parseBody } from '../http/validate.js';
 import { principalOf, type ApiState } from '../middleware/authenticate.js';
 import { clientIp } from '../middleware/client-ip.js';
@@ -15,7 +15,6 @@ import type { RouteDeps } from './deps.js';
 
 const tags = ['sessions'];
 const FORM = 'application/x-www-form-urlencoded';
-const FORM_LIMIT = 8 * 1024;
 const error = (description: string): ResponseConfig => ({
   description,
   content: { 'application/json': { schema: ErrorSchema } },
@@ -27,18 +26,6 @@ function sessionCookie(value: string, maxAgeSec: number): string {
   return `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeSec}; HttpOnly; Secure; SameSite=Strict`;
 }
 const CLEARED = `${SESSION_COOKIE}=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Strict`;
-
-/** HTML forms post url-encoded; the JSON body parser leaves those bodies unread for us. */
-async function readForm(ctx: Context): Promise<Record<string, string>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > FORM_LIMIT) throw new PayloadTooLargeError();
-    chunks.push(chunk);
-  }
-  return Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
-}
 
 /**
  * Browser sessions (spec §5 "Sessions"). POST /login, POST /logout, POST /logout/all.
@@ -82,8 +69,8 @@ export function sessionRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig
     },
   });
   api.router.post('/login', async function login(ctx) {
-    const raw: unknown = ctx.request.is(FORM) ? await readForm(ctx) : ctx.request.body;
-    const { email, password } = parseBody(LoginBody, raw);
+    // JSON, or an HTML form's url-encoded fields (http/body-parser.ts parses both).
+    const { email, password } = parseBody(LoginBody, ctx.request.body);
     const attempt = await beginLoginAttempt(
       credentials().limiters,
       clientIp(ctx, config.trustProxy),
