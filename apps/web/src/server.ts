@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { guardRequests } from '@portcullis/observability';
+import { drainOnClose, guardRequests } from '@portcullis/observability';
 import { createWebApp, type WebDeps } from './app.js';
 import type { WebConfig } from './config.js';
 
@@ -47,6 +47,8 @@ export async function startWebServer(
     cookieKeys: deps.cookieKeys ?? (await cookieKeys(config)),
   });
   const server: Server = createServer(guardRequests(app.callback()));
+  // Requests under way at shutdown are answered, not cut (README "Graceful shutdown").
+  const drain = drainOnClose(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, () => resolve());
@@ -56,11 +58,6 @@ export async function startWebServer(
   deps.logger.info({ url, issuer: config.issuer, api: config.apiUrl }, 'web demo listening');
   return {
     url,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        // Open SSE fetches belong to the API, not here; idle keep-alives are all we hold.
-        server.closeAllConnections();
-      }),
+    close: () => drain.close(),
   };
 }

@@ -1,3 +1,5 @@
+import { createDpopKey } from './dpop.js';
+import type { DpopKey } from './dpop.js';
 import { createEtagCache } from './etag-cache.js';
 import type { EtagCache } from './etag-cache.js';
 import { createHttp } from './http.js';
@@ -36,6 +38,14 @@ export interface PortcullisClientOptions extends AuthOptions {
   credentials?: RequestInit['credentials'];
   /** fetch implementation; the global one by default. */
   fetch?: typeof fetch;
+  /**
+   * DPoP (RFC 9449, README "DPoP"): access tokens are sent as `Authorization: DPoP` with
+   * a proof signed by this key on every request, and one retry follows a
+   * `use_dpop_nonce` challenge. `true` generates a non-extractable ES256 key pair; pass
+   * a key from `createDpopKey` to share it with the token requests (the refreshes must
+   * be proven with the key the tokens are bound to). Get it back with `dpopKey()`.
+   */
+  dpop?: DpopKey | true;
 }
 
 /** The reference client of the Portcullis API. */
@@ -56,11 +66,15 @@ export interface PortcullisClient {
   setAccessToken(token: string | undefined): void;
   /** Drops every cached GET body (call on sign-out). */
   clearCache(): void;
+  /** The DPoP key of the `dpop` option (created on first use), for the token requests. */
+  dpopKey(): Promise<DpopKey | undefined>;
 }
 
 /** Creates a client. Nothing is persisted: tokens and cached bodies live in memory. */
 export function createPortcullisClient(options: PortcullisClientOptions): PortcullisClient {
   const tokens = createTokenManager(options);
+  const dpop = options.dpop === true ? once(() => createDpopKey()) : undefined;
+  const dpopKey = options.dpop === true ? dpop : options.dpop && constant(options.dpop);
   const cache = options.etagCache === false ? undefined : (options.etagCache ?? createEtagCache());
   const http = createHttp({
     baseUrl: options.baseUrl,
@@ -71,6 +85,7 @@ export function createPortcullisClient(options: PortcullisClientOptions): Portcu
     credentials: options.credentials,
     cache,
     tokens,
+    ...(dpopKey ? { dpop: dpopKey } : {}),
   });
   const payments = createPaymentsApi(http);
   return {
@@ -85,5 +100,17 @@ export function createPortcullisClient(options: PortcullisClientOptions): Portcu
     request: (requestOptions) => http.request(requestOptions),
     setAccessToken: (token) => tokens.set(token),
     clearCache: () => cache?.clear(),
+    dpopKey: async () => dpopKey?.(),
   };
 }
+
+/** `make` runs at the first call; every call gets its one result. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
+}
+
+const constant =
+  <T>(value: T) =>
+  async (): Promise<T> =>
+    value;

@@ -113,12 +113,20 @@ export class OAuthError extends PortcullisError {
   /** RFC 6749 / RFC 8628 error code, e.g. `invalid_grant`, `expired_token`. */
   readonly error: string;
   readonly errorDescription?: string;
+  /** The server's `DPoP-Nonce` (with `use_dpop_nonce`: the nonce the next proof must carry). */
+  readonly dpopNonce?: string;
 
-  constructor(status: number, error: string, errorDescription?: string) {
+  constructor(
+    status: number,
+    error: string,
+    errorDescription?: string,
+    extra: { dpopNonce?: string } = {},
+  ) {
     super('oauth', errorDescription ? `${error}: ${errorDescription}` : error);
     this.status = status;
     this.error = error;
     this.errorDescription = errorDescription;
+    if (extra.dpopNonce !== undefined) this.dpopNonce = extra.dpopNonce;
   }
 }
 

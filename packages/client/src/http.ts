@@ -13,6 +13,7 @@ import {
   UnauthorizedError,
 } from './errors.js';
 import type { RequestInfo } from './errors.js';
+import { isUseDpopNonceChallenge, type DpopKey } from './dpop.js';
 import { backoffDelay, parseRetryAfter } from './retry.js';
 import type { ResolvedRetry } from './retry.js';
 import type { TokenManager } from './tokens.js';
@@ -61,6 +62,8 @@ export interface HttpSettings {
   credentials?: RequestInit['credentials'];
   cache: EtagCache | undefined;
   tokens: TokenManager;
+  /** DPoP key: tokens go out as `Authorization: DPoP` with a proof per attempt. */
+  dpop?: () => Promise<DpopKey>;
 }
 
 export interface Http {
@@ -96,12 +99,14 @@ export function createHttp(settings: HttpSettings): Http {
     const useCache = method === 'GET' && options.cache !== false && settings.cache !== undefined;
     const { retry } = settings;
     let refreshed = false;
+    let nonceRetried = false;
     let retries = 0;
 
     try {
       for (;;) {
         const token = await settings.tokens.current();
-        const headers = buildHeaders(options, token);
+        const headers = buildHeaders(options);
+        await authorize(settings, headers, { method, url: target, token });
         const key = useCache ? cacheKey(tokenIdentity(token), target) : undefined;
         const cached = key ? settings.cache?.get(key) : undefined;
         if (cached) headers.set('If-None-Match', cached.etag);
@@ -119,6 +124,10 @@ export function createHttp(settings: HttpSettings): Http {
         }
 
         const { status } = response;
+        if ((await useDpopNonce(settings, target, response)) && !nonceRetried) {
+          nonceRetried = true;
+          continue;
+        }
         if (status === 304 && cached) {
           return { status, headers: response.headers, data: cached.body as T, fromCache: true };
         }
@@ -163,11 +172,10 @@ export function createHttp(settings: HttpSettings): Http {
     }
   }
 
-  function buildHeaders(options: RequestOptions, token: string | undefined): Headers {
+  function buildHeaders(options: RequestOptions): Headers {
     const headers = new Headers(settings.headers);
     headers.set('Accept', 'application/json');
     for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
-    if (token) headers.set('Authorization', `Bearer ${token}`);
     if (options.idempotencyKey) headers.set('Idempotency-Key', options.idempotencyKey);
     if (options.json !== undefined) headers.set('Content-Type', 'application/json');
     return headers;
@@ -203,6 +211,40 @@ export function createHttp(settings: HttpSettings): Http {
   }
 
   return { request, url, settings };
+}
+
+/**
+ * Sets the credential: `Bearer <token>`, or with DPoP `DPoP <token>` and a fresh proof
+ * for this method and URL whose `ath` is the token's hash (RFC 9449 §7.1).
+ */
+export async function authorize(
+  settings: Pick<HttpSettings, 'dpop'>,
+  headers: Headers,
+  request: { method: string; url: string; token: string | undefined },
+): Promise<void> {
+  const { token } = request;
+  if (!token) return;
+  if (!settings.dpop) {
+    headers.set('Authorization', `Bearer ${token}`);
+    return;
+  }
+  const key = await settings.dpop();
+  headers.set('Authorization', `DPoP ${token}`);
+  headers.set('DPoP', await key.proof(request.method, request.url, { accessToken: token }));
+}
+
+/**
+ * Keeps the API's `DPoP-Nonce` for the next proofs; true when the response is a 401
+ * asking for a nonce that is new, i.e. worth one retry (RFC 9449 §9).
+ */
+export async function useDpopNonce(
+  settings: Pick<HttpSettings, 'dpop'>,
+  url: string,
+  response: Response,
+): Promise<boolean> {
+  if (!settings.dpop || !response.headers.has('DPoP-Nonce')) return false;
+  const fresh = (await settings.dpop()).updateNonce(url, response.headers);
+  return fresh && response.status === 401 && isUseDpopNonceChallenge(response.headers);
 }
 
 /** First wait honours Retry-After exactly; later ones add jittered exponential backoff on top. */

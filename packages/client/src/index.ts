@@ -10,6 +10,14 @@ export {
   UnauthorizedError,
 } from './errors.js';
 export type { ApiErrorBody, PortcullisErrorCode, RequestInfo } from './errors.js';
+export { createDpopKey, isUseDpopNonceChallenge, jwkThumbprint } from './dpop.js';
+export type {
+  CreateDpopKeyOptions,
+  DpopKey,
+  DpopKeyPair,
+  DpopProofOptions,
+  DpopPublicJwk,
+} from './dpop.js';
 export { createEtagCache } from './etag-cache.js';
 export type { CachedResponse, EtagCache } from './etag-cache.js';
 export type { HttpResponse, QueryParams, QueryValue, RawBody, RequestOptions } from './http.js';

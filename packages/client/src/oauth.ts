@@ -3,6 +3,8 @@
  * only — the server refuses plain), the token endpoint grants (RFC 6749 §4.1, §4.4,
  * §6) and the device flow (RFC 8628). Works in Node 24 and browsers (Web Crypto).
  */
+import type { DpopKey } from './dpop.js';
+import { base64url } from './encoding.js';
 import { OAuthError, PortcullisError, TimeoutError, NetworkError } from './errors.js';
 import { sleep as defaultSleep } from './retry.js';
 import type { Sleep } from './retry.js';
@@ -30,18 +32,13 @@ export function portcullisEndpoints(authUrl: string): PortcullisEndpoints {
   };
 }
 
+export { base64url };
+
 /** A PKCE verifier and its S256 challenge. */
 export interface PkcePair {
   codeVerifier: string;
   codeChallenge: string;
   codeChallengeMethod: 'S256';
-}
-
-/** base64url without padding (RFC 4648 §5). */
-export function base64url(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 function randomToken(byteLength: number): string {
@@ -125,6 +122,13 @@ export interface TokenEndpointOptions {
   clientSecret?: string;
   /** RFC 8707 resource indicator (the API audience). */
   resource?: string;
+  /**
+   * DPoP (RFC 9449): binds the tokens to this key (a proof per request, one retry on
+   * `use_dpop_nonce`). Use the same key for the code exchange, the refreshes and the API
+   * calls. A string is a proof made elsewhere (a browser page's, forwarded by its
+   * backend-for-frontend) and is sent as is, without a retry.
+   */
+  dpop?: DpopKey | string;
   fetch?: typeof fetch;
   /** Default 15000. */
   timeoutMs?: number;
@@ -174,7 +178,7 @@ export interface DeviceAuthorizationResponse {
 
 /** Starts the device flow at `{auth}/device/auth`. */
 export async function deviceAuthorization(
-  options: Omit<TokenEndpointOptions, 'tokenUrl'> & {
+  options: Omit<TokenEndpointOptions, 'tokenUrl' | 'dpop'> & {
     deviceAuthorizationUrl: string;
     scope?: string;
   },
@@ -231,7 +235,7 @@ async function tokenRequest(
   options: TokenEndpointOptions,
   params: Record<string, string | undefined>,
 ): Promise<TokenResponse> {
-  const body = await postForm(options, options.tokenUrl, params);
+  const body = await postForm(options, options.tokenUrl, params, options.dpop);
   if (typeof body.access_token !== 'string') {
     throw new PortcullisError('oauth', 'token response without access_token');
   }
@@ -247,25 +251,56 @@ function basicAuth(clientId: string, clientSecret: string): string {
   return `Basic ${btoa(binary)}`;
 }
 
+/**
+ * POSTs the form; with a DPoP key, each attempt carries a fresh proof, and a refusal
+ * with `use_dpop_nonce` that brings a new nonce is retried once with it (RFC 9449 §8).
+ */
 async function postForm(
-  options: Omit<TokenEndpointOptions, 'tokenUrl'>,
+  options: Omit<TokenEndpointOptions, 'tokenUrl' | 'dpop'>,
   url: string,
   params: Record<string, string | undefined>,
+  dpop?: DpopKey | string,
 ): Promise<Record<string, unknown>> {
   const form = new URLSearchParams();
   for (const [name, value] of Object.entries({ ...params, resource: options.resource })) {
     if (value !== undefined) form.set(name, value);
   }
-  const headers = new Headers({ Accept: 'application/json' });
-  if (options.clientSecret !== undefined)
-    headers.set('Authorization', basicAuth(options.clientId, options.clientSecret));
-  else form.set('client_id', options.clientId);
+  for (let attempt = 0; ; attempt++) {
+    const headers = new Headers({ Accept: 'application/json' });
+    if (options.clientSecret !== undefined)
+      headers.set('Authorization', basicAuth(options.clientId, options.clientSecret));
+    else form.set('client_id', options.clientId);
+    if (typeof dpop === 'string') headers.set('DPoP', dpop);
+    else if (dpop) headers.set('DPoP', await dpop.proof('POST', url));
 
+    const answer = await send(options, url, headers, form);
+    const newNonce = typeof dpop === 'object' && dpop.updateNonce(url, answer.headers);
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(answer.text) as Record<string, unknown>;
+    } catch {
+      throw new OAuthError(answer.status, 'invalid_response', `non-JSON answer from ${url}`);
+    }
+    if (answer.status >= 200 && answer.status <= 299) return body;
+    const error = typeof body.error === 'string' ? body.error : `http_${answer.status}`;
+    if (error === 'use_dpop_nonce' && newNonce && attempt === 0) continue;
+    const description =
+      typeof body.error_description === 'string' ? body.error_description : undefined;
+    const dpopNonce = answer.headers.get('DPoP-Nonce') ?? undefined;
+    throw new OAuthError(answer.status, error, description, dpopNonce ? { dpopNonce } : {});
+  }
+}
+
+/** One POST under the timeout; network failures and timeouts become typed errors. */
+async function send(
+  options: Pick<TokenEndpointOptions, 'fetch' | 'timeoutMs' | 'signal'>,
+  url: string,
+  headers: Headers,
+  form: URLSearchParams,
+): Promise<{ status: number; text: string; headers: Headers }> {
   const timeoutMs = options.timeoutMs ?? 15_000;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  let status: number;
-  let text: string;
   try {
     const response = await (options.fetch ?? fetch)(url, {
       method: 'POST',
@@ -273,24 +308,10 @@ async function postForm(
       body: form,
       signal,
     });
-    status = response.status;
-    text = await response.text();
+    return { status: response.status, text: await response.text(), headers: response.headers };
   } catch (err) {
     if (options.signal?.aborted) throw options.signal.reason;
     if (timeout.aborted) throw new TimeoutError(timeoutMs, { cause: err });
     throw new NetworkError(`POST ${url} failed: ${(err as Error).message}`, { cause: err });
   }
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    throw new OAuthError(status, 'invalid_response', `non-JSON answer from ${url}`);
-  }
-  if (status < 200 || status > 299) {
-    const error = typeof body.error === 'string' ? body.error : `http_${status}`;
-    const description =
-      typeof body.error_description === 'string' ? body.error_description : undefined;
-    throw new OAuthError(status, error, description);
-  }
-  return body;
 }

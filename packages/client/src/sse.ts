@@ -12,7 +12,7 @@ import {
   TimeoutError,
   UnauthorizedError,
 } from './errors.js';
-import type { Http } from './http.js';
+import { authorize, useDpopNonce, type Http } from './http.js';
 import { parseRetryAfter } from './retry.js';
 
 /** One dispatched event. */
@@ -113,6 +113,7 @@ export async function* openStream(
   let lastEventId = options.lastEventId;
   let failures = 0; // consecutive connections that delivered nothing
   let refreshed = false;
+  let nonceRetried = false;
   let lastError: unknown;
 
   while (!userSignal?.aborted) {
@@ -136,7 +137,8 @@ export async function* openStream(
       const headers = new Headers(settings.headers);
       headers.set('Accept', 'text/event-stream');
       headers.set('Cache-Control', 'no-cache');
-      if (token) headers.set('Authorization', `Bearer ${token}`);
+      const url = http.url(options.path ?? '/stream');
+      await authorize(settings, headers, { method: 'GET', url, token });
       if (lastEventId !== undefined) headers.set('Last-Event-ID', lastEventId);
 
       let response: Response;
@@ -146,7 +148,7 @@ export async function* openStream(
         settings.timeoutMs,
       );
       try {
-        response = await settings.fetch(http.url(options.path ?? '/stream'), {
+        response = await settings.fetch(url, {
           headers,
           redirect: 'follow',
           credentials: settings.credentials,
@@ -164,6 +166,11 @@ export async function* openStream(
         clearTimeout(timer);
       }
 
+      if ((await useDpopNonce(settings, url, response)) && !nonceRetried) {
+        nonceRetried = true;
+        await response.body?.cancel();
+        continue;
+      }
       if (response.status === 401) {
         const body = await response.text().catch(() => '');
         if (refreshed) throw new UnauthorizedError(body, response.headers);
