@@ -57,9 +57,11 @@ export async function startApiServer(config: ApiConfig, deps: ApiDeps): Promise<
   return {
     url: `http://127.0.0.1:${port}`,
     async close() {
-      // Streams first (each gets a last `retry:` frame), so the drain does not wait on them.
+      // Draining first, so /readyz fails at once; streams end at once too (each with a last
+      // `retry:` frame), so the drain does not wait on them.
+      const drained = draining.close();
       await ownEventBus?.close();
-      await draining.close();
+      await drained;
       await ownDenyList?.close();
       await ownLimiters?.close();
     },

@@ -47,7 +47,7 @@ export async function startWebServer(
     cookieKeys: deps.cookieKeys ?? (await cookieKeys(config)),
   });
   const server: Server = createServer(guardRequests(app.callback()));
-  // Requests under way at shutdown are answered, not cut (README "Graceful shutdown").
+  // Requests under way at shutdown are answered, not cut (README "Operating it", Shutdown).
   const drain = drainOnClose(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -45,6 +45,26 @@ describe('drainOnClose', () => {
     await closed;
   });
 
+  it('answers connections the kernel queued while the event loop was busy, instead of resetting them', async () => {
+    const { drain, port } = await start((_req, res) => res.end('done'));
+    const closed = drain.close();
+    const answers = Array.from({ length: 5 }, () => {
+      const socket = connect(port, '127.0.0.1');
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+      return readAll(socket);
+    });
+    // net.connect connects on the next tick; then the loop is held, as a busy server's
+    // would be, while the kernel completes the handshakes and queues the connections.
+    await new Promise((resolve) => process.nextTick(resolve));
+    const until = Date.now() + 200;
+    while (Date.now() < until);
+    for (const text of await Promise.all(answers)) {
+      expect(text).toMatch(/^HTTP\/1\.1 200 OK/);
+      expect(text).toMatch(/connection: close/i);
+    }
+    await closed;
+  });
+
   it('ends idle keep-alive connections at once and refuses new connections', async () => {
     const { drain, port } = await start((_req, res) => res.end('ok'));
     const agent = new (await import('node:http')).Agent({ keepAlive: true });

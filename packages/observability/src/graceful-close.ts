@@ -2,41 +2,65 @@ import type { Server } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 
 export interface DrainOptions {
-  /** Milliseconds in-flight requests get before their connections are cut. Default 8000. */
+  /**
+   * Milliseconds from the start of close() after which connections still open are cut.
+   * Default 8000.
+   */
   timeoutMs?: number;
+  /**
+   * Longest time the server keeps accepting after close() began. It stops earlier, as
+   * soon as no connection or request has arrived for 100 ms. Default 3000.
+   */
+  acceptForMs?: number;
 }
 
 export interface ServerDrain {
   /** True once close() began: readiness reports not ready, responses say Connection: close. */
   readonly draining: boolean;
   /**
-   * Stops accepting, lets in-flight requests finish (bounded by `timeoutMs`), closes idle
+   * Keeps answering (Connection: close) until clients stop arriving, then stops
+   * listening, lets in-flight requests finish (bounded by `timeoutMs`), closes idle
    * keep-alive connections, and resolves once every connection is gone.
    */
   close(): Promise<void>;
 }
 
 /**
- * A short pause between "draining" and closing the listening socket: connections the
- * kernel already completed but the event loop has not accepted yet would otherwise be
- * reset when the socket closes. 100 ms covers a busy loop, and is short next to the
- * grace periods of orchestrators (Kubernetes: 30 s).
+ * Why the listener closes last, not first: closing a listening socket makes the kernel
+ * reset every connection it completed that the process has not accepted yet (the accept
+ * backlog), and their clients, who already sent a request, see ECONNRESET. Nothing in
+ * user space can stop the kernel from completing handshakes while the backlog is read,
+ * so the listener stays open, answering with `Connection: close` while /readyz fails, until
+ * no connection or request has arrived for QUIET_MS (a balancer has taken the instance
+ * out of rotation), and then closes right after an event-loop poll that found the
+ * backlog empty. Later clients are refused before they send anything (ECONNREFUSED).
+ * See README "Operating it", Shutdown.
  */
-const ACCEPT_GRACE_MS = 100;
+const QUIET_MS = 100;
 // Below the 10 s hard stop of runServices, which then still has time to close the pools.
 const DEFAULT_TIMEOUT_MS = 8000;
+// Within Kubernetes' default 30 s grace period, leaving most of timeoutMs to the drain.
+const DEFAULT_ACCEPT_FOR_MS = 3000;
+
+type HttpSocket = Socket & { _httpMessage?: { finished?: boolean } | null };
 
 /** Graceful shutdown of one HTTP server; attach it right after creating the server. */
 export function drainOnClose(server: Server, options: DrainOptions = {}): ServerDrain {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const acceptForMs = Math.min(options.acceptForMs ?? DEFAULT_ACCEPT_FOR_MS, timeoutMs);
   let draining = false;
   let closing: Promise<void> | undefined;
+  let lastArrival = 0;
   // Open connections that have carried a request: idle ones are keep-alive connections
   // between requests, not connections whose first request has not been read yet.
   const served = new Set<Socket>();
+  server.on('connection', () => {
+    lastArrival = Date.now();
+  });
   // Keep-alive clients learn with their next response that this connection is ending.
   // First in line, so it runs before a handler that answers synchronously.
   server.prependListener('request', (req, res) => {
+    lastArrival = Date.now();
     const socket = req.socket;
     if (!served.has(socket)) {
       served.add(socket);
@@ -48,28 +72,45 @@ export function drainOnClose(server: Server, options: DrainOptions = {}): Server
   /** Ends keep-alive connections waiting between requests; a request under way stays. */
   function closeIdleKeepAlive(): void {
     for (const socket of served) {
-      const response = (socket as Socket & { _httpMessage?: { finished?: boolean } | null })
-        ._httpMessage;
+      const response = (socket as HttpSocket)._httpMessage;
       if (!response || response.finished) socket.destroy();
     }
   }
 
-  async function close(): Promise<void> {
+  /**
+   * Calls `stop` once arrivals have paused for QUIET_MS (or acceptForMs has passed), from
+   * a setImmediate callback: it runs right after the poll phase, which accepts whatever
+   * the kernel has queued, so a connection queued while the loop was busy counts as an
+   * arrival instead of being reset.
+   */
+  function whenArrivalsPause(stop: () => void): void {
+    const deadline = Date.now() + acceptForMs;
+    const check = () =>
+      setImmediate(() => {
+        const quietFor = Date.now() - lastArrival;
+        if (quietFor >= QUIET_MS || Date.now() >= deadline) stop();
+        else setTimeout(check, Math.min(QUIET_MS - quietFor, deadline - Date.now()));
+      });
+    check();
+  }
+
+  function close(): Promise<void> {
     draining = true;
-    await new Promise((resolve) => setTimeout(resolve, ACCEPT_GRACE_MS));
-    await new Promise<void>((resolve) => {
+    // Arrivals before the signal count: the quiet period starts from the last of them.
+    return new Promise<void>((resolve) => {
       const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
       force.unref();
-      // net.Server's close stops listening without http.Server's closeIdleConnections(),
-      // which also resets connections accepted a moment ago whose request has not been
-      // read yet: their clients sent a request and would see ECONNRESET. Those are
-      // answered (with Connection: close); one that never sends anything waits for the
-      // timeout.
-      NetServer.prototype.close.call(server, () => {
-        clearTimeout(force);
-        resolve();
+      whenArrivalsPause(() => {
+        // net.Server's close stops listening without http.Server's closeIdleConnections(),
+        // which also resets connections accepted a moment ago whose request has not been
+        // read yet: those are answered (with Connection: close); one that never sends
+        // anything waits for the timeout.
+        NetServer.prototype.close.call(server, () => {
+          clearTimeout(force);
+          resolve();
+        });
+        closeIdleKeepAlive();
       });
-      closeIdleKeepAlive();
     });
   }
 
