@@ -5,6 +5,7 @@ import type { DenyList } from '@portcullis/claims';
 import type { Db } from '@portcullis/db';
 import {
   readinessEndpoint,
+  refuseNul,
   requestLog,
   type AppMetrics,
   type ReadinessReport,
@@ -90,6 +91,22 @@ function interactionErrors(logger: Logger): Koa.Middleware {
   };
 }
 
+/**
+ * A NUL in the path or query, as an OAuth error: PostgreSQL cannot store one, and no
+ * parameter has a use for one (README "Bad input"). Bodies are looked at where they are
+ * parsed: the interaction forms, and the oidc-provider adapter for what it stores.
+ */
+const refuseNulAtEdge = refuseNul({
+  refuse(ctx) {
+    ctx.status = 400;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      error: 'invalid_request',
+      error_description: 'the request contains a NUL character',
+    };
+  },
+});
+
 /** Builds the authorization server's Koa app; only server.ts listens. */
 export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
   const app = new Koa();
@@ -125,6 +142,7 @@ export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
   );
   app.use(unavailableAs503);
   app.use(baseHeaders);
+  app.use(refuseNulAtEdge);
   app.use(router.routes());
   app.use(interactions.routes());
   app.use(parts.deviceGuard.middleware);

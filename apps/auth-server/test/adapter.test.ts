@@ -69,16 +69,22 @@ describe('the OIDC adapter under concurrent calls', () => {
     expect(result.map((p) => p?.accountId)).toEqual(['bob', undefined, 'alice']);
   });
 
-  test('a key PostgreSQL rejects (NUL) fails alone; the reads beside it are answered', async () => {
+  test('a key PostgreSQL cannot hold (NUL) names nothing; the reads beside it are answered', async () => {
     const tokens = adapterFor('RefreshToken');
-    const results = await Promise.allSettled([
-      tokens.find('rt-a'),
-      tokens.find('rt-\u0000'),
-      tokens.find('rt-b'),
-    ]);
-    expect(results[0]).toMatchObject({ status: 'fulfilled', value: { accountId: 'alice' } });
-    expect(results[1]!.status).toBe('rejected');
-    expect(results[2]).toMatchObject({ status: 'fulfilled', value: { accountId: 'bob' } });
+    const { result, statements } = await counted(() =>
+      Promise.all([tokens.find('rt-a'), tokens.find('rt-\u0000'), tokens.find('rt-b')]),
+    );
+    expect(result.map((p) => p?.accountId)).toEqual(['alice', undefined, 'bob']);
+    expect(statements).toHaveLength(1);
+  });
+
+  test('NUL: lookups by uid, user code or client id find nothing; a payload with one is invalid_request', async () => {
+    expect(await adapterFor('Session').findByUid!('u\u0000')).toBeUndefined();
+    expect(await adapterFor('DeviceCode').findByUserCode!('AB\u0000C')).toBeUndefined();
+    expect(await adapterFor('Client').find('client\u0000')).toBeUndefined();
+    await expect(
+      adapterFor('Interaction').upsert('i-1', { jti: 'i-1', params: { state: 'x\u0000' } }, 60),
+    ).rejects.toMatchObject({ error: 'invalid_request' });
   });
 
   test('one token consumed by several callers at once: exactly the first wins, the rest are reuse', async () => {

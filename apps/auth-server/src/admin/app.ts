@@ -1,6 +1,7 @@
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
+import { bodyFailureOf, refuseNul } from '@portcullis/observability';
 import type { Logger } from 'pino';
 import { adminErrors, AdminError } from './errors.js';
 import { adminRoutes, requireAdminToken, type AdminDeps } from './routes.js';
@@ -16,7 +17,25 @@ export function createAdminApp(deps: AdminDeps, logger: Logger): Koa {
     await next();
   });
   app.use(requireAdminToken(deps.adminToken));
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '64kb' }));
+  app.use(
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: '64kb',
+      onError(error, ctx) {
+        const failure = bodyFailureOf(error, ctx.get('Content-Encoding'));
+        const code = failure.status === 413 ? 'payload_too_large' : 'bad_request';
+        throw new AdminError(failure.status, code, failure.message);
+      },
+    }),
+  );
+  // PostgreSQL cannot store a NUL in text (README "Bad input").
+  app.use(
+    refuseNul({
+      refuse() {
+        throw new AdminError(400, 'bad_request', 'the request contains a NUL character');
+      },
+    }),
+  );
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
   app.use(async function notFound(ctx) {

@@ -1,4 +1,5 @@
 import { createReadCache, toJsonb, type Db } from '@portcullis/db';
+import { containsNul } from '@portcullis/observability';
 
 /** RFC 7591 client metadata as stored; `client_secret` holds the SHA-256 hex of the secret. */
 export type ClientMetadata = Record<string, unknown> & { client_id: string };
@@ -71,6 +72,8 @@ export function createClientsRepo(db: Db, options: ClientsRepoOptions = {}): Cli
       return toRecord(row as ClientRow);
     },
     findMetadata(id) {
+      // PostgreSQL cannot store a NUL in text: no client has one in its id (README "Bad input").
+      if (containsNul(id)) return Promise.resolve(undefined);
       return cache.get(id, '', async () => {
         const row = await db<ClientRow>('clients').where({ id }).first();
         return row?.metadata;

@@ -5,13 +5,16 @@ import Provider, {
   type KoaContextWithOIDC,
 } from 'oidc-provider';
 import { coalesced, prepared, toJsonb, type Db } from '@portcullis/db';
-import { dropAsides, putAside, takeAside } from '../provider/request-memo.js';
+import { containsNul } from '@portcullis/observability';
+import { dropAsides, memoizeInRequest, putAside, takeAside } from '../provider/request-memo.js';
 import type { ArtifactGuard, FreshRevocations } from '../provider/subject-logout.js';
 import type { ClientsRepo } from './clients-repo.js';
 
 interface PayloadRow {
   payload: AdapterPayload;
   consumed_at: Date | null;
+  /** When it was issued (a session: signed in), in ms; null on rows from before migration 011. */
+  issued_at: Date | null;
 }
 
 /**
@@ -30,20 +33,20 @@ const unexpired = (alias: string) => `(${alias}.expires_at is null or ${alias}.e
  * committed before the request is in its answer.
  */
 const TOKEN_GRANT_SESSION_SQL = `with t as (
-    select k.n, p.type, p.payload, p.consumed_at, p.grant_id
+    select k.n, p.type, p.payload, p.consumed_at, p.issued_at, p.grant_id
     from unnest(?::text[], ?::text[]) with ordinality as k(type, id, n)
     join oidc_payloads p on p.type = k.type and p.id = k.id and ${unexpired('p')}
   )
-  select t.n, t.type, t.payload, t.consumed_at from t
+  select t.n, t.type, t.payload, t.consumed_at, t.issued_at from t
   union all
-  select t.n, g.type, g.payload, g.consumed_at from t
+  select t.n, g.type, g.payload, g.consumed_at, g.issued_at from t
     join oidc_payloads g on g.type = 'Grant' and g.id = t.grant_id and ${unexpired('g')}
   union all
-  select t.n, s.type, s.payload, s.consumed_at from t
+  select t.n, s.type, s.payload, s.consumed_at, s.issued_at from t
     join oidc_payloads s on s.type = 'Session' and s.uid = t.payload->>'sessionUid'
       and ${unexpired('s')}
   union all
-  select t.n, 'SubjectRevocation', jsonb_build_object('before', r.issued_before), null from t
+  select t.n, 'SubjectRevocation', jsonb_build_object('before', r.issued_before), null, null from t
     join revocations r on r.kind = 'subject' and r.value = t.payload->>'accountId'
       and r.expires_at > now()`;
 
@@ -81,15 +84,22 @@ const CONSUME_SQL = `with locked as (
 /**
  * Rows given as parallel text arrays (one binding each, same on pg and PGlite), written in
  * (type, id) order so that two batches sharing rows lock them in the same order.
+ * `issued_at` is kept when a row is saved again, except when a session is signed in anew
+ * (its loginTs changes): logout everywhere compares against it.
  */
 const UPSERT_SQL = `insert into oidc_payloads
-    (id, type, payload, grant_id, user_code, uid, expires_at, rotated_from)
-  select id, type, payload::jsonb, grant_id, user_code, uid, expires_at::timestamptz, rotated_from
-  from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
-    as r(id, type, payload, grant_id, user_code, uid, expires_at, rotated_from)
+    (id, type, payload, grant_id, user_code, uid, expires_at, rotated_from, issued_at)
+  select id, type, payload::jsonb, grant_id, user_code, uid, expires_at::timestamptz,
+    rotated_from, issued_at::timestamptz
+  from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+    ?::text[], ?::text[])
+    as r(id, type, payload, grant_id, user_code, uid, expires_at, rotated_from, issued_at)
   order by type, id
   on conflict (type, id) do update set payload = excluded.payload, grant_id = excluded.grant_id,
-    user_code = excluded.user_code, uid = excluded.uid, expires_at = excluded.expires_at`;
+    user_code = excluded.user_code, uid = excluded.uid, expires_at = excluded.expires_at,
+    issued_at = case
+      when oidc_payloads.payload->'loginTs' is distinct from excluded.payload->'loginTs'
+      then excluded.issued_at else oidc_payloads.issued_at end`;
 
 interface ArtifactKey {
   type: string;
@@ -104,6 +114,7 @@ interface ArtifactRow extends ArtifactKey {
   expires_at: string | null;
   /** The refresh token this one replaced (rotation), else null. */
   rotated_from: string | null;
+  issued_at: string;
 }
 
 const keyOf = ({ type, id }: ArtifactKey) => JSON.stringify([type, id]);
@@ -163,6 +174,7 @@ function createStatements(db: Db, refreshReuseInterval: number) {
         column('uid'),
         column('expires_at'),
         column('rotated_from'),
+        column('issued_at'),
       ]);
       return rows.map(() => undefined);
     }),
@@ -182,6 +194,24 @@ const ALREADY_USED: Record<string, string> = {
 };
 
 const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
+
+/** Unix seconds with milliseconds, as the deny list compares them. */
+const seconds = (date: Date | null) => (date ? date.getTime() / 1000 : undefined);
+
+const grantIssuedKey = (grantId: string) => `grant issued_at ${grantId}`;
+
+/** Kept for the rest of the request: the access token's `grant_iat` claim reads it. */
+function rememberGrantIssuedAt(grantId: string, issuedAt: Date | null): void {
+  void memoizeInRequest(grantIssuedKey(grantId), () => Promise.resolve(seconds(issuedAt)));
+}
+
+/**
+ * When the grant was created (Unix seconds with milliseconds), as read by this request;
+ * undefined when it was not read or predates migration 011.
+ */
+export function grantIssuedAt(grantId: string): Promise<number | undefined> {
+  return memoizeInRequest(grantIssuedKey(grantId), () => Promise.resolve(undefined));
+}
 
 const currentCtx = () => (Provider as unknown as { ctx?: KoaContextWithOIDC }).ctx;
 
@@ -230,6 +260,11 @@ export class KnexOidcAdapter implements Adapter {
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
     dropAsides();
+    // oidc-provider parses its own bodies, past the app's NUL check, and stores parameters
+    // a client sent (state, acr_values, ...) with the artifact.
+    if (containsNul(id) || containsNul(payload)) {
+      throw new errors.InvalidRequest('a parameter contains a NUL character');
+    }
     if (this.type === 'Client') {
       await this.clients.put(id, payload as Record<string, unknown>);
       return;
@@ -244,20 +279,29 @@ export class KnexOidcAdapter implements Adapter {
       uid: payload.uid ?? null,
       expires_at: expiresAt?.toISOString() ?? null,
       rotated_from: rotatedFrom(this.type, id),
+      issued_at: new Date().toISOString(),
     });
   }
 
+  /**
+   * PostgreSQL cannot hold a NUL in text, so no stored artifact has one in its id, uid or
+   * user code: such a key names nothing and is not sent to the database, where it would
+   * fail the query (README "Bad input").
+   */
   async find(id: string): Promise<AdapterPayload | undefined> {
+    if (containsNul(id)) return undefined;
     if (this.type === 'Client') return (await this.clients.findMetadata(id)) as AdapterPayload;
     if (READ_WITH_GRANT_AND_SESSION.has(this.type)) return this.findWithGrantAndSession(id);
     return this.findWhere({ id });
   }
 
-  findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+  async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    if (containsNul(userCode)) return undefined;
     return this.findWhere({ user_code: userCode });
   }
 
-  findByUid(uid: string): Promise<AdapterPayload | undefined> {
+  async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    if (containsNul(uid)) return undefined;
     return this.findWhere({ uid });
   }
 
@@ -301,9 +345,11 @@ export class KnexOidcAdapter implements Adapter {
       if (this.type !== 'DeviceCode') {
         query.andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', new Date()));
       }
-      row = await query.first<PayloadRow | undefined>('payload', 'consumed_at');
+      row = await query.first<PayloadRow | undefined>('payload', 'consumed_at', 'issued_at');
     }
-    return row ? this.checked(row) : undefined;
+    if (row && this.type === 'Grant' && typeof where['id'] === 'string')
+      rememberGrantIssuedAt(where['id'], row.issued_at);
+    return row ? this.checked(row, seconds(row.issued_at)) : undefined;
   }
 
   /**
@@ -314,27 +360,34 @@ export class KnexOidcAdapter implements Adapter {
     const rows = await this.statements.readWithGrantAndSession({ type: this.type, id });
     const token = rows.find((r) => r.type === this.type);
     if (!token) return undefined;
+    // Stored in milliseconds (migration 011); the guard compares in seconds.
     const revokedBefore = rows
       .filter((r) => r.type === 'SubjectRevocation')
-      .map((r) => Number((r.payload as { before?: unknown }).before));
+      .map((r) => Number((r.payload as { before?: unknown }).before) / 1000);
     const { grantId, sessionUid } = token.payload;
+    const grant = rows.find((r) => r.type === 'Grant');
     // Put aside even when missing: "no such grant" was just read, not worth a second look.
-    if (typeof grantId === 'string')
-      putAside(asideKey('Grant', { id: grantId }), rows.find((r) => r.type === 'Grant') ?? null);
+    if (typeof grantId === 'string') putAside(asideKey('Grant', { id: grantId }), grant ?? null);
     if (typeof sessionUid === 'string')
       putAside(
         asideKey('Session', { uid: sessionUid }),
         rows.find((r) => r.type === 'Session') ?? null,
       );
-    return this.checked(token, { subjectRevokedBefore: revokedBefore });
+    // A refresh-token chain counts from its grant, so a rotation racing a logout cannot
+    // launder a grant from before it.
+    const issuedAt = seconds(
+      this.type === 'RefreshToken' ? (grant?.issued_at ?? null) : token.issued_at,
+    );
+    return this.checked(token, issuedAt, { subjectRevokedBefore: revokedBefore });
   }
 
   /** The stored payload as oidc-provider expects it, unless the logout guard refuses it. */
   private async checked(
     row: PayloadRow,
+    issuedAt: number | undefined,
     fresh?: FreshRevocations,
   ): Promise<AdapterPayload | undefined> {
-    if (await this.guard?.(this.type, row.payload, fresh)) {
+    if (await this.guard?.(this.type, row.payload, issuedAt, fresh)) {
       await this.forget(row.payload);
       return undefined;
     }

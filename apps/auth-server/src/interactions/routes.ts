@@ -2,7 +2,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { bodyParser } from '@koa/bodyparser';
 import type Router from '@koa/router';
 import type { AccountsRepo } from '@portcullis/accounts';
-import type { Context } from 'koa';
+import { bodyFailureOf, refuseNul } from '@portcullis/observability';
+import type { Context, Middleware } from 'koa';
 import type { InteractionResults } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { AuditRepo } from '../data/audit-repo.js';
@@ -52,7 +53,17 @@ function redirectOrigins(
 
 export function interactionRoutes(router: Router, deps: InteractionDeps): void {
   const { host, logger } = deps;
-  const form = bodyParser({ enableTypes: ['form'], formLimit: '16kb' });
+  const parseForm = bodyParser({
+    enableTypes: ['form'],
+    formLimit: '16kb',
+    onError(error, ctx) {
+      const failure = bodyFailureOf(error, ctx.get('Content-Encoding'));
+      ctx.throw(failure.status, failure.message);
+    },
+  });
+  // PostgreSQL cannot store a NUL (an email is looked up): refused as invalid input.
+  const refuseNulInForm = refuseNul({ refuse: (ctx) => ctx.throw(400, 'NUL character') });
+  const form: Middleware = (ctx, next) => parseForm(ctx, () => refuseNulInForm(ctx, next));
 
   async function details(ctx: Context) {
     return host.current.interactionDetails(ctx.req, ctx.res);
