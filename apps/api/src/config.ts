@@ -1,3 +1,4 @@
+import { databaseVariables } from '@portcullis/db';
 import { z } from 'zod';
 
 const csv = z.string().transform((v) =>
@@ -25,6 +26,8 @@ const schema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
+  /** DB_QUERY_TIMEOUT and DB_START_TIMEOUT, seconds (README "Database faults"). */
+  ...databaseVariables,
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')
@@ -43,6 +46,22 @@ const schema = z.object({
     .enum(['true', 'false'])
     .transform((v) => v === 'true')
     .default(false),
+  /**
+   * The API's externally visible base URL (scheme, host, any path prefix a proxy strips):
+   * DPoP proofs name it in `htu`. Unset: the request's own URL (forwarded headers only
+   * with TRUST_PROXY).
+   */
+  PUBLIC_URL: z
+    .url()
+    .regex(/^https?:\/\/[^?#]*$/, 'must be an http(s) URL without query or fragment')
+    .optional(),
+  /** Require server nonces in DPoP proofs (`use_dpop_nonce`). */
+  DPOP_NONCE: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .default(false),
+  /** How far a DPoP proof's `iat` may be from now, seconds, besides the 30 s clock tolerance. */
+  DPOP_IAT_WINDOW: z.coerce.number().int().min(1).max(3600).default(60),
   // Sessions, API keys and rate limits (issue 6). Durations in seconds.
   SESSION_IDLE_TIMEOUT: seconds.default(1800),
   SESSION_ABSOLUTE_TIMEOUT: seconds.default(86_400),
@@ -82,6 +101,10 @@ export type ApiConfig = Readonly<{
   audience: string;
   jwksUrl: string;
   databaseUrl: string | undefined;
+  /** Bound of one database round trip (DB_QUERY_TIMEOUT). */
+  dbQueryTimeoutMs: number;
+  /** How long startup waits for PostgreSQL (DB_START_TIMEOUT). */
+  dbStartTimeoutMs: number;
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   dataDir: string;
@@ -103,6 +126,7 @@ export type ApiConfig = Readonly<{
     signingKey: string | undefined;
   }>;
   streams: Readonly<{ perPrincipal: number; heartbeatMs: number; pollMs: number }>;
+  dpop: Readonly<{ publicUrl: string | undefined; nonce: boolean; iatWindowSec: number }>;
 }>;
 
 /** `points` requests per `durationSec` window. */
@@ -137,6 +161,8 @@ export function parseApiConfig(env: Record<string, string | undefined>): ApiConf
     audience: e.API_AUDIENCE,
     jwksUrl: e.JWKS_URL ?? new URL('/.well-known/jwks.json', e.ISSUER).toString(),
     databaseUrl: e.DATABASE_URL,
+    dbQueryTimeoutMs: e.DB_QUERY_TIMEOUT * 1000,
+    dbStartTimeoutMs: e.DB_START_TIMEOUT * 1000,
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     dataDir: e.DATA_DIR,
@@ -159,6 +185,11 @@ export function parseApiConfig(env: Record<string, string | undefined>): ApiConf
       dir: e.UPLOADS_DIR ?? `${e.DATA_DIR.replace(/\/+$/, '')}/uploads`,
       presignTtlSec: e.PRESIGN_TTL,
       signingKey: e.UPLOAD_SIGNING_KEY,
+    }),
+    dpop: Object.freeze({
+      publicUrl: e.PUBLIC_URL,
+      nonce: e.DPOP_NONCE,
+      iatWindowSec: e.DPOP_IAT_WINDOW,
     }),
     streams: Object.freeze({
       perPrincipal: e.STREAMS_PER_PRINCIPAL,

@@ -4,6 +4,8 @@
  * Bodies are `{ error: <code> }`, plus `message` where it helps a client and
  * `fields` on 422. 403 is exactly `{"error":"forbidden"}` (DESIGN.md).
  */
+import { DPOP_ALGORITHMS } from '@portcullis/claims';
+
 export type ErrorCode =
   | 'invalid_request'
   | 'malformed_json'
@@ -11,6 +13,8 @@ export type ErrorCode =
   | 'invalid_cursor'
   | 'unauthenticated'
   | 'invalid_token'
+  | 'invalid_dpop_proof'
+  | 'use_dpop_nonce'
   | 'forbidden'
   | 'not_found'
   | 'method_not_allowed'
@@ -73,21 +77,35 @@ export class BadRequestError extends AppError<
   }
 }
 
+type UnauthorizedCode =
+  'unauthenticated' | 'invalid_token' | 'invalid_request' | 'invalid_dpop_proof' | 'use_dpop_nonce';
+
+/**
+ * Both schemes the API accepts are offered (RFC 9110 §11.6.1), the one the request used
+ * first with the error; DPoP's lists the proof algorithms (RFC 9449 §7.1).
+ */
+function challenges(code: UnauthorizedCode, scheme: 'Bearer' | 'DPoP'): string {
+  const error = code === 'unauthenticated' ? '' : `, error="${code}"`;
+  const bearer = `Bearer realm="portcullis"${scheme === 'Bearer' ? error : ''}`;
+  const dpop = `DPoP realm="portcullis"${scheme === 'DPoP' ? error : ''}, algs="${DPOP_ALGORITHMS.join(' ')}"`;
+  return scheme === 'DPoP' ? `${dpop}, ${bearer}` : `${bearer}, ${dpop}`;
+}
+
 /**
  * RFC 6750 §3: `error="invalid_token"` only when a credential was presented; a request
- * without one gets a bare challenge. The body never says why a token failed.
+ * without one gets bare challenges. The body never says why a token failed. A refused
+ * DPoP request names its scheme; `use_dpop_nonce` carries the nonce to use (RFC 9449 §9).
  */
-export class UnauthorizedError extends AppError<
-  'unauthenticated' | 'invalid_token' | 'invalid_request'
-> {
+export class UnauthorizedError extends AppError<UnauthorizedCode> {
   override name = 'UnauthorizedError';
-  constructor(code: 'unauthenticated' | 'invalid_token' | 'invalid_request' = 'unauthenticated') {
+  constructor(
+    code: UnauthorizedCode = 'unauthenticated',
+    options: { scheme?: 'Bearer' | 'DPoP'; nonce?: string | undefined } = {},
+  ) {
     super(401, code, code, {
       headers: {
-        'WWW-Authenticate':
-          code === 'unauthenticated'
-            ? 'Bearer realm="portcullis"'
-            : `Bearer realm="portcullis", error="${code}"`,
+        'WWW-Authenticate': challenges(code, options.scheme ?? 'Bearer'),
+        ...(options.nonce === undefined ? {} : { 'DPoP-Nonce': options.nonce }),
       },
     });
   }

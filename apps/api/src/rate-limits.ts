@@ -53,7 +53,8 @@ export interface RateLimitersOptions {
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 const NAMES: readonly LimiterName[] = ['apiKey', 'loginIp', 'loginAccount', 'anonymous'];
 
-function createRedisClient(
+/** A Redis client that fails commands at once while disconnected (fail closed); the DPoP replay store uses it too. */
+export function createRedisClient(
   url: string,
   timeoutMs: number,
   onError: (error: unknown) => void,
@@ -72,7 +73,7 @@ function createRedisClient(
   return client;
 }
 
-function waitUntilReady(client: Redis, timeoutMs: number): Promise<void> {
+export function waitUntilReady(client: Redis, timeoutMs: number): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
     const done = (error?: Error) => {

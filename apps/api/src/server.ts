@@ -1,8 +1,14 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDenyList } from '@portcullis/claims';
-import { drainOnClose, guardRequests, type ServerDrain } from '@portcullis/observability';
+import {
+  drainOnClose,
+  guardRequests,
+  startingHandler,
+  type ServerDrain,
+} from '@portcullis/observability';
 import { createApiApp, type ApiDeps } from './app.js';
+import { dpopReplayStoreFromConfig } from './auth/dpop.js';
 import type { ApiConfig } from './config.js';
 import { createEventsRepo } from './data/events-repo.js';
 import { createEventBus } from './events/bus.js';
@@ -13,8 +19,21 @@ export interface RunningApiServer {
   close(): Promise<void>;
 }
 
-/** Listens on config.port (0 picks a free port, as tests do). */
-export async function startApiServer(config: ApiConfig, deps: ApiDeps): Promise<RunningApiServer> {
+/**
+ * Listens on config.port (0 picks a free port, as tests do) at once, answering /healthz
+ * and 503 elsewhere until `database` (reachable and migrated: runServices) resolves and
+ * the app is built.
+ */
+export async function startApiServer(
+  config: ApiConfig,
+  deps: ApiDeps,
+  database: Promise<unknown> = Promise.resolve(),
+): Promise<RunningApiServer> {
+  let handler: RequestListener = startingHandler;
+  const server = createServer((req, res) => handler(req, res));
+  await new Promise<void>((resolve) => server.listen(config.port, resolve));
+  const draining = drainOnClose(server);
+  await database;
   // The deny list is loaded before the first request, so no revoked token slips through at start.
   const ownDenyList = deps.denyList
     ? undefined
@@ -33,6 +52,15 @@ export async function startApiServer(config: ApiConfig, deps: ApiDeps): Promise<
   await ownLimiters
     ?.ready()
     .catch((err: unknown) => deps.logger.error({ err }, 'rate-limit store unreachable'));
+  // Proof jtis in Redis with REDIS_URL (fails closed while it is down, like the limits).
+  const ownDpopReplay = deps.dpopReplay
+    ? undefined
+    : dpopReplayStoreFromConfig(config, {
+        onStoreError: (err) => deps.logger.warn({ err }, 'DPoP replay store error'),
+      });
+  await ownDpopReplay
+    ?.ready()
+    .catch((err: unknown) => deps.logger.error({ err }, 'DPoP replay store unreachable'));
   // Open event streams end when the bus closes, so closing the server does not wait on them.
   const ownEventBus = deps.eventBus
     ? undefined
@@ -48,10 +76,9 @@ export async function startApiServer(config: ApiConfig, deps: ApiDeps): Promise<
     ...(ownEventBus ? { eventBus: ownEventBus } : {}),
     ...(ownDenyList ? { denyList: ownDenyList } : {}),
     ...(ownLimiters ? { rateLimiters: ownLimiters } : {}),
+    ...(ownDpopReplay ? { dpopReplay: ownDpopReplay } : {}),
   });
-  const server = createServer(guardRequests(app.callback()));
-  await new Promise<void>((resolve) => server.listen(config.port, resolve));
-  const draining = drainOnClose(server);
+  handler = guardRequests(app.callback());
   lifecycle.drain = draining;
   const { port } = server.address() as AddressInfo;
   return {
@@ -64,6 +91,7 @@ export async function startApiServer(config: ApiConfig, deps: ApiDeps): Promise<
       await drained;
       await ownDenyList?.close();
       await ownLimiters?.close();
+      await ownDpopReplay?.close();
     },
   };
 }

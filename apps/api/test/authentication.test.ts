@@ -54,10 +54,12 @@ function expectAllRefused(target: TestApi) {
 const b64 = (json: unknown) => Buffer.from(JSON.stringify(json)).toString('base64url');
 
 describe('authentication', () => {
-  test('no credentials -> 401 with a bare Bearer challenge', async () => {
+  test('no credentials -> 401 with bare Bearer and DPoP challenges', async () => {
     const res = await get({});
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="portcullis"');
+    expect(res.headers.get('www-authenticate')).toBe(
+      'Bearer realm="portcullis", DPoP realm="portcullis", algs="ES256 ES384 EdDSA Ed25519 PS256 RS256"',
+    );
     expect(res.body).toEqual({ error: 'unauthenticated' });
   });
 

@@ -1,3 +1,4 @@
+import type { DpopRequest, DpopVerifier } from './dpop.js';
 import { TokenError } from './errors.js';
 import { principalFromClaims, type Principal } from './principal.js';
 import type { AccessTokenVerifier } from './verify.js';
@@ -5,30 +6,51 @@ import type { AccessTokenVerifier } from './verify.js';
 // RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
+/** The credential of an Authorization header this project accepts. */
+export interface AuthorizationCredential {
+  /** `DPoP` for a sender-constrained token (RFC 9449 §7.1), whose proof rides beside it. */
+  scheme: 'Bearer' | 'DPoP';
+  token: string;
+}
+
 /**
- * The credential of an `Authorization: Bearer <token>` header (scheme case-insensitive,
+ * Parses `Authorization: Bearer <token>` or `DPoP <token>` (scheme case-insensitive,
  * exactly one space, one token). Undefined when there is no header; throws TokenError
  * `authorization_malformed` or, for another scheme, `scheme_unsupported`.
  */
-export function resolveBearer(authorization: string | undefined | null): string | undefined {
+export function resolveAuthorization(
+  authorization: string | undefined | null,
+): AuthorizationCredential | undefined {
   if (authorization === undefined || authorization === null || authorization === '')
     return undefined;
   const space = authorization.indexOf(' ');
-  const scheme = space === -1 ? authorization : authorization.slice(0, space);
-  if (scheme.toLowerCase() !== 'bearer') {
-    throw new TokenError('scheme_unsupported', 'only the Bearer scheme is accepted');
+  const name = (space === -1 ? authorization : authorization.slice(0, space)).toLowerCase();
+  if (name !== 'bearer' && name !== 'dpop') {
+    throw new TokenError('scheme_unsupported', 'only the Bearer and DPoP schemes are accepted');
   }
-  const credential = authorization.slice(space + 1);
-  if (space === -1 || !B64TOKEN.test(credential)) {
-    throw new TokenError('authorization_malformed', 'expected "Bearer <token>"');
+  const scheme = name === 'bearer' ? 'Bearer' : 'DPoP';
+  const token = authorization.slice(space + 1);
+  if (space === -1 || !B64TOKEN.test(token)) {
+    throw new TokenError('authorization_malformed', `expected "${scheme} <token>"`, { scheme });
   }
-  return credential;
+  return { scheme, token };
+}
+
+/**
+ * The token of an `Authorization: Bearer <token>` header; undefined when there is none or
+ * the scheme is DPoP (only JWTs are DPoP-bound). Throws as resolveAuthorization does.
+ */
+export function resolveBearer(authorization: string | undefined | null): string | undefined {
+  const credential = resolveAuthorization(authorization);
+  return credential?.scheme === 'Bearer' ? credential.token : undefined;
 }
 
 /** What a resolver may read from a request; apps adapt their context to it. */
 export interface CredentialInput {
   authorization?: string | undefined;
   cookies?: { get(name: string): string | undefined } | undefined;
+  /** The request's DPoP proofs and target, for `Authorization: DPoP` tokens. */
+  dpop?: DpopRequest | undefined;
 }
 
 /**
@@ -41,16 +63,59 @@ export type PrincipalResolver = (input: CredentialInput) => Promise<Principal | 
 /** API keys travel as bearer tokens too; the JWT resolver leaves them to their resolver. */
 export const API_KEY_PREFIX = 'sk_live_';
 
+export interface JwtResolverOptions {
+  /** Accepts `Authorization: DPoP` tokens with their proofs; without it they are refused. */
+  dpop?: DpopVerifier | undefined;
+}
+
+function asDpopError(error: unknown): unknown {
+  return error instanceof TokenError && error.scheme === 'Bearer'
+    ? new TokenError(error.code, error.message, { cause: error, scheme: 'DPoP' })
+    : error;
+}
+
 /**
- * Resolves `Authorization: Bearer <JWT>`. Principals are derived once per cached token
- * (claims objects are stable cache entries) and frozen, because they are shared.
+ * Resolves `Authorization: Bearer <JWT>` and `Authorization: DPoP <JWT>`. The token is
+ * verified (or found in the verifier's cache) first; then a token bound to a key
+ * (`cnf`) must come as DPoP with a valid proof of that key, checked on every request,
+ * cached token or not, and an unbound one must come as Bearer (docs/dpop.md).
+ * Principals are derived once per cached token (claims objects are stable cache
+ * entries) and frozen, because they are shared.
  */
-export function createJwtPrincipalResolver(verifier: AccessTokenVerifier): PrincipalResolver {
+export function createJwtPrincipalResolver(
+  verifier: AccessTokenVerifier,
+  options: JwtResolverOptions = {},
+): PrincipalResolver {
   const principals = new WeakMap<object, Principal>();
+  const { dpop } = options;
   return async function resolveJwtPrincipal(input) {
-    const token = resolveBearer(input.authorization);
-    if (token === undefined || token.startsWith(API_KEY_PREFIX)) return undefined;
-    const claims = await verifier.verify(token);
+    const credential = resolveAuthorization(input.authorization);
+    if (credential === undefined) return undefined;
+    const { scheme, token } = credential;
+    if (scheme === 'Bearer') {
+      if (token.startsWith(API_KEY_PREFIX)) return undefined;
+    } else if (!dpop) {
+      throw new TokenError('scheme_unsupported', 'DPoP is not accepted here');
+    }
+    const claims =
+      scheme === 'Bearer'
+        ? await verifier.verify(token)
+        : await verifier.verify(token).catch((error: unknown) => {
+            throw asDpopError(error);
+          });
+    if (scheme === 'Bearer' && claims.cnf !== undefined) {
+      // A stolen sender-constrained token must not work without its key (RFC 9449 §7.2).
+      throw new TokenError('token_bound', 'a sender-constrained token sent as Bearer');
+    }
+    if (scheme === 'DPoP') {
+      const jkt = claims.cnf?.jkt;
+      if (jkt === undefined) {
+        throw new TokenError('token_not_bound', 'a token without cnf.jkt sent as DPoP', {
+          scheme: 'DPoP',
+        });
+      }
+      await dpop!.verify(input.dpop, token, jkt);
+    }
     let principal = principals.get(claims);
     if (!principal) {
       const built = principalFromClaims(claims);

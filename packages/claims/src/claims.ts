@@ -20,6 +20,13 @@ export interface AccessTokenClaims {
   email?: string;
   /** oidc-provider grant id: lets a whole grant be revoked at once. */
   grant_id?: string;
+  /** When the grant was created, Unix seconds with milliseconds (logout everywhere). */
+  grant_iat?: number;
+  /**
+   * Confirmation (RFC 7800): `jkt` is the SHA-256 thumbprint of the client's DPoP key
+   * (RFC 9449 §6). A token with `cnf` is sender-constrained: never accepted as Bearer.
+   */
+  cnf?: { jkt?: string };
 }
 
 /** Prefix of client-credentials subjects, so a client id can never equal a user id. */
@@ -43,6 +50,17 @@ export const accessTokenClaimsSchema = z
     jti: text,
     email: z.string().max(320).optional(),
     grant_id: text.optional(),
+    grant_iat: numericDate.optional(),
+    // Other confirmation methods (e.g. mTLS `x5t#S256`) stay in the object, so a token
+    // bound some other way is still refused as a bearer token.
+    cnf: z
+      .looseObject({
+        jkt: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{43}$/)
+          .optional(),
+      })
+      .optional(),
   })
   // A client subject must name its own client; and a bare `sub` equal to `client_id` is
   // oidc-provider's default client-credentials subject, ambiguous with a user id: refused.

@@ -16,25 +16,73 @@ export type TokenErrorCode =
   | 'lifetime_too_long'
   | 'issuer_mismatch'
   | 'audience_mismatch'
-  | 'token_revoked';
+  | 'token_revoked'
+  // DPoP (RFC 9449; see docs/dpop.md): the token's binding and the request's proof.
+  | 'token_bound'
+  | 'token_not_bound'
+  | 'dpop_proof_missing'
+  | 'dpop_proof_multiple'
+  | 'dpop_proof_invalid'
+  | 'dpop_proof_mismatch'
+  | 'dpop_proof_stale'
+  | 'dpop_proof_replayed'
+  | 'dpop_key_mismatch'
+  | 'dpop_nonce_required'
+  | 'dpop_store_unavailable';
+
+/** The `error` of the challenge: RFC 6750 §3.1 for Bearer, RFC 9449 §7.1 for DPoP. */
+export type OAuthTokenError =
+  'invalid_request' | 'invalid_token' | 'invalid_dpop_proof' | 'use_dpop_nonce';
+
+// Problems with the proof rather than the token: the client may retry with a new proof.
+const PROOF_CODES: ReadonlySet<TokenErrorCode> = new Set([
+  'dpop_proof_missing',
+  'dpop_proof_multiple',
+  'dpop_proof_invalid',
+  'dpop_proof_mismatch',
+  'dpop_proof_stale',
+  'dpop_proof_replayed',
+  'dpop_key_mismatch',
+]);
+// The credential may be fine; the server cannot check it now.
+const UNAVAILABLE_CODES: ReadonlySet<TokenErrorCode> = new Set([
+  'jwks_unavailable',
+  'dpop_store_unavailable',
+]);
+
+function oauthErrorOf(code: TokenErrorCode): OAuthTokenError {
+  if (code === 'authorization_malformed') return 'invalid_request';
+  if (code === 'dpop_nonce_required') return 'use_dpop_nonce';
+  return PROOF_CODES.has(code) ? 'invalid_dpop_proof' : 'invalid_token';
+}
 
 /**
- * A refused credential. `status` is 401 except `jwks_unavailable` (503: the token may be
- * fine, the server cannot check it, so the client must not throw away its session).
- * `oauthError` is the RFC 6750 §3.1 value for `WWW-Authenticate: Bearer error="…"`.
+ * A refused credential. `status` is 401 except `jwks_unavailable` and
+ * `dpop_store_unavailable` (503: the token may be fine, the server cannot check it, so
+ * the client must not throw away its session). `oauthError` is the `error` of the
+ * `WWW-Authenticate` challenge named by `scheme`; `nonce` is the `DPoP-Nonce` to send
+ * with `use_dpop_nonce`.
  */
 export class TokenError extends Error {
   override readonly name = 'TokenError';
   readonly code: TokenErrorCode;
   readonly status: 401 | 503;
   readonly expose = true;
-  readonly oauthError: 'invalid_request' | 'invalid_token';
+  readonly oauthError: OAuthTokenError;
+  readonly scheme: 'Bearer' | 'DPoP';
+  readonly nonce: string | undefined;
 
-  constructor(code: TokenErrorCode, message: string = code, options?: { cause?: unknown }) {
+  constructor(
+    code: TokenErrorCode,
+    message: string = code,
+    options?: { cause?: unknown; scheme?: 'Bearer' | 'DPoP'; nonce?: string },
+  ) {
     super(message, options);
     this.code = code;
-    this.status = code === 'jwks_unavailable' ? 503 : 401;
-    this.oauthError = code === 'authorization_malformed' ? 'invalid_request' : 'invalid_token';
+    this.status = UNAVAILABLE_CODES.has(code) ? 503 : 401;
+    this.oauthError = oauthErrorOf(code);
+    this.scheme = options?.scheme ?? 'Bearer';
+    this.nonce = options?.nonce;
   }
 }
 

@@ -10,6 +10,10 @@
  * TokenError with a literal `code`. Verified tokens are cached by their full string
  * (bounded LRU); every hit rechecks `exp` and the deny list.
  *
+ * DPoP (dpop.ts, RFC 9449; docs/dpop.md): a token carrying `cnf.jkt` is accepted only as
+ * `Authorization: DPoP` with one valid proof signed by that key, checked on every request
+ * even when the token itself comes from the cache; an unbound token only as Bearer.
+ *
  * Subjects: a user token's `sub` is the user id; a client-credentials token's `sub` is
  * `client:<client_id>` (kind 'client'), so the two can never collide.
  *
@@ -35,7 +39,13 @@ export {
   CLIENT_SUBJECT_PREFIX,
   type AccessTokenClaims,
 } from './claims.js';
-export { ForbiddenError, isTokenError, TokenError, type TokenErrorCode } from './errors.js';
+export {
+  ForbiddenError,
+  isTokenError,
+  TokenError,
+  type OAuthTokenError,
+  type TokenErrorCode,
+} from './errors.js';
 export {
   createLocalKeySet,
   createRemoteKeySet,
@@ -72,10 +82,27 @@ export {
   API_KEY_PREFIX,
   chainResolvers,
   createJwtPrincipalResolver,
+  resolveAuthorization,
   resolveBearer,
+  type AuthorizationCredential,
   type CredentialInput,
+  type JwtResolverOptions,
   type PrincipalResolver,
 } from './bearer.js';
+export {
+  createDpopVerifier,
+  DPOP_ALGORITHMS,
+  htuOf,
+  jwkThumbprint,
+  type DpopAlgorithm,
+  type DpopNonces,
+  type DpopReplayStore,
+  type DpopRequest,
+  type DpopVerifier,
+  type DpopVerifierOptions,
+} from './dpop.js';
+export { createDpopNonces, type DpopNoncesOptions } from './dpop-nonce.js';
+export { createMemoryReplayStore, type MemoryReplayStoreOptions } from './dpop-replay.js';
 export {
   createDenyList,
   predatesLogout,

@@ -43,7 +43,7 @@ interface Settings {
 }
 
 const ASYMMETRIC = ['RS256', 'ES256'] as const;
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
+export const BASE64URL = /^[A-Za-z0-9_-]+$/;
 // RFC 9068 §2.1; RFC 8725 §3.11 explicit typing keeps ID tokens (typ JWT) out.
 const ACCESS_TOKEN_TYPES = new Set(['at+jwt', 'application/at+jwt']);
 
@@ -72,7 +72,8 @@ function settings(options: VerifyOptions): Settings {
   };
 }
 
-function decodeJson(segment: string): unknown {
+/** A base64url JSON segment, or undefined when it is not one. */
+export function decodeJson(segment: string): unknown {
   try {
     return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
   } catch {
@@ -80,7 +81,7 @@ function decodeJson(segment: string): unknown {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -1,5 +1,11 @@
 import type { Middleware, ParameterizedContext } from 'koa';
-import { chainResolvers, type Principal, type PrincipalResolver } from '@portcullis/claims';
+import {
+  chainResolvers,
+  type DpopNonces,
+  type Principal,
+  type PrincipalResolver,
+} from '@portcullis/claims';
+import { dpopRequestOf } from '../auth/dpop.js';
 import { BadRequestError, UnauthorizedError } from '../errors.js';
 
 export interface ApiState {
@@ -10,14 +16,25 @@ export interface ApiState {
 // leaks into logs, history and Referer). A form-body token cannot arrive: bodies are JSON.
 const QUERY_CREDENTIALS = ['access_token', 'api_key', 'apikey', 'sid'];
 
+export interface AuthenticateOptions {
+  /** PUBLIC_URL: the base of the URL DPoP proofs must name (auth/dpop.ts). */
+  publicUrl?: string | undefined;
+  /** With DPOP_NONCE: the nonces DPoP responses hand out. */
+  nonces?: DpopNonces | undefined;
+}
+
 /**
  * Resolves the request's credential into `ctx.state.principal` through packages/claims.
  * `resolvers` run in order (API keys, then sessions, then JWTs as they are added); the
  * first Principal wins. A presented but refused credential is a TokenError, which the
  * error renderer turns into 401 `invalid_token` without saying why.
  */
-export function authenticate(resolvers: readonly PrincipalResolver[]): Middleware<ApiState> {
+export function authenticate(
+  resolvers: readonly PrincipalResolver[],
+  options: AuthenticateOptions = {},
+): Middleware<ApiState> {
   const resolve = chainResolvers(...resolvers);
+  const { publicUrl, nonces } = options;
   return async function authenticateRequest(ctx, next) {
     if (QUERY_CREDENTIALS.some((name) => Object.hasOwn(ctx.query, name))) {
       throw new BadRequestError(
@@ -29,6 +46,7 @@ export function authenticate(resolvers: readonly PrincipalResolver[]): Middlewar
     const principal = await resolve({
       authorization,
       cookies: { get: (name) => ctx.cookies.get(name) },
+      dpop: dpopRequestOf(ctx, publicUrl),
     });
     if (!principal) {
       throw new UnauthorizedError(
@@ -36,6 +54,10 @@ export function authenticate(resolvers: readonly PrincipalResolver[]): Middlewar
       );
     }
     ctx.state.principal = principal;
+    // The nonce rotates: every DPoP response hands out the current one (RFC 9449 §8.2).
+    if (nonces && ctx.req.headersDistinct['dpop'] !== undefined) {
+      ctx.set('DPoP-Nonce', await nonces.current());
+    }
     await next();
   };
 }

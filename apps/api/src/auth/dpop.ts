@@ -1,0 +1,98 @@
+import type { ParameterizedContext } from 'koa';
+import {
+  createDpopNonces,
+  createDpopVerifier,
+  createMemoryReplayStore,
+  type DpopReplayStore,
+  type DpopRequest,
+  type DpopVerifier,
+} from '@portcullis/claims';
+import type { ApiConfig } from '../config.js';
+import { createRedisClient, waitUntilReady } from '../rate-limits.js';
+
+/** A replay store the server owns: Redis with REDIS_URL (shared by every instance), else memory. */
+export interface OwnedReplayStore extends DpopReplayStore {
+  readonly store: 'memory' | 'redis';
+  /** Resolves once Redis answers; main and tests await it. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const REDIS_TIMEOUT_MS = 1000;
+
+/**
+ * Proof `jti`s in Redis (`SET NX PX`): a proof used on one instance is refused on every
+ * other. Unreachable Redis makes `claim` throw, so DPoP requests fail closed (503), as
+ * the rate limits do.
+ */
+export function dpopReplayStoreFromConfig(
+  config: ApiConfig,
+  options: { onStoreError?: (error: unknown) => void } = {},
+): OwnedReplayStore {
+  if (!config.redisUrl) {
+    const memory = createMemoryReplayStore();
+    return {
+      store: 'memory',
+      claim: (key, ttlMs) => memory.claim(key, ttlMs),
+      ready: () => Promise.resolve(),
+      close: () => Promise.resolve(),
+    };
+  }
+  const client = createRedisClient(
+    config.redisUrl,
+    REDIS_TIMEOUT_MS,
+    options.onStoreError ?? (() => undefined),
+  );
+  const prefix = `${config.redisKeyPrefix}dpop-jti:`;
+  return {
+    store: 'redis',
+    async claim(key, ttlMs) {
+      return (await client.set(prefix + key, '1', 'PX', Math.max(1, ttlMs), 'NX')) === 'OK';
+    },
+    ready: () => waitUntilReady(client, REDIS_TIMEOUT_MS * 5),
+    async close() {
+      if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+      else client.disconnect();
+    },
+  };
+}
+
+/** The DPoP proof checks of the JWT resolver, configured from DPOP_* (docs/dpop.md). */
+export function createApiDpopVerifier(
+  config: ApiConfig,
+  deps: { replay: DpopReplayStore; nonceSecret: () => Promise<Uint8Array>; now?: () => number },
+): DpopVerifier {
+  const now = deps.now ? { now: deps.now } : {};
+  return createDpopVerifier({
+    replay: deps.replay,
+    nonces: config.dpop.nonce ? createDpopNonces({ secret: deps.nonceSecret, ...now }) : undefined,
+    iatWindowSec: config.dpop.iatWindowSec,
+    ...now,
+  });
+}
+
+/**
+ * The URL a DPoP proof must name in `htu`: PUBLIC_URL plus the request path when set,
+ * else the request's own scheme and host (Koa reads X-Forwarded-Proto/-Host only with
+ * TRUST_PROXY). The path is the one the client sent, before any routing rewrote it.
+ */
+export function externalUrl(ctx: ParameterizedContext, publicUrl: string | undefined): string {
+  const raw = ctx.originalUrl;
+  const end = raw.search(/[?#]/);
+  const path = end === -1 ? raw : raw.slice(0, end);
+  if (publicUrl !== undefined) return publicUrl.replace(/\/+$/, '') + path;
+  return `${ctx.protocol}://${ctx.host}${path}`;
+}
+
+/** The request's DPoP proofs and target, as packages/claims reads them. */
+export function dpopRequestOf(
+  ctx: ParameterizedContext,
+  publicUrl: string | undefined,
+): DpopRequest {
+  return {
+    proofs: ctx.req.headersDistinct['dpop'] ?? [],
+    method: ctx.method,
+    url: externalUrl(ctx, publicUrl),
+    request: ctx.req,
+  };
+}

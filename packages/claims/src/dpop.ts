@@ -1,0 +1,292 @@
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
+import { compactVerify, errors as joseErrors } from 'jose';
+import { TokenError, type TokenErrorCode } from './errors.js';
+import { BASE64URL, decodeJson, isObject } from './verify.js';
+
+/**
+ * Proof algorithms the resource server accepts (its `algs` challenge parameter): asymmetric
+ * only. `none` and HS* can never be, since anyone could "sign" with them.
+ */
+export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'PS256', 'RS256'] as const;
+export type DpopAlgorithm = (typeof DPOP_ALGORITHMS)[number];
+
+/** Remembers proof `jti`s: the first claim of a key wins, later ones are replays. */
+export interface DpopReplayStore {
+  /**
+   * True the first time `key` is claimed within `ttlMs`, false after. Throws when the store
+   * cannot answer (Redis down): the request then fails closed with 503.
+   */
+  claim(key: string, ttlMs: number): Promise<boolean>;
+}
+
+/** Server-issued nonces (RFC 9449 §9): valid on every instance for a while, then rotated. */
+export interface DpopNonces {
+  /** The nonce clients should use now. */
+  current(): Promise<string>;
+  isValid(nonce: string): Promise<boolean>;
+}
+
+/** What a request says about its proof; apps build it from their request context. */
+export interface DpopRequest {
+  /** Every `DPoP` header value of the request (a header sent twice is two entries). */
+  proofs: readonly string[];
+  /** The request method as sent (compared case-sensitively with `htm`). */
+  method: string;
+  /** The externally visible URL of the request; query and fragment are ignored. */
+  url: string;
+  /**
+   * The request itself (any object that is the same for the request's lifetime): a proof
+   * checked again for the same request, as a long stream does, is not a replay.
+   */
+  request?: object;
+}
+
+export interface DpopVerifierOptions {
+  /** Where proof `jti`s are remembered; in memory for one instance, Redis for several. */
+  replay: DpopReplayStore;
+  /** When set, every proof must carry a nonce it issued (`use_dpop_nonce` otherwise). */
+  nonces?: DpopNonces | undefined;
+  /** How far `iat` may be from now, seconds, besides the clock tolerance. Default 60. */
+  iatWindowSec?: number;
+  /** Seconds of clock tolerance, as for access tokens. Default 30. */
+  clockToleranceSec?: number;
+  /** A subset of DPOP_ALGORITHMS. Default all of them. */
+  algorithms?: readonly DpopAlgorithm[];
+  /** Longest accepted proof, checked before decoding. Default 8192 (an RSA-4096 key fits). */
+  maxProofLength?: number;
+  /** Milliseconds clock. Default Date.now. */
+  now?: () => number;
+}
+
+export interface DpopVerifier {
+  /** The accepted algorithms, for the `algs` challenge parameter. */
+  readonly algorithms: readonly DpopAlgorithm[];
+  readonly nonces: DpopNonces | undefined;
+  /**
+   * Checks the request's proof for `token`, whose `cnf.jkt` is `jkt` (RFC 9449 §4.3 and
+   * §7.1). Throws a TokenError (scheme DPoP) naming the first failed check.
+   */
+  verify(request: DpopRequest | undefined, token: string, jkt: string): Promise<void>;
+}
+
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+// RFC 7638 §3.2: the required members of each key type, in lexicographic order.
+const THUMBPRINT_MEMBERS: Record<string, readonly string[]> = {
+  EC: ['crv', 'kty', 'x', 'y'],
+  RSA: ['e', 'kty', 'n'],
+  OKP: ['crv', 'kty', 'x'],
+};
+const MAX_JTI_LENGTH = 256;
+const KEY_CACHE_SIZE = 1000;
+
+const refuse = (code: TokenErrorCode, message: string, nonce?: string) =>
+  new TokenError(code, message, { scheme: 'DPoP', ...(nonce === undefined ? {} : { nonce }) });
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
+
+/** RFC 7638 SHA-256 thumbprint of a public JWK; undefined for a key type DPoP cannot use. */
+export function jwkThumbprint(jwk: Record<string, unknown>): string | undefined {
+  const members = typeof jwk['kty'] === 'string' ? THUMBPRINT_MEMBERS[jwk['kty']] : undefined;
+  if (!members) return undefined;
+  const required: Record<string, unknown> = {};
+  for (const name of members) {
+    if (typeof jwk[name] !== 'string') return undefined;
+    required[name] = jwk[name];
+  }
+  return sha256(JSON.stringify(required));
+}
+
+/** Scheme, host and path of an http(s) URL, normalised (RFC 3986 §6.2.2-6.2.3); else undefined. */
+export function htuOf(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  return `${url.origin}${url.pathname}`;
+}
+
+interface ProofHeader {
+  alg: DpopAlgorithm;
+  jwk: Record<string, unknown>;
+  jkt: string;
+}
+
+interface ProofClaims {
+  jti: string;
+  htm: string;
+  htu: string;
+  iat: number;
+  ath?: unknown;
+  nonce?: unknown;
+}
+
+function checkHeader(encoded: string, algorithms: ReadonlySet<string>): ProofHeader {
+  const header = decodeJson(encoded);
+  if (!isObject(header)) throw refuse('dpop_proof_invalid', 'header is not a JSON object');
+  const { typ, alg, jwk } = header;
+  // RFC 9449 §4.2: explicit typing keeps other JWTs (an access token, an ID token) out.
+  if (typeof typ !== 'string' || typ.toLowerCase() !== 'dpop+jwt') {
+    throw refuse('dpop_proof_invalid', 'typ is not dpop+jwt');
+  }
+  if (typeof alg !== 'string' || !algorithms.has(alg)) {
+    throw refuse(
+      'dpop_proof_invalid',
+      `alg ${JSON.stringify(String(alg)).slice(0, 40)} not allowed`,
+    );
+  }
+  if (!isObject(jwk)) throw refuse('dpop_proof_invalid', 'no jwk in the header');
+  if (PRIVATE_MEMBERS.some((name) => name in jwk)) {
+    throw refuse('dpop_proof_invalid', 'jwk is not a public key');
+  }
+  const jkt = jwkThumbprint(jwk);
+  if (jkt === undefined) throw refuse('dpop_proof_invalid', 'jwk is not an EC, RSA or OKP key');
+  return { alg: alg as DpopAlgorithm, jwk, jkt };
+}
+
+function checkClaimsShape(payload: Uint8Array): ProofClaims {
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payload));
+  } catch {
+    throw refuse('dpop_proof_invalid', 'payload is not JSON');
+  }
+  if (!isObject(json)) throw refuse('dpop_proof_invalid', 'payload is not a JSON object');
+  const { jti, htm, htu, iat } = json;
+  if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) {
+    throw refuse('dpop_proof_invalid', 'jti missing or invalid');
+  }
+  if (typeof htm !== 'string' || typeof htu !== 'string') {
+    throw refuse('dpop_proof_invalid', 'htm or htu missing');
+  }
+  if (typeof iat !== 'number' || !Number.isFinite(iat)) {
+    throw refuse('dpop_proof_invalid', 'iat missing or invalid');
+  }
+  return json as unknown as ProofClaims;
+}
+
+function splitProof(proof: string, maxLength: number): string[] {
+  if (proof.length === 0 || proof.length > maxLength) {
+    throw refuse('dpop_proof_invalid', 'empty or too large');
+  }
+  const parts = proof.split('.');
+  if (parts.length !== 3 || parts.some((p) => !BASE64URL.test(p) || p.length % 4 === 1)) {
+    throw refuse('dpop_proof_invalid', 'not a compact JWS');
+  }
+  return parts;
+}
+
+/** Validates `options` now (throws TypeError on a bad configuration) and returns a verifier. */
+export function createDpopVerifier(options: DpopVerifierOptions): DpopVerifier {
+  const algorithms = options.algorithms ?? DPOP_ALGORITHMS;
+  if (algorithms.length === 0) throw new TypeError('algorithms must not be empty');
+  for (const alg of algorithms) {
+    if (!(DPOP_ALGORITHMS as readonly string[]).includes(alg)) {
+      throw new TypeError(`DPoP algorithm ${String(alg)} not allowed`);
+    }
+  }
+  const allowed = new Set<string>(algorithms);
+  const windowSec = (options.iatWindowSec ?? 60) + (options.clockToleranceSec ?? 30);
+  const maxLength = options.maxProofLength ?? 8192;
+  const now = options.now ?? Date.now;
+  const { replay, nonces } = options;
+  // Imported public keys by thumbprint: a client signs every proof with the same key.
+  const keys = new Map<string, KeyObject>();
+  // Proofs already accepted for a request (see DpopRequest.request).
+  const accepted = new WeakMap<object, { proof: string; token: string }>();
+
+  function importKey(header: ProofHeader): KeyObject {
+    let key = keys.get(header.jkt);
+    if (key === undefined) {
+      try {
+        key = createPublicKey({ key: header.jwk as never, format: 'jwk' });
+      } catch (error) {
+        throw new TokenError('dpop_proof_invalid', 'jwk cannot be imported', {
+          cause: error,
+          scheme: 'DPoP',
+        });
+      }
+      if (keys.size >= KEY_CACHE_SIZE) keys.clear();
+      keys.set(header.jkt, key);
+    }
+    return key;
+  }
+
+  async function verifySignature(proof: string, header: ProofHeader): Promise<Uint8Array> {
+    try {
+      return (await compactVerify(proof, importKey(header), { algorithms: [header.alg] })).payload;
+    } catch (error) {
+      if (error instanceof TokenError) throw error;
+      const message =
+        error instanceof joseErrors.JWSSignatureVerificationFailed
+          ? 'signature verification failed'
+          : 'proof could not be verified';
+      throw new TokenError('dpop_proof_invalid', message, { cause: error, scheme: 'DPoP' });
+    }
+  }
+
+  async function checkNonce(claims: ProofClaims): Promise<void> {
+    if (!nonces) return;
+    const valid = typeof claims.nonce === 'string' && (await nonces.isValid(claims.nonce));
+    if (!valid) {
+      throw refuse(
+        'dpop_nonce_required',
+        'a current server nonce is required',
+        await nonces.current(),
+      );
+    }
+  }
+
+  async function claimJti(jkt: string, claims: ProofClaims, nowSec: number): Promise<void> {
+    // Remembered until the proof's iat leaves the window, so it can never be accepted twice.
+    const ttlMs = Math.ceil((claims.iat + windowSec - nowSec) * 1000) + 1000;
+    let first: boolean;
+    try {
+      first = await replay.claim(`${jkt}:${sha256(claims.jti)}`, ttlMs);
+    } catch (error) {
+      throw new TokenError('dpop_store_unavailable', 'the proof replay store did not answer', {
+        cause: error,
+        scheme: 'DPoP',
+      });
+    }
+    if (!first) throw refuse('dpop_proof_replayed', 'this proof was already used');
+  }
+
+  return {
+    algorithms,
+    nonces,
+    async verify(request, token, jkt) {
+      const proofs = request?.proofs ?? [];
+      if (proofs.length === 0) throw refuse('dpop_proof_missing', 'no DPoP header');
+      // Node joins a repeated header with ", ", which no compact JWS contains.
+      if (proofs.length > 1 || proofs[0]!.includes(',')) {
+        throw refuse('dpop_proof_multiple', 'more than one DPoP header');
+      }
+      const proof = proofs[0]!;
+      const previous = request!.request && accepted.get(request!.request);
+      if (previous && previous.proof === proof && previous.token === token) return;
+
+      const [encodedHeader] = splitProof(proof, maxLength);
+      const header = checkHeader(encodedHeader!, allowed);
+      const claims = checkClaimsShape(await verifySignature(proof, header));
+      if (claims.htm !== request!.method)
+        throw refuse('dpop_proof_mismatch', 'htm is not the method');
+      const expected = htuOf(request!.url);
+      if (expected === undefined || htuOf(claims.htu) !== expected) {
+        throw refuse('dpop_proof_mismatch', 'htu is not the request URL');
+      }
+      const nowSec = now() / 1000;
+      if (Math.abs(nowSec - claims.iat) > windowSec) {
+        throw refuse('dpop_proof_stale', 'iat outside the accepted window');
+      }
+      if (claims.ath !== sha256(token))
+        throw refuse('dpop_proof_mismatch', 'ath is not the token hash');
+      if (header.jkt !== jkt) throw refuse('dpop_key_mismatch', 'proof key is not the token key');
+      await checkNonce(claims);
+      await claimJti(header.jkt, claims, nowSec);
+      if (request!.request) accepted.set(request!.request, { proof, token });
+    },
+  };
+}
