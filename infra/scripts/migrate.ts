@@ -4,7 +4,8 @@ import { parseAuthConfig } from '@portcullis/auth-server';
 
 const config = parseAuthConfig(process.env);
 const options = { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
-const db = createDb(options);
+// A long migration needs a larger DB_QUERY_TIMEOUT for this run (README "Database faults").
+const db = createDb({ ...options, queryTimeoutMs: config.dbQueryTimeoutMs });
 try {
   const applied = await migrateLatest(db);
   console.log(`${describeDb(options)}: ${applied.length ? applied.join(', ') : 'up to date'}`);

@@ -23,12 +23,18 @@ const api = exitOnConfigError(() =>
 );
 const logger = createLogger({ level: auth.logLevel });
 const dbOptions = { databaseUrl: auth.databaseUrl, dataDir: auth.dataDir };
-const db = createDb(dbOptions);
+const db = createDb({ ...dbOptions, queryTimeoutMs: auth.dbQueryTimeoutMs });
 logger.info({ database: describeDb(dbOptions) }, 'opening database');
 
-await runServices(logger, db, {
-  auth: () => startAuthServer(auth, { db, logger: logger.child({ app: 'auth-server' }) }),
-  api: () => startApiServer(api, { db, logger: logger.child({ app: 'api' }) }),
-  web: () => startWebServer(web, { logger: logger.child({ app: 'web' }) }),
-});
+await runServices(
+  logger,
+  db,
+  {
+    auth: (database) =>
+      startAuthServer(auth, { db, logger: logger.child({ app: 'auth-server' }) }, database),
+    api: (database) => startApiServer(api, { db, logger: logger.child({ app: 'api' }) }, database),
+    web: () => startWebServer(web, { logger: logger.child({ app: 'web' }) }),
+  },
+  { startTimeoutMs: auth.dbStartTimeoutMs, description: describeDb(dbOptions) },
+);
 installLastResortGuard(logger);

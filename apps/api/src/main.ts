@@ -1,11 +1,17 @@
 /** Runs the API alone: `pnpm --filter @portcullis/api start`. */
 import { createLogger, installLastResortGuard } from '@portcullis/observability';
-import { createDb, exitOnConfigError, runServices } from '@portcullis/db';
+import { createDb, describeDb, exitOnConfigError, runServices } from '@portcullis/db';
 import { parseApiConfig } from './config.js';
 import { startApiServer } from './server.js';
 
 const config = exitOnConfigError(() => parseApiConfig(process.env));
 const logger = createLogger({ level: config.logLevel, base: { app: 'api' } });
-const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-await runServices(logger, db, { api: () => startApiServer(config, { db, logger }) });
+const dbOptions = { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
+const db = createDb({ ...dbOptions, queryTimeoutMs: config.dbQueryTimeoutMs });
+await runServices(
+  logger,
+  db,
+  { api: (database) => startApiServer(config, { db, logger }, database) },
+  { startTimeoutMs: config.dbStartTimeoutMs, description: describeDb(dbOptions) },
+);
 installLastResortGuard(logger);

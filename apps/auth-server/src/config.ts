@@ -1,3 +1,4 @@
+import { databaseVariables } from '@portcullis/db';
 import { z } from 'zod';
 
 const boolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -14,6 +15,8 @@ const schema = z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
       .optional(),
+    /** DB_QUERY_TIMEOUT and DB_START_TIMEOUT, seconds (README "Database faults"). */
+    ...databaseVariables,
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\//, 'must be a redis:// URL')
@@ -84,6 +87,10 @@ export type AuthConfig = Readonly<{
   apiAudience: string;
   adminToken: string | undefined;
   databaseUrl: string | undefined;
+  /** Bound of one database round trip (DB_QUERY_TIMEOUT). */
+  dbQueryTimeoutMs: number;
+  /** How long startup waits for PostgreSQL (DB_START_TIMEOUT). */
+  dbStartTimeoutMs: number;
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   dataDir: string;
@@ -123,6 +130,8 @@ export function parseAuthConfig(env: Record<string, string | undefined>): AuthCo
     apiAudience: e.API_AUDIENCE,
     adminToken: e.ADMIN_TOKEN,
     databaseUrl: e.DATABASE_URL,
+    dbQueryTimeoutMs: e.DB_QUERY_TIMEOUT * 1000,
+    dbStartTimeoutMs: e.DB_START_TIMEOUT * 1000,
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     dataDir: e.DATA_DIR,

@@ -3,7 +3,12 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createAccountsRepo } from '@portcullis/accounts';
 import { createDenyList } from '@portcullis/claims';
-import { createReadinessCheck, drainOnClose, guardRequests } from '@portcullis/observability';
+import {
+  createReadinessCheck,
+  drainOnClose,
+  guardRequests,
+  startingHandler,
+} from '@portcullis/observability';
 import { Redis } from 'ioredis';
 import { createAdminApp } from './admin/app.js';
 import { createAlertSender } from './alerts.js';
@@ -59,12 +64,14 @@ const REDIS_TIMEOUT_MS = 1000;
 
 /**
  * Starts the authorization server (config.port) and the admin API (config.adminPort on
- * 127.0.0.1). The caller has run the migrations. The port is bound before the Provider
- * is built, so a test can listen on port 0 and still get an exact issuer.
+ * 127.0.0.1). The port is bound before the Provider is built, so a test can listen on
+ * port 0 and still get an exact issuer, and so /healthz answers while `database`
+ * (reachable and migrated: runServices) is awaited.
  */
 export async function startAuthServer(
   config: AuthConfig,
   deps: AuthDeps,
+  database: Promise<unknown> = Promise.resolve(),
 ): Promise<RunningAuthServer> {
   const { db, logger } = deps;
   const secrets = await loadSecrets(config);
@@ -76,12 +83,12 @@ export async function startAuthServer(
   }
 
   // Bound first (the issuer may depend on the port); answers 503 until the app is built.
-  let handler: RequestListener = (_req, res) =>
-    void res.writeHead(503, { 'retry-after': '1' }).end();
+  let handler: RequestListener = startingHandler;
   const server = createServer(guardRequests((req, res) => handler(req, res)));
   const drain = drainOnClose(server);
   const port = await listen(server, config.port);
   const url = `http://127.0.0.1:${port}`;
+  await database;
   const issuer = config.port === 0 ? url : config.issuer;
 
   const pending = new Set<Promise<unknown>>();

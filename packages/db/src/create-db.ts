@@ -33,6 +33,15 @@ export function statementTimeoutMs(queryTimeoutMs: number): number {
 }
 
 /**
+ * knex's warnings, less those about a connection that failed or was discarded: the same
+ * error reaches the query's caller, which answers 503 and logs it once, without a stack.
+ */
+function knexWarning(message: string): void {
+  if (/^(Acquire connection error|Connection Error): /.test(message)) return;
+  console.warn(message);
+}
+
+/**
  * The one knex factory of the project. PGlite is single-connection: callers must never
  * use the base knex inside a transaction, or the two wait for each other forever.
  */
@@ -53,6 +62,7 @@ export function createDb(options: DbOptions): Db {
       },
       pool: { min: 0, max: options.poolMax ?? 10 },
       acquireConnectionTimeout: 2_500,
+      log: { warn: knexWarning },
       ...(options.searchPath ? { searchPath: [options.searchPath] } : {}),
     });
   }

@@ -1,8 +1,10 @@
 import type { Db } from './create-db.js';
 import { migrateLatest } from './migrate.js';
+import { StartupError, waitForDatabase } from './wait-for-database.js';
 
 interface ServiceLogger {
   info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
 }
 
@@ -12,23 +14,72 @@ export interface RunningService {
 }
 
 /**
- * The lifecycle every entry point shares: migrate, start each service, and on SIGINT or
- * SIGTERM close them (bounded by a 10 s grace period) and then the database, so that an
- * embedded PGlite is never left half-written.
+ * Starts one service. It may listen at once (answering /healthz, and 503 elsewhere) but
+ * must await `database` (reachable and migrated) before it touches the database.
+ */
+export type ServiceStarter = (database: Promise<void>) => Promise<RunningService>;
+
+export interface StartOptions {
+  /** DB_START_TIMEOUT in ms: how long an unreachable PostgreSQL is waited for. */
+  startTimeoutMs: number;
+  /** Where the database is, for the log (describeDb). */
+  description: string;
+}
+
+/** Logs why startup failed and exits: a StartupError's own code and message, else 1. */
+function failStartup(logger: ServiceLogger, error: unknown): never {
+  if (error instanceof StartupError) {
+    logger.error({ exitCode: error.exitCode }, error.message);
+    process.exit(error.exitCode);
+  }
+  logger.error({ err: error }, 'startup failed');
+  process.exit(1);
+}
+
+async function startAll(
+  logger: ServiceLogger,
+  db: Db,
+  starters: Record<string, ServiceStarter>,
+  options: StartOptions,
+): Promise<Array<[string, RunningService]>> {
+  const database = waitForDatabase(db, {
+    timeoutMs: options.startTimeoutMs,
+    description: options.description,
+    logger,
+  })
+    .then(() => migrateLatest(db))
+    .then((applied) => logger.info({ applied }, 'database ready'));
+  // Each service awaits `database` itself; this only keeps an early failure handled.
+  database.catch(() => undefined);
+  return Promise.all(
+    Object.entries(starters).map(async ([name, start]): Promise<[string, RunningService]> => [
+      name,
+      await start(database),
+    ]),
+  );
+}
+
+/**
+ * The lifecycle every entry point shares: wait for the database (DB_START_TIMEOUT) and
+ * migrate while the services already answer /healthz, start each service, and on SIGINT
+ * or SIGTERM close them (bounded by a 10 s grace period) and then the database, so that
+ * an embedded PGlite is never left half-written. A failed start exits with a message.
  */
 export async function runServices(
   logger: ServiceLogger,
   db: Db,
-  starters: Record<string, () => Promise<RunningService>>,
+  starters: Record<string, ServiceStarter>,
+  options: StartOptions,
 ): Promise<void> {
-  const applied = await migrateLatest(db);
-  logger.info({ applied }, 'database ready');
   const running: RunningService[] = [];
   const urls: Record<string, string> = {};
-  for (const [name, start] of Object.entries(starters)) {
-    const service = await start();
-    running.push(service);
-    urls[name] = service.url;
+  try {
+    for (const [name, service] of await startAll(logger, db, starters, options)) {
+      running.push(service);
+      urls[name] = service.url;
+    }
+  } catch (error) {
+    failStartup(logger, error);
   }
   logger.info(urls, 'Portcullis is up');
 

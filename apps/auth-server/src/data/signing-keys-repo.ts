@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { toJsonb, type Db } from '@portcullis/db';
+import { StartupError, toJsonb, type Db } from '@portcullis/db';
 
 export type KeyAlg = 'RS256' | 'ES256';
 export type Jwk = Record<string, unknown> & { kid: string };
@@ -44,13 +44,41 @@ export function sealJwk(kek: Buffer, kid: string, jwk: Jwk): string {
     .join('.');
 }
 
+/** EX_CONFIG: the configuration does not fit the data. */
+const EX_CONFIG = 78;
+
+/**
+ * A stored signing key does not open with this KEY_ENCRYPTION_KEY: the database was
+ * written by a run with another one (typically a development run whose key was generated
+ * into another DATA_DIR). At startup this ends the process with exit status 78.
+ */
+export class KeyDecryptionError extends StartupError {
+  override name = 'KeyDecryptionError';
+  constructor(kid: string, cause: unknown) {
+    super(
+      `signing key ${kid} in the database cannot be decrypted with this KEY_ENCRYPTION_KEY: ` +
+        'the keys were encrypted with another one. Set KEY_ENCRYPTION_KEY to the key that ' +
+        'encrypted them (a development run generates it into DATA_DIR/key-encryption-key: ' +
+        'use the DATA_DIR of that run), or start on an empty database',
+      EX_CONFIG,
+      { cause },
+    );
+  }
+}
+
 export function openJwk(kek: Buffer, kid: string, sealed: string): Jwk {
   const [version, iv, ct, tag] = sealed.split('.');
   if (version !== 'v1' || !iv || !ct || !tag) throw new Error(`signing key ${kid}: unknown format`);
   const decipher = createDecipheriv('aes-256-gcm', kek, Buffer.from(iv, 'base64url'))
     .setAAD(Buffer.from(kid))
     .setAuthTag(Buffer.from(tag, 'base64url'));
-  const clear = Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]);
+  let clear: Buffer;
+  try {
+    clear = Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]);
+  } catch (error) {
+    // GCM authentication failed: another key (or a tampered row, which the same fix suits).
+    throw new KeyDecryptionError(kid, error);
+  }
   return JSON.parse(clear.toString('utf8')) as Jwk;
 }
 

@@ -1,0 +1,70 @@
+import type { Db } from './create-db.js';
+import { isDatabaseUnavailable } from './errors.js';
+
+/** An error that ends startup with a message for the operator and a sysexits(3) code. */
+export class StartupError extends Error {
+  override name = 'StartupError';
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** EX_UNAVAILABLE: a service the program needs is not there. */
+const EX_UNAVAILABLE = 69;
+const FIRST_DELAY_MS = 250;
+const MAX_DELAY_MS = 5_000;
+
+export interface WaitOptions {
+  /** DB_START_TIMEOUT in ms; 0 gives up at the first failure. */
+  timeoutMs: number;
+  /** Where the database is, for the log (describeDb). */
+  description: string;
+  logger: { warn(obj: object, msg?: string): void };
+}
+
+/** `ECONNREFUSED`, `57P03`, or the message: what the operator can search for. */
+function reasonOf(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown };
+  if (typeof e.code === 'string') return e.code;
+  return typeof e.message === 'string' && e.message ? e.message : String(error);
+}
+
+/**
+ * Resolves once the database answers. While it is unreachable (down, starting up, not
+ * accepting connections yet) it retries with exponential backoff up to 5 s, logging
+ * each wait; past `timeoutMs` it throws a StartupError naming DB_START_TIMEOUT. Other
+ * failures (wrong password, no such database) are not waited out: they are thrown as is.
+ */
+export async function waitForDatabase(db: Db, options: WaitOptions): Promise<void> {
+  const deadline = Date.now() + options.timeoutMs;
+  let delay = FIRST_DELAY_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.raw('select 1');
+      return;
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new StartupError(
+          `the database (${options.description}) was still unreachable (${reasonOf(error)}) ` +
+            `after DB_START_TIMEOUT (${options.timeoutMs / 1000} s): start it, check ` +
+            `DATABASE_URL, or wait longer with a larger DB_START_TIMEOUT`,
+          EX_UNAVAILABLE,
+          { cause: error },
+        );
+      }
+      const wait = Math.min(delay, left);
+      options.logger.warn(
+        { database: options.description, reason: reasonOf(error), attempt, retryInMs: wait },
+        'waiting for the database',
+      );
+      await new Promise((r) => setTimeout(r, wait));
+      delay = Math.min(delay * 2, MAX_DELAY_MS);
+    }
+  }
+}
