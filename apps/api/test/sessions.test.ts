@@ -255,13 +255,15 @@ describe('POST /logout/all', () => {
   test('writes a subject revocation the auth server can honour for refresh tokens', async () => {
     const { user } = await signedIn();
     const token = await api.tokenFor(user);
-    const before = Math.floor(Date.now() / 1000);
+    const before = Date.now();
     expect((await api.request('POST', '/logout/all', { token })).status).toBe(204);
     const row = await api.database
       .db('revocations')
       .where({ kind: 'subject', value: user.id })
       .first();
-    expect(Number(row.issued_before)).toBeGreaterThan(before);
+    // The instant of the logout, in milliseconds: not rounded up to the next second.
+    expect(Number(row.issued_before)).toBeGreaterThanOrEqual(before);
+    expect(Number(row.issued_before)).toBeLessThanOrEqual(Date.now());
     // Kept for as long as a refresh-token grant may live (LOGOUT_ALL_REVOCATION_TTL, 30 days).
     expect(new Date(row.expires_at).getTime()).toBeGreaterThan(Date.now() + 29 * 86_400_000);
   });

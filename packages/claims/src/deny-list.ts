@@ -7,11 +7,18 @@ export interface DenyCheckInput {
   grantId?: string | undefined;
   sub?: string | undefined;
   iat?: number | undefined;
+  /**
+   * When the token's grant was created, Unix seconds with milliseconds. A logout
+   * everywhere cuts off by it when present: `iat` has whole seconds only, and a token of a
+   * grant from before the logout must not pass because it was minted after it.
+   */
+  grant_iat?: number | undefined;
 }
 
 /**
  * Revoked tokens, grants and subjects, mirrored in memory so `isDenied` costs a few Map
- * lookups per request. All times are Unix seconds.
+ * lookups per request. All times are Unix seconds; a logout's instant and an issue time
+ * may carry a fraction (milliseconds), and are compared with it.
  */
 export interface DenyList {
   /** Synchronous and in-memory: safe on every request. */
@@ -20,7 +27,7 @@ export interface DenyList {
   denyToken(jti: string, expiresAt: number): Promise<void>;
   /** Denies every token carrying `grant_id` = grantId (refresh-token reuse, RFC 9700 §4.14). */
   denyGrant(grantId: string, expiresAt: number): Promise<void>;
-  /** Logout everywhere: denies the subject's tokens with `iat < before`. */
+  /** Logout everywhere at `before` (with its milliseconds): denies tokens issued before it. */
   denySubject(subject: string, before: number, expiresAt: number): Promise<void>;
   /** Loads unexpired rows, then polls for new ones. */
   start(): Promise<void>;
@@ -88,7 +95,9 @@ function checkTime(name: string, value: number): void {
 
 /**
  * The rule of a subject revocation (logout everywhere at `before`): a token issued before
- * it is revoked, and so is one without `iat` (no proof it postdates the logout).
+ * it is revoked, and so is one without `iat` (no proof it postdates the logout). Both are
+ * compared with the precision they carry (milliseconds where known): an issue time in
+ * whole seconds must be given as the start of its second, so that ambiguity revokes.
  */
 export function predatesLogout(iat: number | undefined, before: number): boolean {
   return iat === undefined || iat < before;
@@ -135,9 +144,11 @@ export function createDenyList(options: DenyListOptions = {}): DenyList {
     apply(e);
     bus.emit(EVENT, e);
     if (!db) return;
+    // `issued_before` is stored in milliseconds (migration 011).
+    const beforeMs = e.before === null ? null : Math.round(e.before * 1000);
     await db.raw(
       'insert into revocations (kind, value, issued_before, expires_at) values (?, ?, ?, to_timestamp(?))',
-      [e.kind, e.value, e.before, e.expiresAt],
+      [e.kind, e.value, beforeMs, e.expiresAt],
     );
   }
 
@@ -155,7 +166,7 @@ export function createDenyList(options: DenyListOptions = {}): DenyList {
         apply({
           kind: row['kind'] as Kind,
           value: String(row['value']),
-          before: row['issued_before'] == null ? null : Number(row['issued_before']),
+          before: row['issued_before'] == null ? null : Number(row['issued_before']) / 1000,
           expiresAt: Number(row['expires_at']),
         });
       }
@@ -188,7 +199,7 @@ export function createDenyList(options: DenyListOptions = {}): DenyList {
       if (grantId !== undefined && grants.has(grantId)) return true;
       if (c.sub !== undefined) {
         const s = subjects.get(c.sub);
-        if (s && predatesLogout(c.iat, s.before)) return true;
+        if (s && predatesLogout(c.grant_iat ?? c.iat, s.before)) return true;
       }
       return false;
     },

@@ -9,6 +9,7 @@ import * as m007 from './migrations/007-signing-key-activation.js';
 import * as m008 from './migrations/008-partial-artifact-indexes.js';
 import * as m009 from './migrations/009-subject-revocations-index.js';
 import * as m010 from './migrations/010-refresh-rotation-parent.js';
+import * as m011 from './migrations/011-logout-cutoff-milliseconds.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -30,6 +31,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['008-partial-artifact-indexes', m008],
   ['009-subject-revocations-index', m009],
   ['010-refresh-rotation-parent', m010],
+  ['011-logout-cutoff-milliseconds', m011],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

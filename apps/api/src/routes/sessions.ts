@@ -135,15 +135,15 @@ export function sessionRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig
       throw new ForbiddenError('logout/all needs a user session or user token');
     const now = deps.clock();
     await sessions.revokeAllForUser(principal.subject, now);
-    // Tokens whose iat is at most this second are denied (a token issued later in this
-    // same second is denied too: safer than letting one issued just before through).
-    // The row lives as long as a refresh-token grant may, so the auth server can refuse
-    // refresh for grants issued before it (see the report on the `revocations` contract).
-    const nowSec = Math.floor(now.getTime() / 1000);
+    // Tokens and artifacts issued before this instant are denied, compared to the
+    // millisecond (README "Trust model": deny list), so a sign-in finished just after it
+    // works. The row lives as long as a refresh-token grant may, so the auth server can
+    // refuse refresh for grants issued before it.
+    const nowSec = now.getTime() / 1000;
     await credentials().revocations.denySubject(
       principal.subject,
-      nowSec + 1,
-      nowSec + logoutAllTtlSec,
+      nowSec,
+      Math.ceil(nowSec) + logoutAllTtlSec,
     );
     ctx.append('Set-Cookie', CLEARED);
     ctx.status = 204;

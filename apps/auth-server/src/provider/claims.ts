@@ -1,6 +1,7 @@
 import type { AccountsRepo } from '@portcullis/accounts';
 import { API_SCOPE, CLIENT_SUBJECT_PREFIX, Perm } from '@portcullis/claims';
 import { errors, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
+import { grantIssuedAt } from '../data/oidc-adapter.js';
 import type { KeyRing } from './keys.js';
 
 /** Scopes of the API resource server: `api` (all permissions of my roles) and each permission. */
@@ -36,8 +37,10 @@ export function resourceServerInfo(
 
 /**
  * Claims beyond RFC 9068's: `roles` (the user's, or the client's `roles` metadata for
- * client credentials), `grant_id` (so the API deny list can revoke a whole grant) and
- * `email` when the grant includes the email scope.
+ * client credentials), `grant_id` (so the API deny list can revoke a whole grant),
+ * `grant_iat` (when the grant was created, Unix seconds with milliseconds: logout
+ * everywhere cuts off by it, `iat` having whole seconds only) and `email` when the grant
+ * includes the email scope.
  */
 export function createExtraTokenClaims(accounts: AccountsRepo) {
   return async function extraTokenClaims(ctx: KoaContextWithOIDC, token: TokenLike) {
@@ -49,7 +52,11 @@ export function createExtraTokenClaims(accounts: AccountsRepo) {
     if (!token.accountId) return undefined;
     const user = await accounts.findById(token.accountId);
     const claims: Record<string, unknown> = { roles: user?.roles ?? [] };
-    if (token.grantId) claims['grant_id'] = token.grantId;
+    if (token.grantId) {
+      claims['grant_id'] = token.grantId;
+      const grantIat = await grantIssuedAt(token.grantId);
+      if (grantIat !== undefined) claims['grant_iat'] = grantIat;
+    }
     const grant = ctx.oidc.entities.Grant;
     const oidcScope = grant?.getOIDCScope().split(' ') ?? [];
     if (user && oidcScope.includes('email')) claims['email'] = user.email;
