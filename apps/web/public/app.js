@@ -6,8 +6,14 @@
 //   localStorage, no sessionStorage, no cookie); a reload gets a new one from
 //   POST /auth/refresh, which rotates the refresh token;
 // - refreshes are serialized: concurrent callers share the one in-flight request, so
-//   this tab never presents a refresh token twice (the BFF does the same across tabs).
-// The API is called directly (CORS) with `Authorization: Bearer <access token>`.
+//   this tab never presents a refresh token twice (the BFF does the same across tabs);
+// - both tokens are DPoP-bound (RFC 9449) to a non-extractable key pair kept in IndexedDB:
+//   this page signs a proof for each API call, and for each token request the BFF makes
+//   (it forwards the proof to /token). A copied token is useless without the key, and
+//   the key cannot be copied (README "DPoP in the browser demo").
+// The API is called directly (CORS) with `Authorization: DPoP <access token>` and a proof.
+
+import { createDpopKey, isUseDpopNonceChallenge } from './dpop.js';
 
 const CSRF_HEADERS = { 'X-Requested-With': 'portcullis-web' };
 /** Refresh this long before the access token expires. */
@@ -42,17 +48,112 @@ function describeProblem(status, body, retryAfter) {
   return body?.message ?? `Request failed (${code}).`;
 }
 
+// ---------------------------------------------------------------- DPoP key
+
+const KEY_DB = 'portcullis-demo';
+const KEY_STORE = 'keys';
+const KEY_ID = 'dpop';
+let dpopKeyPromise = null;
+
+/** One request on the key store; resolves with its result once the transaction is done. */
+function keyStore(mode, operation) {
+  return new Promise((resolve, reject) => {
+    const open = indexedDB.open(KEY_DB, 1);
+    open.onupgradeneeded = () => open.result.createObjectStore(KEY_STORE);
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const tx = db.transaction(KEY_STORE, mode);
+      const request = operation(tx.objectStore(KEY_STORE));
+      tx.oncomplete = () => {
+        db.close();
+        resolve(request.result);
+      };
+      tx.onerror = () => {
+        db.close();
+        reject(tx.error);
+      };
+      tx.onabort = () => {
+        db.close();
+        reject(tx.error);
+      };
+    };
+  });
+}
+
+/**
+ * The page's DPoP key: the stored pair (a reload keeps the session's tokens usable), or a
+ * new non-extractable one, stored with `add` so two tabs starting at once keep one key.
+ */
+function dpopKey() {
+  dpopKeyPromise ??= (async () => {
+    const stored = await keyStore('readonly', (store) => store.get(KEY_ID));
+    if (stored) return createDpopKey({ keyPair: stored });
+    const key = await createDpopKey();
+    try {
+      await keyStore('readwrite', (store) => store.add(key.keyPair, KEY_ID));
+      return key;
+    } catch {
+      return createDpopKey({ keyPair: await keyStore('readonly', (store) => store.get(KEY_ID)) });
+    }
+  })();
+  dpopKeyPromise.catch(() => {
+    dpopKeyPromise = null;
+  });
+  return dpopKeyPromise;
+}
+
+/** Signing out ends the key too: the next sign-in binds its tokens to a new one. */
+async function forgetDpopKey() {
+  dpopKeyPromise = null;
+  await keyStore('readwrite', (store) => store.delete(KEY_ID));
+}
+
+/**
+ * fetch with `Authorization: DPoP` and a proof for this method and URL; a 401 asking for
+ * a new nonce is retried once with it (RFC 9449 §9).
+ */
+async function dpopFetch(url, token, init) {
+  const key = await dpopKey();
+  for (let attempt = 0; ; attempt++) {
+    const headers = {
+      ...init.headers,
+      Authorization: `DPoP ${token}`,
+      DPoP: await key.proof(init.method ?? 'GET', url, { accessToken: token }),
+    };
+    const res = await fetch(url, { ...init, headers });
+    const newNonce = key.updateNonce(url, res.headers);
+    if (res.status === 401 && newNonce && attempt === 0 && isUseDpopNonceChallenge(res.headers))
+      continue;
+    return res;
+  }
+}
+
 // ---------------------------------------------------------------- tokens
+
+/**
+ * POST /auth/refresh with a proof for the token endpoint (the BFF exchanges the sign-in's
+ * code or rotates the refresh token with it); one retry when /token asks for a nonce.
+ */
+async function postRefresh() {
+  const key = await dpopKey();
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch('/auth/refresh', {
+      method: 'POST',
+      headers: { ...CSRF_HEADERS, DPoP: await key.proof('POST', config.tokenUrl) },
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+    const newNonce = key.updateNonce(config.tokenUrl, res.headers);
+    if (res.status === 400 && newNonce && attempt === 0) continue;
+    return res;
+  }
+}
 
 /** POST /auth/refresh, at most one at a time. Resolves to the access token or null (signed out). */
 function refreshAccessToken() {
   session.refreshing ??= (async () => {
-    const res = await fetch('/auth/refresh', {
-      method: 'POST',
-      headers: CSRF_HEADERS,
-      credentials: 'same-origin',
-      cache: 'no-store',
-    });
+    const res = await postRefresh();
     if (res.status === 401) {
       forgetSession();
       return null;
@@ -89,11 +190,10 @@ async function api(method, path, { body, headers = {} } = {}) {
   for (let attempt = 0; ; attempt++) {
     const token = await accessToken();
     if (!token) throw new SignedOutError();
-    const res = await fetch(config.apiUrl + path, {
+    const res = await dpopFetch(config.apiUrl + path, token, {
       method,
       headers: {
         Accept: 'application/json',
-        Authorization: `Bearer ${token}`,
         ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
         ...headers,
       },
@@ -163,7 +263,7 @@ function showSignedIn() {
 function renderToken() {
   if (!session.accessToken) return;
   const at = new Date(session.expiresAt).toLocaleTimeString();
-  $('profile-token').textContent = `in memory, expires ${at}`;
+  $('profile-token').textContent = `in memory, DPoP-bound, expires ${at}`;
 }
 
 const money = (amount, currency) => {
@@ -367,7 +467,7 @@ function stopStream() {
   streamStatus('offline');
 }
 
-/** GET /stream over fetch with the bearer token; reconnects with Last-Event-ID and backoff. */
+/** GET /stream over fetch with the DPoP-bound token; reconnects with Last-Event-ID and backoff. */
 function startStream() {
   stopStream();
   const controller = new AbortController();
@@ -387,9 +487,9 @@ function startStream() {
       try {
         const token = await accessToken();
         if (!token) throw new SignedOutError();
-        const headers = { Accept: 'text/event-stream', Authorization: `Bearer ${token}` };
+        const headers = { Accept: 'text/event-stream' };
         if (lastEventId !== undefined) headers['Last-Event-ID'] = lastEventId;
-        const res = await fetch(`${config.apiUrl}/stream`, {
+        const res = await dpopFetch(`${config.apiUrl}/stream`, token, {
           headers,
           signal: controller.signal,
           cache: 'no-store',
@@ -439,6 +539,7 @@ async function signOut() {
     headers: CSRF_HEADERS,
     credentials: 'same-origin',
   });
+  await forgetDpopKey();
   showSignedOut('You are signed out.');
 }
 

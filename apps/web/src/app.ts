@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import Router from '@koa/router';
+import { portcullisEndpoints } from '@portcullis/client';
 import type { Logger } from 'pino';
 import { authRoutes, type Rotation } from './auth-routes.js';
 import type { WebConfig } from './config.js';
@@ -19,7 +20,7 @@ export interface WebDeps {
 }
 
 const PUBLIC_DIR = new URL('../public/', import.meta.url);
-export const PUBLIC_FILES = ['index.html', 'app.js', 'style.css'] as const;
+export const PUBLIC_FILES = ['index.html', 'app.js', 'dpop.js', 'style.css'] as const;
 
 /**
  * The browser demo: the SPA's static files, what the SPA needs to know (/config.json),
@@ -36,7 +37,12 @@ export function createWebApp(config: WebConfig, deps: WebDeps): Koa {
   });
   router.get('/config.json', function spaConfig(ctx) {
     ctx.set('Cache-Control', 'no-cache');
-    ctx.body = { apiUrl: config.apiUrl, issuer: config.issuer };
+    // tokenUrl: the `htu` of the proofs the page makes for the BFF's token requests.
+    ctx.body = {
+      apiUrl: config.apiUrl,
+      issuer: config.issuer,
+      tokenUrl: portcullisEndpoints(config.issuer).tokenEndpoint,
+    };
   });
   authRoutes(router, config, {
     logger: deps.logger,

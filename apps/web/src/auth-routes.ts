@@ -13,7 +13,7 @@ import {
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { WebConfig } from './config.js';
-import { clearCookie, PKCE_COOKIE, REFRESH_COOKIE, setCookie } from './cookies.js';
+import { clearCookie, PKCE_COOKIE, REFRESH_COOKIE, setCookie, SIGNIN_COOKIE } from './cookies.js';
 import { requireSameOriginFetch } from './csrf.js';
 import { idTokenUser, type SignedInUser } from './id-token.js';
 import type { RefreshCoordinator } from './refresh-coordinator.js';
@@ -40,7 +40,18 @@ interface PendingSignIn {
   nonce: string;
 }
 
+/** A sign-in whose code awaits the page's DPoP proof. */
+interface PendingExchange {
+  code: string;
+  verifier: string;
+  nonce: string;
+}
+
 const PKCE_TTL = 10 * 60;
+/** The authorization server's codes live 60 s (oidc-provider ttl.AuthorizationCode). */
+const SIGNIN_TTL = 60;
+/** Token endpoint refusals about the proof: the page fixes its proof, the session stays. */
+const PROOF_ERRORS = new Set(['use_dpop_nonce', 'invalid_dpop_proof']);
 /** The authorization server keeps refresh tokens 30 days (REFRESH_TOKEN_TTL); the cookie matches. */
 const REFRESH_COOKIE_TTL = 30 * 24 * 60 * 60;
 /** Sign-in errors the SPA explains; anything else becomes `sign_in_failed`. */
@@ -64,6 +75,20 @@ function isPendingSignIn(value: unknown): value is PendingSignIn {
   );
 }
 
+function isPendingExchange(value: unknown): value is PendingExchange {
+  const v = value as Partial<PendingExchange> | undefined;
+  return (
+    typeof v?.code === 'string' && typeof v.verifier === 'string' && typeof v.nonce === 'string'
+  );
+}
+
+/** Answers a refusal of the page's proof: 400, with the server's nonce for the retry. */
+function proofRefused(ctx: Context, error: string, nonce?: string) {
+  if (nonce) ctx.set('DPoP-Nonce', nonce);
+  ctx.status = 400;
+  ctx.body = { error };
+}
+
 function noStore(ctx: Context) {
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Pragma', 'no-cache');
@@ -74,14 +99,19 @@ function noStore(ctx: Context) {
  * BFF is a public client whose code exchange runs server-side, spec §5 "PKCE steps"):
  *
  *   GET  /auth/login     new verifier/state/nonce in the sealed `pkce` cookie -> /authorize
- *   GET  /callback       state, iss (RFC 9207) and nonce checked, code exchanged; the
- *                        refresh token goes into the sealed `rt` cookie -> /
- *   POST /auth/refresh   rotates `rt`; answers {access_token, expires_in, user} (the SPA
- *                        keeps the access token in memory only)
+ *   GET  /callback       state and iss (RFC 9207) checked; the code waits in the sealed
+ *                        `signin` cookie -> /
+ *   POST /auth/refresh   with the page's DPoP proof (header `DPoP`, made for POST on the
+ *                        token endpoint): exchanges the waiting code (nonce checked; the
+ *                        refresh token goes into the sealed `rt` cookie), else rotates
+ *                        `rt`; answers {access_token, expires_in, user} (the SPA keeps the
+ *                        access token in memory only)
  *   POST /auth/logout    revokes the refresh token (RFC 7009) and clears `rt`
  *
  * Tokens never reach the browser's storage: the refresh token is sealed in an HttpOnly
- * cookie, the access token travels only in the /auth/refresh response body.
+ * cookie, the access token travels only in the /auth/refresh response body. Both are
+ * DPoP-bound (RFC 9449) to the page's non-extractable key, so the BFF forwards the
+ * page's proof to /token and holds no key itself (README "DPoP in the browser demo").
  */
 export function authRoutes(router: Router, config: WebConfig, deps: AuthRouteDeps): void {
   const { logger, sealer, refreshes } = deps;
@@ -143,18 +173,21 @@ export function authRoutes(router: Router, config: WebConfig, deps: AuthRouteDep
     const code = param('code');
     if (!code) return fail('sign_in_failed');
 
-    let tokens: TokenResponse;
-    try {
-      tokens = await exchangeCode({
-        ...tokenOptions,
-        code,
-        redirectUri: config.redirectUri,
-        codeVerifier: pending.verifier,
-      });
-    } catch (err) {
-      logger.warn({ err, event: 'code_exchange_failed' }, 'code exchange failed');
-      return fail('sign_in_failed');
-    }
+    const waiting: PendingExchange = { code, verifier: pending.verifier, nonce: pending.nonce };
+    setCookie(ctx, SIGNIN_COOKIE, sealer.seal(SIGNIN_COOKIE.name, waiting, SIGNIN_TTL), SIGNIN_TTL);
+    ctx.status = 303;
+    ctx.redirect('/');
+  });
+
+  /** The code exchange, proven by the page's key; the refresh token of the new session. */
+  async function exchange(pending: PendingExchange, proof: string): Promise<Rotation> {
+    const tokens: TokenResponse = await exchangeCode({
+      ...tokenOptions,
+      code: pending.code,
+      redirectUri: config.redirectUri,
+      codeVerifier: pending.verifier,
+      dpop: proof,
+    });
     const user = idTokenUser(tokens.id_token, {
       issuer: config.issuer,
       clientId: config.clientId,
@@ -165,20 +198,18 @@ export function authRoutes(router: Router, config: WebConfig, deps: AuthRouteDep
         { event: 'token_response_refused', idToken: Boolean(user) },
         'token response refused',
       );
-      return fail('sign_in_failed');
+      throw new Error('token response without a valid id_token or refresh_token');
     }
-    setCookie(
-      ctx,
-      REFRESH_COOKIE,
-      sealer.seal(REFRESH_COOKIE.name, tokens.refresh_token, REFRESH_COOKIE_TTL),
-      REFRESH_COOKIE_TTL,
-    );
-    ctx.status = 303;
-    ctx.redirect('/');
-  });
+    return {
+      accessToken: tokens.access_token,
+      expiresIn: tokens.expires_in ?? 0,
+      refreshToken: tokens.refresh_token,
+      user,
+    };
+  }
 
-  async function rotate(current: string): Promise<Rotation> {
-    const tokens = await refreshToken({ ...tokenOptions, refreshToken: current });
+  async function rotate(current: string, proof: string): Promise<Rotation> {
+    const tokens = await refreshToken({ ...tokenOptions, refreshToken: current, dpop: proof });
     if (typeof tokens.refresh_token !== 'string')
       throw new Error('refresh response without refresh_token');
     return {
@@ -189,8 +220,45 @@ export function authRoutes(router: Router, config: WebConfig, deps: AuthRouteDep
     };
   }
 
+  /** Ends a sign-in whose code is waiting: exchanged with the proof, or refused. */
+  async function finishExchange(ctx: Context, pending: PendingExchange, proof: string) {
+    let rotation: Rotation;
+    try {
+      rotation = await exchange(pending, proof);
+    } catch (err) {
+      if (err instanceof OAuthError && PROOF_ERRORS.has(err.error))
+        return proofRefused(ctx, err.error, err.dpopNonce);
+      logger.warn({ err, event: 'code_exchange_failed' }, 'code exchange failed');
+      clearCookie(ctx, SIGNIN_COOKIE);
+      ctx.status = 401;
+      ctx.body = { error: 'sign_in_failed' };
+      return;
+    }
+    clearCookie(ctx, SIGNIN_COOKIE);
+    answerRotation(ctx, rotation);
+  }
+
+  function answerRotation(ctx: Context, rotation: Rotation) {
+    setCookie(
+      ctx,
+      REFRESH_COOKIE,
+      sealer.seal(REFRESH_COOKIE.name, rotation.refreshToken, REFRESH_COOKIE_TTL),
+      REFRESH_COOKIE_TTL,
+    );
+    ctx.body = {
+      access_token: rotation.accessToken,
+      token_type: 'DPoP',
+      expires_in: rotation.expiresIn,
+      ...(rotation.user ? { user: rotation.user } : {}),
+    };
+  }
+
   router.post('/auth/refresh', sameOrigin, async function refreshSession(ctx) {
     noStore(ctx);
+    const proof = ctx.get('DPoP');
+    if (!proof) return proofRefused(ctx, 'invalid_dpop_proof');
+    const pending = sealer.open(SIGNIN_COOKIE.name, ctx.cookies.get(SIGNIN_COOKIE.name));
+    if (isPendingExchange(pending)) return finishExchange(ctx, pending, proof);
     const current = sealer.open(REFRESH_COOKIE.name, ctx.cookies.get(REFRESH_COOKIE.name));
     if (typeof current !== 'string') {
       if (ctx.cookies.get(REFRESH_COOKIE.name) !== undefined) clearCookie(ctx, REFRESH_COOKIE);
@@ -200,8 +268,10 @@ export function authRoutes(router: Router, config: WebConfig, deps: AuthRouteDep
     }
     let rotation: Rotation;
     try {
-      rotation = await refreshes.run(current, () => rotate(current));
+      rotation = await refreshes.run(current, () => rotate(current, proof));
     } catch (err) {
+      if (err instanceof OAuthError && PROOF_ERRORS.has(err.error))
+        return proofRefused(ctx, err.error, err.dpopNonce);
       if (err instanceof OAuthError && err.status >= 400 && err.status < 500) {
         // invalid_grant: expired, revoked, or the grant was revoked for reuse. Sign in again.
         logger.info({ event: 'refresh_refused', error: err.error }, 'refresh refused');
@@ -216,18 +286,7 @@ export function authRoutes(router: Router, config: WebConfig, deps: AuthRouteDep
       ctx.body = { error: 'auth_server_unavailable' };
       return;
     }
-    setCookie(
-      ctx,
-      REFRESH_COOKIE,
-      sealer.seal(REFRESH_COOKIE.name, rotation.refreshToken, REFRESH_COOKIE_TTL),
-      REFRESH_COOKIE_TTL,
-    );
-    ctx.body = {
-      access_token: rotation.accessToken,
-      token_type: 'Bearer',
-      expires_in: rotation.expiresIn,
-      ...(rotation.user ? { user: rotation.user } : {}),
-    };
+    answerRotation(ctx, rotation);
   });
 
   router.post('/auth/logout', sameOrigin, async function signOut(ctx) {

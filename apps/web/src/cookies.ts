@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 
 /**
- * The BFF's two cookies, both sealed (sealed-cookie.ts), HttpOnly and Secure (browsers
+ * The BFF's cookies, all sealed (sealed-cookie.ts), HttpOnly and Secure (browsers
  * treat http://localhost as a secure context, so Secure works in development too):
  *
  * - `rt`: the refresh token. SameSite=Strict and Path=/auth: only the SPA's own
@@ -15,8 +15,14 @@ import type { Context } from 'koa';
  */
 export const REFRESH_COOKIE = { name: 'rt', path: '/auth', sameSite: 'Strict' } as const;
 export const PKCE_COOKIE = { name: 'pkce', path: '/callback', sameSite: 'Lax' } as const;
+/**
+ * `signin`: the authorization code of a finished sign-in with its verifier and nonce, for
+ * one minute, until the page's first POST /auth/refresh brings the DPoP proof the code
+ * exchange needs (README "DPoP in the browser demo"). Strict and Path=/auth, as `rt`.
+ */
+export const SIGNIN_COOKIE = { name: 'signin', path: '/auth', sameSite: 'Strict' } as const;
 
-type CookieSpec = typeof REFRESH_COOKIE | typeof PKCE_COOKIE;
+type CookieSpec = typeof REFRESH_COOKIE | typeof PKCE_COOKIE | typeof SIGNIN_COOKIE;
 
 export function setCookie(
   ctx: Context,

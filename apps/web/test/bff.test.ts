@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { createDpopKey, type DpopKey } from '@portcullis/client';
 import { createCookieSealer } from '../src/sealed-cookie.js';
 import { browser, signInThroughPages, type Browser } from './helpers/browser-fetch.js';
 import { API_AUDIENCE, COOKIE_KEY, startStack, type Stack } from './helpers/stack.js';
@@ -23,19 +24,32 @@ const attributes = (raw: string) =>
     .slice(1)
     .map((a) => a.trim().toLowerCase());
 
+/** The page's DPoP key in these tests: one per simulated browser. */
+const keys = new WeakMap<Browser, DpopKey>();
+/** A proof for POST on the token endpoint, as the page makes for each /auth/refresh. */
+const proof = async (key: DpopKey) => ({ DPoP: await key.proof('POST', `${s.issuer}/token`) });
+
+const refresh = async (b: Browser, headers: Record<string, string> = SPA) =>
+  b.request(`${s.webOrigin}/auth/refresh`, {
+    method: 'POST',
+    headers: { ...headers, ...(await proof(keys.get(b)!)) },
+  });
+
+/** Through the login pages to the SPA, then the page's first refresh: the code exchange. */
 async function signedIn(): Promise<{
   b: Browser;
   user: { id: string; email: string; password: string };
+  first: Record<string, unknown>;
 }> {
   const user = await s.createUser(['editor']);
   const b = browser();
+  keys.set(b, await createDpopKey());
   const landed = await signInThroughPages(b, `${s.webOrigin}/auth/login`, user);
   expect(landed.href).toBe(`${s.webOrigin}/`);
-  return { b, user };
+  const res = await refresh(b);
+  expect(res.status).toBe(200);
+  return { b, user, first: (await res.json()) as Record<string, unknown> };
 }
-
-const refresh = (b: Browser, headers: Record<string, string> = SPA) =>
-  b.request(`${s.webOrigin}/auth/refresh`, { method: 'POST', headers });
 
 describe('GET /auth/login', () => {
   test('redirects to /authorize with S256, state, nonce, scope and resource; seals the verifier in a Lax cookie', async () => {
@@ -145,6 +159,44 @@ describe('GET /callback', () => {
   });
 });
 
+describe("DPoP: the page's key binds both tokens", () => {
+  test("the code waits in a sealed cookie for the page's proof; no proof, no exchange", async () => {
+    const user = await s.createUser(['editor']);
+    const b = browser();
+    const key = await createDpopKey();
+    keys.set(b, key);
+    await signInThroughPages(b, `${s.webOrigin}/auth/login`, user);
+    expect(b.jar.get('rt')).toBeUndefined();
+    const waiting = b.jar.get('signin')!;
+    expect(attributes(waiting.raw)).toEqual(
+      expect.arrayContaining(['path=/auth', 'max-age=60', 'httponly', 'secure', 'samesite=strict']),
+    );
+
+    const bare = await b.request(`${s.webOrigin}/auth/refresh`, { method: 'POST', headers: SPA });
+    expect(bare.status).toBe(400);
+    expect(await bare.json()).toEqual({ error: 'invalid_dpop_proof' });
+    expect(b.jar.get('signin')).toBeDefined();
+
+    const res = await refresh(b);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { access_token: string; token_type: string };
+    expect(body.token_type).toBe('DPoP');
+    expect(decode(body.access_token)).toMatchObject({ cnf: { jkt: key.thumbprint } });
+    expect(b.jar.get('signin')).toBeUndefined();
+    expect(b.jar.get('rt')).toBeDefined();
+    const next = (await (await refresh(b)).json()) as { access_token: string };
+    expect(decode(next.access_token)).toMatchObject({ cnf: { jkt: key.thumbprint } });
+  });
+
+  test('the refresh cookie with another key is refused: the session ends', async () => {
+    const { b } = await signedIn();
+    keys.set(b, await createDpopKey());
+    const res = await refresh(b);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: 'session_expired' });
+  });
+});
+
 describe('POST /auth/refresh', () => {
   test('returns an API access token in the body and rotates the refresh cookie', async () => {
     const { b, user } = await signedIn();
@@ -195,7 +247,11 @@ describe('POST /auth/refresh', () => {
   });
 
   test('without a cookie, or with a forged one: 401 and the cookie is cleared', async () => {
-    const none = await fetch(`${s.webOrigin}/auth/refresh`, { method: 'POST', headers: SPA });
+    const key = await createDpopKey();
+    const none = await fetch(`${s.webOrigin}/auth/refresh`, {
+      method: 'POST',
+      headers: { ...SPA, ...(await proof(key)) },
+    });
     expect(none.status).toBe(401);
     expect(await none.json()).toEqual({ error: 'not_signed_in' });
 
@@ -204,7 +260,7 @@ describe('POST /auth/refresh', () => {
     const forged = `${real.slice(0, -4)}AAAA`;
     const res = await fetch(`${s.webOrigin}/auth/refresh`, {
       method: 'POST',
-      headers: { ...SPA, cookie: `rt=${forged}` },
+      headers: { ...SPA, ...(await proof(key)), cookie: `rt=${forged}` },
     });
     expect(res.status).toBe(401);
     expect(res.headers.getSetCookie().some((c) => /^rt=;.*Max-Age=0/.test(c))).toBe(true);
@@ -212,7 +268,7 @@ describe('POST /auth/refresh', () => {
     const swapped = sealer().seal('pkce', sealer().open('rt', real), 60);
     const res2 = await fetch(`${s.webOrigin}/auth/refresh`, {
       method: 'POST',
-      headers: { ...SPA, cookie: `rt=${swapped}` },
+      headers: { ...SPA, ...(await proof(key)), cookie: `rt=${swapped}` },
     });
     expect(res2.status).toBe(401);
   });
@@ -240,7 +296,7 @@ describe('POST /auth/refresh', () => {
     const first = await refresh(b);
     const late = await fetch(`${s.webOrigin}/auth/refresh`, {
       method: 'POST',
-      headers: { ...SPA, cookie: `rt=${old}` },
+      headers: { ...SPA, ...(await proof(keys.get(b)!)), cookie: `rt=${old}` },
     });
     expect(late.status).toBe(200);
     expect(((await late.json()) as { access_token: string }).access_token).toBe(
@@ -255,7 +311,7 @@ describe('POST /auth/refresh', () => {
     await new Promise((r) => setTimeout(r, GRACE_MS + 100));
     const replay = await fetch(`${s.webOrigin}/auth/refresh`, {
       method: 'POST',
-      headers: { ...SPA, cookie: `rt=${old}` },
+      headers: { ...SPA, ...(await proof(keys.get(b)!)), cookie: `rt=${old}` },
     });
     expect(replay.status).toBe(401);
     expect(await replay.json()).toEqual({ error: 'session_expired' });
@@ -307,7 +363,7 @@ describe('the SPA is served with a strict CSP', () => {
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     expect(html).not.toMatch(/\son[a-z]+=/i);
     expect(html).not.toMatch(/\sstyle=/i);
-    for (const file of ['/app.js', '/style.css'])
+    for (const file of ['/app.js', '/dpop.js', '/style.css'])
       expect((await fetch(s.webOrigin + file)).status).toBe(200);
     for (const file of ['/../package.json', '/src/app.ts', '/public/app.js']) {
       expect((await fetch(s.webOrigin + file)).status).toBe(404);
@@ -316,6 +372,10 @@ describe('the SPA is served with a strict CSP', () => {
 
   test('/config.json tells the SPA where the API and issuer are', async () => {
     const res = await fetch(`${s.webOrigin}/config.json`);
-    expect(await res.json()).toEqual({ apiUrl: s.apiUrl, issuer: s.issuer });
+    expect(await res.json()).toEqual({
+      apiUrl: s.apiUrl,
+      issuer: s.issuer,
+      tokenUrl: `${s.issuer}/token`,
+    });
   });
 });
