@@ -69,6 +69,39 @@ async function storageSnapshot(page: Page) {
   );
 }
 
+/** The page's DPoP key from IndexedDB, as the page stores it; `proofs` signed with it for GET `url`. */
+async function pageKey(page: Page, url: string, accessToken: string, proofs: number) {
+  // A string, evaluated in the page (which imports its own dpop.js): see storageSnapshot.
+  return page.evaluate<{
+    extractable: boolean;
+    thumbprint: string;
+    proofs: string[];
+  }>(`(async () => {
+    const { createDpopKey } = await import('/dpop.js');
+    const keyPair = await new Promise((resolve, reject) => {
+      const open = indexedDB.open('portcullis-demo', 1);
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const get = open.result.transaction('keys').objectStore('keys').get('dpop');
+        get.onsuccess = () => resolve(get.result);
+        get.onerror = () => reject(get.error);
+      };
+    });
+    const key = await createDpopKey({ keyPair });
+    const proofs = [];
+    for (let i = 0; i < ${proofs}; i++)
+      proofs.push(await key.proof('GET', ${JSON.stringify(url)}, { accessToken: ${JSON.stringify(accessToken)} }));
+    return { extractable: keyPair.privateKey.extractable, thumbprint: key.thumbprint, proofs };
+  })()`);
+}
+
+const jktOf = (accessToken: string) =>
+  (
+    JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()) as {
+      cnf?: { jkt?: string };
+    }
+  ).cnf?.jkt;
+
 describe('browser demo', () => {
   let context: BrowserContext;
   let page: Page;
@@ -117,6 +150,10 @@ describe('browser demo', () => {
     const everything = JSON.stringify({ storage, cookies: await context.cookies() });
     expect(everything).not.toContain(firstToken);
     expect(everything).not.toContain(refreshToken);
+    // What IndexedDB holds is the DPoP key the tokens are bound to, which scripts cannot export.
+    const key = await pageKey(page, `${s.apiUrl}/orders`, firstToken, 0);
+    expect(key.extractable).toBe(false);
+    expect(jktOf(firstToken)).toBe(key.thumbprint);
   });
 
   test('a reload stays signed in: the SPA gets a new access token by refreshing', async () => {
@@ -124,11 +161,13 @@ describe('browser demo', () => {
     await page.reload();
     const { access_token } = (await (await refreshed).json()) as { access_token: string };
     expect(access_token).not.toBe(firstToken);
+    // The key survived the reload: the new token is bound to the same one.
+    expect(jktOf(access_token)).toBe(jktOf(firstToken));
     await page.locator('#who', { hasText: 'eddie.editor@example.com' }).waitFor();
     await page.locator('#signed-out').waitFor({ state: 'hidden' });
   }, 30_000);
 
-  test('creates an order (POST /orders, bearer, CORS) and sees it arrive on the live stream', async () => {
+  test('creates an order (POST /orders, DPoP, CORS) and sees it arrive on the live stream', async () => {
     await page.locator('#stream-status', { hasText: 'live' }).waitFor();
     await page.fill('input[name="customer"]', 'Playwright Ltd');
     await page.fill('input[name="amount"]', '4200');
@@ -194,7 +233,7 @@ describe('browser demo', () => {
 });
 
 describe('sign out everywhere', () => {
-  test('POST /logout/all with the bearer token: tokens issued so far are refused by the API, and this browser is signed out', async () => {
+  test('POST /logout/all with the DPoP-bound token: tokens issued so far are refused by the API, and this browser is signed out', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     const problems = watchProblems(page);
@@ -203,10 +242,18 @@ describe('sign out everywhere', () => {
       await page.goto(`${s.webOrigin}/`);
       const { access_token } = await signInWithPages(page, user);
       await page.locator('#who', { hasText: user.email }).waitFor();
-      const before = await fetch(`${s.apiUrl}/orders`, {
+      // A copy of the token is useless without the page's key, as Bearer or as DPoP.
+      const stolen = await fetch(`${s.apiUrl}/orders`, {
         headers: { authorization: `Bearer ${access_token}` },
       });
-      expect(before.status).toBe(200);
+      expect(stolen.status).toBe(401);
+      // Proofs the page's key signs now (the key goes with the sign-out), used one each.
+      const { proofs } = await pageKey(page, `${s.apiUrl}/orders`, access_token, 2);
+      const withProof = (proof: string) =>
+        fetch(`${s.apiUrl}/orders`, {
+          headers: { authorization: `DPoP ${access_token}`, dpop: proof },
+        });
+      expect((await withProof(proofs[0]!)).status).toBe(200);
 
       const logoutAll = page.waitForResponse((r) => r.url().endsWith('/logout/all'));
       await page.click('#sign-out-everywhere');
@@ -214,10 +261,7 @@ describe('sign out everywhere', () => {
       await page.locator('#signed-out').waitFor();
       await page.locator('#notice', { hasText: 'every device' }).waitFor();
 
-      const after = await fetch(`${s.apiUrl}/orders`, {
-        headers: { authorization: `Bearer ${access_token}` },
-      });
-      expect(after.status).toBe(401);
+      expect((await withProof(proofs[1]!)).status).toBe(401);
       await page.reload();
       await page.locator('#signed-out').waitFor();
       expect(problems).toEqual([]);
