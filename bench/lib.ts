@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildEntry, HEAP_OPTIONS } from '../infra/scripts/build.mjs';
+import type { DpopKey } from './dpop.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -87,8 +88,22 @@ async function once(
   load: HttpLoad,
   options: { seconds: number; connections: number },
 ): Promise<HttpFigure & { requests: number; cpuMs: number }> {
+  load.perRequest?.prepare(options.seconds);
+  const perRequest = load.perRequest;
   const cpuBefore = load.pid === undefined ? 0 : processCpuMs(load.pid);
   const result = await autocannon({
+    ...(perRequest
+      ? {
+          requests: [
+            {
+              setupRequest: (req: autocannon.Request) => ({
+                ...req,
+                headers: { ...req.headers, ...perRequest.headers() },
+              }),
+            },
+          ],
+        }
+      : {}),
     url: load.url,
     headers: load.headers ?? {},
     method: load.method ?? 'GET',
@@ -119,6 +134,8 @@ export interface HttpLoad {
   body?: string;
   /** The server's process id, for `cpuUsPerRequest`. */
   pid?: number | undefined;
+  /** Headers that differ per request (DPoP proofs): prepared before each run, taken one per request. */
+  perRequest?: { prepare(seconds: number): void; headers(): Record<string, string> };
 }
 
 /** A warm-up run, then the median of `runs` bounded runs against 127.0.0.1 only. */
@@ -271,15 +288,24 @@ export async function clientCredentials(
   clientId: string,
   clientSecret: string,
   scope = 'api',
+  dpop?: DpopKey,
 ): Promise<string> {
-  const response = await fetch(`${authUrl}/token`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: new URLSearchParams({ grant_type: 'client_credentials', scope }),
-  });
+  const post = (nonce?: string) =>
+    fetch(`${authUrl}/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        // A proof binds the token to the key (token_type DPoP, cnf.jkt).
+        ...(dpop
+          ? { dpop: dpop.proof('POST', `${authUrl}/token`, nonce === undefined ? {} : { nonce }) }
+          : {}),
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope }),
+    });
+  let response = await post();
+  const nonce = response.headers.get('dpop-nonce');
+  if (dpop && response.status === 400 && nonce) response = await post(nonce);
   const body = (await response.json()) as { access_token?: string };
   if (!body.access_token) throw new Error(`client_credentials failed: ${JSON.stringify(body)}`);
   return body.access_token;
