@@ -42,8 +42,11 @@ import type { BlobStorage } from './storage/storage.js';
 export interface ApiDeps {
   db: Db;
   logger: Logger;
-  /** Revoked tokens and grants; server.ts starts one over the database when absent. */
-  denyList?: Pick<DenyList, 'isDenied'>;
+  /**
+   * Revoked tokens and grants; server.ts starts one over the database when absent. With
+   * `onRevocation`, open event streams of a revoked credential end at once.
+   */
+  denyList?: Pick<DenyList, 'isDenied'> & Partial<Pick<DenyList, 'onRevocation'>>;
   /**
    * Credential resolvers in order (API keys and sessions plug in here). Default: JWTs
    * verified against config.jwksUrl, config.issuer and config.audience.
@@ -56,8 +59,11 @@ export interface ApiDeps {
    * REDIS_URL). Default: in-process.
    */
   rateLimiters?: RateLimiters;
-  /** Where POST /logout/all writes its `subject` revocation. Default: a deny list over deps.db. */
-  revocations?: Pick<DenyList, 'denySubject'>;
+  /**
+   * Where POST /logout/all writes its `subject` revocation and DELETE /api-keys/:id its
+   * key's. Default: a deny list over deps.db.
+   */
+  revocations?: Pick<DenyList, 'denySubject' | 'denyToken'>;
   /** Default: the FakePaymentProvider (no real PSP is integrated yet). */
   paymentProvider?: PaymentProvider;
   /** Outbox fan-out for GET /stream; server.ts closes the one it makes. Default: polls deps.db. */
@@ -153,6 +159,7 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
         },
       ),
       credentials: { limiters, revocations },
+      onRevocation: deps.denyList?.onRevocation?.bind(deps.denyList),
       paymentProvider: deps.paymentProvider ?? new FakePaymentProvider(),
       eventBus:
         deps.eventBus ??

@@ -1,6 +1,7 @@
+import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
-import { createDenyList } from '@portcullis/claims';
+import { createDenyList, type DenyList } from '@portcullis/claims';
 import { createDb, type Db } from '@portcullis/db';
 import { startApiServer, type RunningApiServer } from '../src/index.js';
 import { activeListeners } from '../src/events/bus.js';
@@ -293,5 +294,121 @@ describe('two API instances on one database', () => {
     } finally {
       stream.close();
     }
+  });
+});
+
+describe('a revoked credential’s streams end within about a second, on every instance', () => {
+  // The default heartbeat (15 s): only the revocation itself can end the streams in time.
+  let origin: TestApi;
+  let other: RunningApiServer;
+  let otherDb: Db | undefined;
+  let otherDenyList: DenyList;
+  const measured: Record<string, number[]> = {};
+
+  beforeAll(async () => {
+    origin = await startTestApi({ env: { EVENTS_POLL_MS: '50' } });
+    expect(origin.config.streams.heartbeatMs).toBeGreaterThanOrEqual(15_000);
+    // The other instance as another process would be: its own pool on PostgreSQL, and a
+    // deny list that hears of revocations only by polling the table (no shared bus).
+    otherDb = origin.database.url ? createDb({ databaseUrl: origin.database.url }) : undefined;
+    otherDenyList = createDenyList({ db: otherDb ?? origin.database.db, bus: new EventEmitter() });
+    await otherDenyList.start();
+    other = await startApiServer(origin.config, {
+      db: otherDb ?? origin.database.db,
+      logger: pino({ level: 'silent' }),
+      denyList: otherDenyList,
+    });
+  });
+  afterAll(async () => {
+    console.log(
+      `revoked streams ended after (ms, [instance revoked through, other instance]): ${JSON.stringify(measured)}`,
+    );
+    await other.close();
+    await otherDenyList.close();
+    await otherDb?.destroy();
+    await origin.close();
+  });
+
+  /**
+   * Opens a stream with `headers` on each instance, runs `revoke`, and records how long
+   * each stream took to end (bounded generously for a loaded machine).
+   */
+  async function endsOnBoth(
+    name: string,
+    headers: Record<string, string>,
+    revoke: () => Promise<void>,
+  ): Promise<void> {
+    const streams = [
+      await SseReader.open(`${origin.url}/stream`, headers),
+      await SseReader.open(`${other.url}/stream`, headers),
+    ];
+    try {
+      expect(streams.map((s) => s.response.status)).toEqual([200, 200]);
+      const started = Date.now();
+      await revoke();
+      measured[name] = await Promise.all(
+        streams.map(async (stream) => {
+          expect(await stream.ended(3000)).toBe(true);
+          return Date.now() - started;
+        }),
+      );
+    } finally {
+      for (const s of streams) s.close();
+    }
+  }
+
+  test('cookie session: POST /logout/all', async () => {
+    const user = await makeUser(origin.database.db, ['viewer']);
+    const sid = sidOf(await login(origin, user.email))!;
+    await endsOnBoth('cookie, logout/all', { cookie: `sid=${sid}` }, async () => {
+      const reply = await origin.request('POST', '/logout/all', { headers: withSession(sid) });
+      expect(reply.status).toBe(204);
+    });
+  });
+
+  test('bearer token: POST /logout/all; another user’s stream stays open', async () => {
+    const user = await makeUser(origin.database.db, ['viewer']);
+    const token = await origin.tokenFor(user);
+    const bystander = await SseReader.open(`${other.url}/stream`, {
+      authorization: `Bearer ${await origin.tokenFor(await makeUser(origin.database.db))}`,
+    });
+    try {
+      await endsOnBoth('bearer, logout/all', { authorization: `Bearer ${token}` }, async () => {
+        expect((await origin.request('POST', '/logout/all', { token })).status).toBe(204);
+      });
+      expect(await bystander.ended(500)).toBe(false);
+    } finally {
+      bystander.close();
+    }
+  });
+
+  test('bearer token: its grant revoked (refresh-token reuse, written by the auth server)', async () => {
+    const token = await origin.tokenFor(await makeUser(origin.database.db, ['viewer']));
+    const { grant_id: grantId, exp } = claimsOf(token) as { grant_id: string; exp: number };
+    expect(grantId).toEqual(expect.any(String));
+    await endsOnBoth('bearer, grant revoked', { authorization: `Bearer ${token}` }, async () => {
+      // As the auth server does: another process, so both instances learn of it by polling.
+      const authServerList = createDenyList({
+        db: otherDb ?? origin.database.db,
+        bus: new EventEmitter(),
+      });
+      await authServerList.denyGrant(grantId, exp);
+      await authServerList.close();
+    });
+  });
+
+  test('API key: DELETE /api-keys/:id', async () => {
+    const owner = await origin.tokenFor(await makeUser(origin.database.db, ['admin']));
+    const created = await origin.request('POST', '/api-keys', {
+      token: owner,
+      body: { name: 'stream', permissions: ['events:read'] },
+    });
+    expect(created.status).toBe(201);
+    const { id, key } = created.body as { id: string; key: string };
+    await endsOnBoth('API key, deleted', { authorization: `Bearer ${key}` }, async () => {
+      expect((await origin.request('DELETE', `/api-keys/${id}`, { token: owner })).status).toBe(
+        204,
+      );
+    });
   });
 });

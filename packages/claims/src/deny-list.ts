@@ -32,6 +32,13 @@ export interface DenyList {
   /** Loads unexpired rows, then polls for new ones. */
   start(): Promise<void>;
   /**
+   * Calls `listener` with each revocation as this list learns of it (written here, by
+   * another list of this process through the bus, or by another instance: the next
+   * poll), once: so holders of long-lived credentials (event streams) can recheck them at
+   * once instead of at their next periodic check. Returns the unsubscribe function.
+   */
+  onRevocation(listener: (revocation: Revocation) => void): () => void;
+  /**
    * One poll now. With `fresh`, the poll is one that starts after this call, so every row
    * committed before it is seen (a poll already under way may have begun earlier).
    */
@@ -66,6 +73,13 @@ export interface DenyListOptions {
 }
 
 type Kind = 'jti' | 'grant' | 'subject';
+
+/** What was revoked: a token id (`jti`), a grant, or a subject's earlier tokens. */
+export interface Revocation {
+  kind: Kind;
+  value: string;
+}
+
 interface Entry {
   kind: Kind;
   value: string;
@@ -120,20 +134,40 @@ export function createDenyList(options: DenyListOptions = {}): DenyList {
   let polling: Promise<void> | undefined;
   let timers: NodeJS.Timeout[] = [];
 
-  function apply(e: Entry): void {
-    if (e.expiresAt <= now() / 1000) return;
-    if (e.kind === 'jti') jtis.set(e.value, Math.max(jtis.get(e.value) ?? 0, e.expiresAt));
-    else if (e.kind === 'grant')
-      grants.set(e.value, Math.max(grants.get(e.value) ?? 0, e.expiresAt));
-    else if (e.kind === 'subject' && e.before !== null) {
+  const listeners = new Set<(revocation: Revocation) => void>();
+
+  /** Adds the entry; true when it denies something the list did not deny already. */
+  function apply(e: Entry): boolean {
+    if (e.expiresAt <= now() / 1000) return false;
+    if (e.kind === 'jti' || e.kind === 'grant') {
+      const map = e.kind === 'jti' ? jtis : grants;
+      const known = map.get(e.value);
+      map.set(e.value, Math.max(known ?? 0, e.expiresAt));
+      return known === undefined;
+    }
+    if (e.kind === 'subject' && e.before !== null) {
       const old = subjects.get(e.value);
       subjects.set(e.value, {
         before: Math.max(old?.before ?? 0, e.before),
         expiresAt: Math.max(old?.expiresAt ?? 0, e.expiresAt),
       });
+      return old === undefined || e.before > old.before;
+    }
+    return false;
+  }
+
+  /** Applies the entry and, if it is news (polls reread recent rows), tells the listeners. */
+  function learn(e: Entry): void {
+    if (!apply(e)) return;
+    for (const listener of listeners) {
+      try {
+        listener({ kind: e.kind, value: e.value });
+      } catch (error) {
+        onError(error);
+      }
     }
   }
-  const onBus = (e: Entry) => apply(e);
+  const onBus = (e: Entry) => learn(e);
   bus.on(EVENT, onBus);
 
   async function record(e: Entry): Promise<void> {
@@ -141,7 +175,7 @@ export function createDenyList(options: DenyListOptions = {}): DenyList {
     if (e.before !== null) checkTime('before', e.before);
     if (typeof e.value !== 'string' || e.value.length === 0) throw new TypeError('value required');
     // Locally first: even if the write fails, this process honours the revocation.
-    apply(e);
+    learn(e);
     bus.emit(EVENT, e);
     if (!db) return;
     // `issued_before` is stored in milliseconds (migration 011).
@@ -163,7 +197,7 @@ export function createDenyList(options: DenyListOptions = {}): DenyList {
       for (const row of rows) {
         const id = Number(row['id']);
         if (id > lastSeenId) lastSeenId = id;
-        apply({
+        learn({
           kind: row['kind'] as Kind,
           value: String(row['value']),
           before: row['issued_before'] == null ? null : Number(row['issued_before']) / 1000,
@@ -217,10 +251,15 @@ export function createDenyList(options: DenyListOptions = {}): DenyList {
       for (const t of timers) t.unref();
     },
     sync,
+    onRevocation(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     async close() {
       for (const t of timers) clearInterval(t);
       timers = [];
       bus.off(EVENT, onBus);
+      listeners.clear();
       await polling?.catch(() => undefined);
     },
     get lastSyncedAt() {

@@ -109,6 +109,7 @@ export {
   type DenyCheckInput,
   type DenyList,
   type DenyListOptions,
+  type Revocation,
   type SqlClient,
 } from './deny-list.js';
 export { createTokenCache, type TokenCache } from './token-cache.js';

@@ -144,4 +144,30 @@ describe('deny list', () => {
     await timeUntil(() => apiInstance.isDenied({ grant_id: 'g-cached' }));
     await expect(verifier.verify(token)).rejects.toMatchObject({ code: 'token_revoked' });
   });
+
+  it('tells onRevocation listeners of each revocation once, however it arrives', async () => {
+    const bus = new EventEmitter();
+    const writer = createDenyList({ db: testDb.db, bus });
+    const sameProcess = createDenyList({ db: testDb.db, bus });
+    lists.push(writer, sameProcess);
+    const elsewhere = await instance(otherDb);
+    const heard = new Map<DenyList, string[]>();
+    for (const list of [writer, sameProcess, elsewhere]) {
+      heard.set(list, []);
+      list.onRevocation((r) => heard.get(list)!.push(`${r.kind}:${r.value}`));
+    }
+    const exp = nowSec() + 600;
+    await writer.denyGrant('g-heard', exp);
+    await writer.denySubject('u-heard', nowSec(), exp);
+    // Written again, and reread by polls (they reread the last seconds of rows): not news.
+    await writer.denyGrant('g-heard', exp);
+    await timeUntil(() => heard.get(elsewhere)!.length === 2);
+    await elsewhere.sync({ fresh: true });
+    // A later logout of the same subject is news again.
+    await writer.denySubject('u-heard', nowSec() + 1, exp);
+    await timeUntil(() => heard.get(elsewhere)!.length === 3);
+    await elsewhere.sync({ fresh: true });
+    const expected = ['grant:g-heard', 'subject:u-heard', 'subject:u-heard'];
+    for (const list of [writer, sameProcess, elsewhere]) expect(heard.get(list)).toEqual(expected);
+  });
 });

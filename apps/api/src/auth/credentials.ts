@@ -11,8 +11,11 @@ import { createMixedCredentialsGuard, createSessionResolver } from './session-re
 /** What the session and API-key routes use besides repos. */
 export interface CredentialServices {
   limiters: RateLimiters;
-  /** Logout-everywhere writes a `subject` row through the deny list (packages/claims). */
-  revocations: Pick<DenyList, 'denySubject'>;
+  /**
+   * Logout-everywhere writes a `subject` row through the deny list (packages/claims), a
+   * revoked API key a `jti` row of its id (so other instances end its streams at once).
+   */
+  revocations: Pick<DenyList, 'denySubject' | 'denyToken'>;
 }
 
 /** Resolvers that run before the JWT resolver: mixed-credential guard, API keys, sessions. */

@@ -23,6 +23,12 @@ import {
 import type { RouteDeps } from './deps.js';
 
 const tags = ['api-keys'];
+/**
+ * How long the deny list carries a revoked key's id: enough for every running instance to
+ * read it (they poll every 250 ms) and end the key's event streams. The key itself stays
+ * revoked in api_keys.
+ */
+const KEY_REVOCATION_NOTICE_SEC = 3600;
 const RESOURCE_NAMES: readonly string[] = RESOURCES;
 
 function apiKeyJson(key: ApiKey) {
@@ -176,7 +182,14 @@ export function apiKeyRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
     async function revokeApiKey(ctx, { params }) {
       const ownerId = requireKeyOwner(principalOf(ctx), Perm.ApiKeysDelete);
       // Someone else's key answers like a missing one: 404, so ids cannot be probed.
-      if (!(await apiKeys.revoke(params.id, ownerId, deps.clock()))) throw new NotFoundError();
+      const now = deps.clock();
+      if (!(await apiKeys.revoke(params.id, ownerId, now))) throw new NotFoundError();
+      // After the revocation committed: an instance that hears of it and rechecks the key
+      // finds it revoked.
+      await deps.credentials?.revocations.denyToken(
+        params.id,
+        Math.floor(now.getTime() / 1000) + KEY_REVOCATION_NOTICE_SEC,
+      );
       ctx.status = 204;
     },
   );

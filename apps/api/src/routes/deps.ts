@@ -1,3 +1,4 @@
+import type { DenyList } from '@portcullis/claims';
 import type { ReadinessReport } from '@portcullis/observability';
 import type { Logger } from 'pino';
 import type { CredentialServices } from '../auth/credentials.js';
@@ -25,5 +26,7 @@ export interface RouteDeps {
   paymentProvider: PaymentProvider;
   /** Outbox events as they commit, on any instance (GET /stream). */
   eventBus: EventBus;
+  /** Revocations as the deny list learns of them: GET /stream ends revoked streams. */
+  onRevocation?: DenyList['onRevocation'] | undefined;
   storage: BlobStorage;
 }

@@ -1,5 +1,5 @@
 import type { ParameterizedContext } from 'koa';
-import { Perm, requirePermission } from '@portcullis/claims';
+import { Perm, requirePermission, type Principal, type Revocation } from '@portcullis/claims';
 import type { ApiConfig } from '../config.js';
 import type { EventRecord } from '../data/events-repo.js';
 import { RateLimitedError } from '../errors.js';
@@ -21,18 +21,53 @@ const LAST_EVENT_ID = /^\d{1,18}$/;
 const frame = (event: EventRecord) =>
   `id: ${event.id}\ndata: ${JSON.stringify(eventJson(event))}\n\n`;
 
+const revocationKey = (r: Revocation) => `${r.kind}:${r.value}`;
+
+/**
+ * The revocations that may end a principal's stream: its subject's logout everywhere,
+ * its grant's (refresh-token reuse) and its token's or API key's own. Which of them
+ * actually applies is left to re-authentication.
+ */
+function revocationKeysOf(principal: Principal): string[] {
+  const keys = [revocationKey({ kind: 'subject', value: principal.subject })];
+  if (principal.grantId) keys.push(revocationKey({ kind: 'grant', value: principal.grantId }));
+  if (principal.tokenId) keys.push(revocationKey({ kind: 'jti', value: principal.tokenId }));
+  return keys;
+}
+
 /**
  * GET /stream: server-sent events (WHATWG HTML §9.2) of the outbox, filtered like
  * GET /events. Order of work on connect: subscribe to the bus first (buffering), then
  * replay `id > Last-Event-ID` from the table, then flush the buffer minus what the replay
  * already sent: nothing falls between the two. The stream ends when the credential
- * expires (a timer at `exp`) or stops verifying (re-authenticated on every heartbeat,
- * which covers the deny list, logged-out sessions and revoked API keys). Concurrent
- * streams are capped per subject on each instance.
+ * expires (a timer at `exp`) or stops verifying: it is re-authenticated on every
+ * heartbeat (logged-out sessions, revoked API keys, the deny list), and at once when the
+ * deny list learns of a revocation that may concern it (logout everywhere, a revoked grant,
+ * token or API key, on any instance: within its poll interval), so a revoked stream ends
+ * within about a second. Concurrent streams are capped per subject on each instance.
  */
 export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig): void {
   const openBySubject = new Map<string, number>();
   const { heartbeatMs, perPrincipal } = config.streams;
+  /** Re-authentication of each open stream, by the revocations that may end it. */
+  const rechecksByRevocation = new Map<string, Set<() => void>>();
+  deps.onRevocation?.((revocation) => {
+    for (const recheck of rechecksByRevocation.get(revocationKey(revocation)) ?? []) recheck();
+  });
+
+  function watchRevocations(keys: readonly string[], recheck: () => void): () => void {
+    for (const key of keys) {
+      const rechecks = rechecksByRevocation.get(key) ?? new Set();
+      rechecksByRevocation.set(key, rechecks.add(recheck));
+    }
+    return () => {
+      for (const key of keys) {
+        const rechecks = rechecksByRevocation.get(key);
+        rechecks?.delete(recheck);
+        if (rechecks?.size === 0) rechecksByRevocation.delete(key);
+      }
+    };
+  }
 
   async function stillAuthenticated(ctx: ParameterizedContext<ApiState>): Promise<boolean> {
     try {
@@ -88,11 +123,14 @@ export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
       let replayed: Set<string> | undefined = new Set();
       const pending: EventRecord[] = [];
       const timers: NodeJS.Timeout[] = [];
+      const recheck = () => void stillAuthenticated(ctx).then((ok) => ok || end());
+      const unwatch = watchRevocations(revocationKeysOf(principal), recheck);
 
       function end(): void {
         if (ended) return;
         ended = true;
         for (const t of timers) clearTimeout(t);
+        unwatch();
         unsubscribe?.();
         const left = (openBySubject.get(subject) ?? 1) - 1;
         if (left > 0) openBySubject.set(subject, left);
@@ -144,7 +182,7 @@ export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
 
       const heartbeat = setInterval(() => {
         write(': ping\n\n');
-        void stillAuthenticated(ctx).then((ok) => ok || end());
+        recheck();
       }, heartbeatMs);
       timers.push(heartbeat as unknown as NodeJS.Timeout);
       if (principal.expiresAt !== undefined) {
