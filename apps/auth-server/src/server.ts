@@ -131,6 +131,7 @@ export async function startAuthServer(
       redis,
     ),
     sessionCookie: '_session',
+    resumeCookie: '_interaction_resume',
   });
   const host = await createProviderHost({
     issuer,

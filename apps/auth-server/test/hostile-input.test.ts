@@ -137,6 +137,20 @@ describe('the sign-in form', () => {
   });
 });
 
+describe('found by the fuzz test', () => {
+  test('device pages without the cookie they need (resume, session) -> 400 page', async () => {
+    for (const [method, path] of [
+      ['GET', '/device/auth'],
+      ['GET', '/device/confirm'],
+      ['HEAD', '/DEVICE/AUTH'],
+      ['POST', '/device'],
+    ] as const) {
+      const res = await fetch(`${t.server.url}${path}`, { method, redirect: 'manual' });
+      expect({ path, status: res.status }).toEqual({ path, status: 400 });
+    }
+  });
+});
+
 describe('the edge', () => {
   test('a NUL in the query or the path -> 400 invalid_request', async () => {
     for (const path of [

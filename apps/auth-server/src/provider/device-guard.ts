@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '@portcullis/db';
+import { messagePage } from '../interactions/views.js';
 import type { FailureLimiter } from '../limits.js';
+import { htmlHeaders } from '../security-headers.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const SLOW_DOWN_STEP = 5;
@@ -14,6 +16,27 @@ export interface DeviceGuardOptions {
   userCodeLimiter: FailureLimiter;
   /** Cookie naming the browser session (oidc-provider's session cookie). */
   sessionCookie: string;
+  /** oidc-provider's interaction resume cookie (configuration.ts `cookies.names.resume`). */
+  resumeCookie: string;
+}
+
+/** oidc-provider's device_resume route: where the browser returns after signing in. */
+const DEVICE_RESUME = /^\/device\/[^/]+\/?$/i;
+const CODE_FORM = /^\/device\/?$/i;
+
+/**
+ * A device page that can only fail: the return from sign-in without its resume cookie, or
+ * the code form posted without the session that holds its xsrf secret. oidc-provider 9
+ * renders the code form for such a failure into a session it never saved, and then throws
+ * (a 500), so these are answered here.
+ */
+function cannotSucceed(ctx: Context, options: DeviceGuardOptions): boolean {
+  if (ctx.method === 'GET' || ctx.method === 'HEAD') {
+    return DEVICE_RESUME.test(ctx.path) && !ctx.cookies.get(options.resumeCookie);
+  }
+  return (
+    ctx.method === 'POST' && CODE_FORM.test(ctx.path) && !ctx.cookies.get(options.sessionCookie)
+  );
 }
 
 const hashCode = (deviceCode: string) => createHash('sha256').update(deviceCode).digest('hex');
@@ -55,6 +78,16 @@ export function createDeviceGuard(db: Db, options: DeviceGuardOptions) {
   }
 
   const middleware: Middleware = async function deviceGuard(ctx, next) {
+    if (cannotSucceed(ctx, options)) {
+      htmlHeaders(ctx);
+      ctx.status = 400;
+      ctx.type = 'html';
+      ctx.body = messagePage(
+        'Sign-in problem',
+        'This device sign-in has expired or is not valid here. Start again on your device.',
+      );
+      return;
+    }
     if (ctx.method === 'POST' && ctx.path === '/device') {
       const waits = await Promise.all(
         limiterKeys(ctx).map((k) => options.userCodeLimiter.retryAfter(k)),
