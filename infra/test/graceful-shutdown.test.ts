@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import { spawnScript, waitFor } from './helpers/processes.js';
 
 /**
@@ -14,10 +16,13 @@ import { spawnScript, waitFor } from './helpers/processes.js';
  */
 const dataDir = mkdtempSync(path.join(tmpdir(), 'portcullis-drain-'));
 let run: Awaited<ReturnType<typeof startAll>> | undefined;
-afterAll(() => {
+/** With DATABASE_URL (and REDIS_URL) set, the process runs on a PostgreSQL database of its own. */
+let database: TestDatabase | undefined;
+afterAll(async () => {
   // A failed run must not leave the server behind.
   if (run && run.child.exitCode === null) run.child.kill('SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
+  await database?.close();
 });
 
 const IN_FLIGHT = 20;
@@ -86,14 +91,19 @@ function request(url: string, options: RequestOptions = {}): Promise<Outcome> {
   });
 }
 
-const startAll = () =>
-  spawnScript('infra/scripts/start-all.ts', {
+async function startAll() {
+  if (process.env['DATABASE_URL']) database = await createTestDatabase();
+  const redisUrl = process.env['REDIS_URL'];
+  return spawnScript('infra/scripts/start-all.ts', {
     DATA_DIR: dataDir,
     AUTH_PORT: '0',
     API_PORT: '0',
     ADMIN_PORT: '0',
     WEB_PORT: '0',
+    ...(database?.url ? { DATABASE_URL: database.url } : {}),
+    ...(redisUrl ? { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `drain-${randomUUID()}:` } : {}),
   });
+}
 
 /** An SSE stream of the API, recording what arrives and how it ends. */
 function openStream(url: string, sid: string) {
