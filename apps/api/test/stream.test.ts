@@ -4,7 +4,8 @@ import { pino } from 'pino';
 import { createDenyList, type DenyList } from '@portcullis/claims';
 import { createDb, type Db } from '@portcullis/db';
 import { startApiServer, type RunningApiServer } from '../src/index.js';
-import { activeListeners } from '../src/events/bus.js';
+import { createEventsRepo } from '../src/data/events-repo.js';
+import { activeListeners, createEventBus } from '../src/events/bus.js';
 import { login, withSession, sidOf, PASSWORD } from './helpers/credentials.js';
 import { makeUser, newOrderBody } from './helpers/factories.js';
 import { claimsOf, startTestApi, type TestApi } from './helpers/harness.js';
@@ -255,6 +256,27 @@ describe('GET /stream', () => {
       expect(activeListeners()).toBe(before);
     } finally {
       await roomy.close();
+    }
+  });
+
+  test('an instance shutting down refuses new streams: 503 with Retry-After', async () => {
+    const eventBus = createEventBus({
+      events: createEventsRepo(api.database.db),
+      pollMs: 50,
+      onError: () => undefined,
+    });
+    const closing = await startApiServer(api.config, {
+      db: api.database.db,
+      logger: pino({ level: 'silent' }),
+      eventBus,
+    });
+    try {
+      await eventBus.close();
+      const refused = await open(await api.token('s-closing', ['viewer']), {}, closing.url);
+      expect(refused.response.status).toBe(503);
+      expect(refused.response.headers.get('retry-after')).toMatch(/^\d+$/);
+    } finally {
+      await closing.close();
     }
   });
 

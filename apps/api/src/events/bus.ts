@@ -20,6 +20,8 @@ export interface EventBus {
    * a gap. `onClose` runs when the bus closes (server shutdown).
    */
   subscribe(listener: EventListener, onClose?: () => void): Promise<() => void>;
+  /** True once close() began (server shutdown): no new stream can follow it. */
+  readonly closed: boolean;
   /** Listeners of this bus (tests: a closed stream must leave none behind). */
   listenerCount(): number;
   /** Reads new events now instead of at the next poll. */
@@ -119,6 +121,9 @@ export function createEventBus(options: {
         throw error;
       }
       return () => remove(listener);
+    },
+    get closed() {
+      return closed;
     },
     listenerCount: () => listeners.size,
     poll,

@@ -2,7 +2,7 @@ import type { ParameterizedContext } from 'koa';
 import { Perm, requirePermission, type Principal, type Revocation } from '@portcullis/claims';
 import type { ApiConfig } from '../config.js';
 import type { EventRecord } from '../data/events-repo.js';
-import { RateLimitedError } from '../errors.js';
+import { RateLimitedError, ServiceUnavailableError } from '../errors.js';
 import { principalOf, type ApiState } from '../middleware/authenticate.js';
 import { defineRawRoute } from '../openapi/raw-route.js';
 import type { ApiRouter } from '../openapi/define-route.js';
@@ -111,6 +111,9 @@ export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
     async function streamEvents(ctx) {
       const principal = principalOf(ctx);
       requirePermission(principal, Perm.EventsRead);
+      // Shutting down: the client's EventSource retries, and reaches another instance.
+      if (deps.eventBus.closed)
+        throw new ServiceUnavailableError('this instance is shutting down', 1);
       const subject = principal.subject;
       const open = openBySubject.get(subject) ?? 0;
       if (open >= perPrincipal) throw new RateLimitedError(5);
