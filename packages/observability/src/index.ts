@@ -21,7 +21,6 @@ export {
 } from './readiness.js';
 export { drainOnClose, type DrainOptions, type ServerDrain } from './graceful-close.js';
 export { startingHandler } from './starting.js';
-export { startingHandler } from './starting.js';
 export { guardRequests, installLastResortGuard } from './request-guard.js';
 export { containsNul, refuseNul, type RefuseNulOptions } from './refuse-nul.js';
 export { bodyFailure, bodyFailureOf, type BodyFailure } from './body-errors.js';
