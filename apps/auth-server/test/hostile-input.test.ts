@@ -149,6 +149,26 @@ describe('found by the fuzz test', () => {
       expect({ path, status: res.status }).toEqual({ path, status: 400 });
     }
   });
+
+  test('device pages with a made-up session cookie -> 4xx page, never a 500', async () => {
+    for (const [method, path] of [
+      ['GET', '/device'],
+      ['POST', '/device'],
+      ['GET', '/device/auth'],
+      ['GET', '/device/confirm'],
+    ] as const) {
+      const res = await fetch(`${t.server.url}${path}`, {
+        method,
+        redirect: 'manual',
+        headers: {
+          cookie: '_session=madeUpSessionId00000000; _session.legacy=madeUp',
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        ...(method === 'POST' ? { body: 'xsrf=x&user_code=ABCD-EFGH' } : {}),
+      });
+      expect({ path, method, status: res.status < 500 }).toEqual({ path, method, status: true });
+    }
+  });
 });
 
 describe('the edge', () => {

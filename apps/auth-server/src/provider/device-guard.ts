@@ -41,6 +41,16 @@ function cannotSucceed(ctx: Context, options: DeviceGuardOptions): boolean {
 
 const hashCode = (deviceCode: string) => createHash('sha256').update(deviceCode).digest('hex');
 
+function expiredPage(ctx: Context): void {
+  htmlHeaders(ctx);
+  ctx.status = 400;
+  ctx.type = 'html';
+  ctx.body = messagePage(
+    'Sign-in problem',
+    'This device sign-in has expired or is not valid here. Start again on your device.',
+  );
+}
+
 /**
  * What oidc-provider leaves to us in RFC 8628:
  * - `interval` in the device authorization response (§3.2);
@@ -78,16 +88,7 @@ export function createDeviceGuard(db: Db, options: DeviceGuardOptions) {
   }
 
   const middleware: Middleware = async function deviceGuard(ctx, next) {
-    if (cannotSucceed(ctx, options)) {
-      htmlHeaders(ctx);
-      ctx.status = 400;
-      ctx.type = 'html';
-      ctx.body = messagePage(
-        'Sign-in problem',
-        'This device sign-in has expired or is not valid here. Start again on your device.',
-      );
-      return;
-    }
+    if (cannotSucceed(ctx, options)) return expiredPage(ctx);
     if (ctx.method === 'POST' && ctx.path === '/device') {
       const waits = await Promise.all(
         limiterKeys(ctx).map((k) => options.userCodeLimiter.retryAfter(k)),
@@ -101,7 +102,17 @@ export function createDeviceGuard(db: Db, options: DeviceGuardOptions) {
         return;
       }
     }
-    await next();
+    try {
+      await next();
+    } catch (error) {
+      // The code form posted with a session cookie whose session holds no form secret (made
+      // up, expired, or a sign-in session that never showed the form): oidc-provider 9 fails
+      // rendering its "try again" form from that missing secret (a TypeError, not an OAuth
+      // error). Like the cases cannotSucceed() answers up front, it can only fail.
+      if (ctx.method === 'POST' && CODE_FORM.test(ctx.path) && error instanceof TypeError)
+        return expiredPage(ctx);
+      throw error;
+    }
     if (ctx.method !== 'POST') return;
     if (ctx.path === '/device/auth' && ctx.status === 200) {
       const body = ctx.body as Record<string, unknown> | undefined;
