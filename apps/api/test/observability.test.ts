@@ -202,6 +202,11 @@ describe('logs and metrics of both apps', () => {
     const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
     secrets['rotatedRefreshToken'] = refreshed.refresh_token!;
     expect((await call('/orders', bearer(refreshed.access_token))).status).toBe(200);
+    // The client uses its successor: from then on the first token is stale for good (a replay
+    // inside REFRESH_REUSE_INTERVAL before that would be an honest retry).
+    secrets['secondRefreshToken'] = (
+      await oidc.refreshTokenGrant(config, refreshed.refresh_token!)
+    ).refresh_token!;
     jar.values.forEach((value, i) => (secrets[`authCookie${i}`] = value));
 
     // A session at the API (POST /login with the password), then an API key made with it.

@@ -51,11 +51,19 @@ export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
   const { heartbeatMs, perPrincipal } = config.streams;
   /** Re-authentication of each open stream, by the revocations that may end it. */
   const rechecksByRevocation = new Map<string, Set<() => void>>();
-  deps.onRevocation?.((revocation) => {
-    for (const recheck of rechecksByRevocation.get(revocationKey(revocation)) ?? []) recheck();
-  });
+  // Subscribed when the first stream opens, not at mount: the routes are also mounted on
+  // inert dependencies only to describe them (openapi/offline.ts).
+  let listening = false;
+  function listenForRevocations(): void {
+    if (listening) return;
+    listening = true;
+    deps.onRevocation?.((revocation) => {
+      for (const recheck of rechecksByRevocation.get(revocationKey(revocation)) ?? []) recheck();
+    });
+  }
 
   function watchRevocations(keys: readonly string[], recheck: () => void): () => void {
+    listenForRevocations();
     for (const key of keys) {
       const rechecks = rechecksByRevocation.get(key) ?? new Set();
       rechecksByRevocation.set(key, rechecks.add(recheck));
