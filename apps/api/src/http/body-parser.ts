@@ -1,13 +1,8 @@
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware } from 'koa';
 import { bodyFailure, bodyFailureOf, type BodyFailure } from '@portcullis/observability';
-import type {
-  AppError} from '../errors.js';
-import {
-  BadRequestError,
-  PayloadTooLargeError,
-  UnsupportedMediaTypeError,
-} from '../errors.js';
+import type { AppError } from '../errors.js';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
 import { JSON_TYPES } from '../middleware/require-json.js';
 
 const JSON_LIMIT = '64kb';
