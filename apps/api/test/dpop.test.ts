@@ -19,7 +19,12 @@ import {
 import * as oidc from 'openid-client';
 import { pino } from 'pino';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '../src/index.js';
-import { pkceSignIn, PUBLIC_SPA_METADATA } from '../../auth-server/test/helpers/factories.js';
+import { browser } from '../../auth-server/test/helpers/cookie-jar.js';
+import {
+  approveDevice,
+  pkceSignIn,
+  PUBLIC_SPA_METADATA,
+} from '../../auth-server/test/helpers/factories.js';
 import { REDIS_URL } from './helpers/credentials.js';
 import { claimsOf, startTestApi, type AuthServerTestApi } from './helpers/harness.js';
 import { startTcpProxy } from './helpers/tcp-proxy.js';
@@ -293,12 +298,66 @@ describe('DPoP-bound tokens from the real auth server', () => {
       { DPoP: handle },
     );
     expect(created.status).toBe(201);
-    expect(((await created.json()) as Json).userId).toBe(claimsOf(tokens.access_token)['sub']);
+    const order = (await created.json()) as Json;
+    expect(order.userId).toBe(claimsOf(tokens.access_token)['sub']);
     // The same token as a plain bearer token: refused.
     const bearer = await send(api.url, '/orders', {
       authorization: `Bearer ${tokens.access_token}`,
     });
     expectRefused(bearer, 'invalid_token', 'token_bound', 'Bearer');
+    // Refresh with the same key: the new access token is bound to it and reads the order.
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!, undefined, {
+      DPoP: handle,
+    });
+    expect(refreshed.token_type).toBe('dpop');
+    expect(claimsOf(refreshed.access_token)['cnf']).toEqual(claimsOf(tokens.access_token)['cnf']);
+    const read = await oidc.fetchProtectedResource(
+      config,
+      refreshed.access_token,
+      new URL(`${api.url}/orders/${order.id}`),
+      'GET',
+      undefined,
+      undefined,
+      { DPoP: handle },
+    );
+    expect(read.status).toBe(200);
+  });
+
+  test('device code: the device key binds the token, which reads the API', async () => {
+    const key = await newKey();
+    const password = `pw-${randomBytes(8).toString('hex')}`;
+    const email = `dpop-device-${randomUUID().slice(0, 8)}@example.com`;
+    await admin('POST', '/admin/users', { email, password, roles: ['viewer'] });
+    const device = await admin('POST', '/admin/clients', {
+      client_id: `dpop-device-${randomUUID().slice(0, 8)}`,
+      token_endpoint_auth_method: 'none',
+      grant_types: ['device_code', 'refresh_token'],
+      first_party: true,
+    });
+    const config = await discover(device.client_id);
+    const handle = oidc.getDPoPHandle(config, key.keyPair);
+    const auth = await oidc.initiateDeviceAuthorization(config, { scope: 'openid api' });
+    await approveDevice({ issuer: api.auth.issuer }, browser(), auth.user_code, {
+      email,
+      password,
+    });
+    const tokens = await oidc.pollDeviceAuthorizationGrant(config, auth, undefined, {
+      DPoP: handle,
+    });
+    expect(tokens.token_type).toBe('dpop');
+    expect(claimsOf(tokens.access_token)['cnf']).toEqual({
+      jkt: await calculateJwkThumbprint(key.jwk),
+    });
+    const listed = await oidc.fetchProtectedResource(
+      config,
+      tokens.access_token,
+      new URL(`${api.url}/orders`),
+      'GET',
+      undefined,
+      undefined,
+      { DPoP: handle },
+    );
+    expect(listed.status).toBe(200);
   });
 });
 

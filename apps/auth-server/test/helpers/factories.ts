@@ -139,7 +139,11 @@ const formField = (html: string, name: string) =>
   new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
 
 /** Opens /device and submits `typed` as the user code; returns the answer to that POST. */
-export async function submitDeviceCode(t: TestAuthServer, b: Browser, typed: string) {
+export async function submitDeviceCode(
+  t: Pick<TestAuthServer, 'issuer'>,
+  b: Browser,
+  typed: string,
+) {
   const page = await (await b.get(`${t.issuer}/device`)).text();
   return b.postForm(`${t.issuer}/device`, { xsrf: formField(page, 'xsrf')!, user_code: typed });
 }
@@ -149,7 +153,7 @@ export async function submitDeviceCode(t: TestAuthServer, b: Browser, typed: str
  * confirmation page and signs in. Returns the last page (or the abort's answer).
  */
 export async function approveDevice(
-  t: TestAuthServer,
+  t: Pick<TestAuthServer, 'issuer'>,
   b: Browser,
   typed: string,
   user: { email: string; password: string },
