@@ -4,7 +4,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
-import { startTcpProxy, viaProxy, type TcpProxy } from '../../apps/api/test/helpers/tcp-proxy.js';
+import { startTcpProxy, viaProxy, type TcpProxy } from '@portcullis/db/testing';
 import { spawnScript, waitFor, type Spawned } from './helpers/processes.js';
 
 /**

@@ -13,7 +13,7 @@ import { createDb, type Db } from '@portcullis/db';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import { pino } from 'pino';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '../src/index.js';
-import { startTcpProxy, viaProxy, type TcpProxy } from './helpers/tcp-proxy.js';
+import { startTcpProxy, viaProxy, type TcpProxy } from '@portcullis/db/testing';
 
 const AUDIENCE = 'http://api.portcullis.test';
 /** Well under the reference client's 15 s timeout. */

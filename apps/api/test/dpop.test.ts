@@ -27,7 +27,7 @@ import {
 } from '../../auth-server/test/helpers/factories.js';
 import { REDIS_URL } from './helpers/credentials.js';
 import { claimsOf, startTestApi, type AuthServerTestApi } from './helpers/harness.js';
-import { startTcpProxy } from './helpers/tcp-proxy.js';
+import { startTcpProxy } from '@portcullis/db/testing';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;

@@ -4,7 +4,7 @@
  * names Redis, and everything works again once Redis is back, without a restart.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTcpProxy, viaProxy, type TcpProxy } from '../../api/test/helpers/tcp-proxy.js';
+import { startTcpProxy, viaProxy, type TcpProxy } from '@portcullis/db/testing';
 import { browser } from './helpers/cookie-jar.js';
 import { createUser, publicSpa, REDIRECT_URI } from './helpers/factories.js';
 import { startTestAuthServer, type TestAuthServer } from './helpers/server.js';

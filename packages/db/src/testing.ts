@@ -49,3 +49,5 @@ export async function createTestDatabase(
   if (options.migrate !== false) await migrateLatest(result.db);
   return result;
 }
+
+export { startTcpProxy, viaProxy, type TcpProxy } from './tcp-proxy.js';

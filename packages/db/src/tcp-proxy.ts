@@ -8,12 +8,16 @@ import net from 'node:net';
  * stopped with SIGSTOP, or a network partition): connections are still accepted, but
  * nothing is forwarded either way; `thaw` delivers what was held, in order, including
  * the closes that happened meanwhile, as a stopped server's kernel would.
+ * `freezeOnReply` freezes at a chosen moment of a conversation: just before the server's
+ * first answer containing a given text reaches the client (the server did the work, the
+ * client never hears of it).
  */
 export interface TcpProxy {
   readonly port: number;
   cut(): Promise<void>;
   restore(): Promise<void>;
   freeze(): void;
+  freezeOnReply(text: string): void;
   thaw(): void;
   close(): Promise<void>;
 }
@@ -21,6 +25,7 @@ export interface TcpProxy {
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let held: Array<() => void> | undefined;
+  let freezeAt: Buffer | undefined;
   /** Runs `action` now, or at `thaw` while frozen. */
   const deliver = (action: () => void) => (held ? held.push(action) : action());
   const track = (socket: net.Socket) => {
@@ -28,8 +33,14 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
   };
-  const forward = (from: net.Socket, to: net.Socket) => {
-    from.on('data', (chunk: Buffer) => deliver(() => to.write(chunk)));
+  const forward = (from: net.Socket, to: net.Socket, reply: boolean) => {
+    from.on('data', (chunk: Buffer) => {
+      if (reply && freezeAt && chunk.includes(freezeAt)) {
+        freezeAt = undefined;
+        held ??= [];
+      }
+      deliver(() => to.write(chunk));
+    });
     // `end` after the held writes, so they are flushed first.
     from.on('close', () => deliver(() => to.end()));
   };
@@ -37,8 +48,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     const upstream = net.connect(target.port, target.host);
     track(client);
     track(upstream);
-    forward(client, upstream);
-    forward(upstream, client);
+    forward(client, upstream, false);
+    forward(upstream, client, true);
   });
   const listen = (port: number) =>
     new Promise<void>((resolve, reject) => {
@@ -51,6 +62,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const stop = () =>
     new Promise<void>((resolve) => {
       held = undefined;
+      freezeAt = undefined;
       for (const socket of sockets) socket.destroy();
       if (server.listening) server.close(() => resolve());
       else resolve();
@@ -63,6 +75,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     restore: () => listen(port),
     freeze() {
       held ??= [];
+    },
+    freezeOnReply(text) {
+      freezeAt = Buffer.from(text);
     },
     thaw() {
       const actions = held ?? [];

@@ -1,0 +1,244 @@
+/**
+ * The auth server on PostgreSQL that stops answering without closing anything (its
+ * processes stopped, or a network partition), played by a TCP proxy this test owns that
+ * holds every byte until it thaws. Every database round trip is bounded (DB_QUERY_TIMEOUT,
+ * README "Database faults"): /token answers 503 + Retry-After within a few seconds, and a
+ * refresh the server gave up on is not half done: the client retries the same refresh
+ * token after the outage and goes on, without a reuse alert. The reuse interval is off
+ * here (REFRESH_REUSE_INTERVAL=0), so that a retry succeeds only when nothing of the
+ * failed rotation was committed (docs/security.md).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createDb, type Db } from '@portcullis/db';
+import {
+  createTestDatabase,
+  startTcpProxy,
+  viaProxy,
+  type TcpProxy,
+  type TestDatabase,
+} from '@portcullis/db/testing';
+import * as oidc from 'openid-client';
+import { pino } from 'pino';
+import { parseAuthConfig, startAuthServer, type RunningAuthServer } from '../src/index.js';
+import { decodeJwt, pkceSignIn, PUBLIC_SPA_METADATA } from './helpers/factories.js';
+import { API_AUDIENCE, type JsonBody } from './helpers/server.js';
+
+/** Well under a client's 15 s timeout. */
+const CLIENT_PATIENCE_MS = 10_000;
+const withPostgres = process.env['DATABASE_URL'] ? describe : describe.skip;
+if (!process.env['DATABASE_URL']) {
+  console.info('database-freeze.test.ts skipped: it needs a PostgreSQL server (DATABASE_URL)');
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+withPostgres('auth server on PostgreSQL that stops answering (runs only with DATABASE_URL)', () => {
+  let database: TestDatabase;
+  let proxy: TcpProxy;
+  let db: Db;
+  let dataDir: string;
+  let server: RunningAuthServer;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const target = new URL(database.url!);
+    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    dataDir = await mkdtemp(path.join(tmpdir(), 'portcullis-auth-freeze-'));
+    const config = parseAuthConfig({
+      NODE_ENV: 'test',
+      AUTH_PORT: '0',
+      ADMIN_PORT: '0',
+      DATA_DIR: dataDir,
+      API_AUDIENCE,
+      SEED_DEMO: 'false',
+      DATABASE_URL: viaProxy(database.url!, proxy),
+      DB_QUERY_TIMEOUT: '1',
+      REFRESH_REUSE_INTERVAL: '0',
+      KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
+    });
+    // As main.ts builds it.
+    db = createDb({ databaseUrl: config.databaseUrl, queryTimeoutMs: config.dbQueryTimeoutMs });
+    server = await startAuthServer(config, {
+      db,
+      logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
+      print: () => {},
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    proxy?.thaw();
+    await server?.close();
+    await db?.destroy();
+    await proxy?.close();
+    await database?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  async function admin(method: string, route: string, body?: unknown): Promise<JsonBody> {
+    const res = await fetch(server.adminUrl + route, {
+      method,
+      headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as JsonBody;
+  }
+
+  async function token(form: Record<string, string>) {
+    const started = Date.now();
+    const res = await fetch(`${server.url}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+      signal: AbortSignal.timeout(CLIENT_PATIENCE_MS),
+    });
+    return {
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      body: (await res.json()) as JsonBody,
+      ms: Date.now() - started,
+    };
+  }
+
+  /** A signed-in public client's refresh token and grant. */
+  async function refreshChain() {
+    const email = `freeze-${randomUUID().slice(0, 8)}@example.com`;
+    const password = `pw-${randomBytes(8).toString('hex')}`;
+    await admin('POST', '/admin/users', { email, password, roles: ['editor'] });
+    const spa = await admin('POST', '/admin/clients', {
+      client_id: `spa-${randomUUID().slice(0, 8)}`,
+      ...PUBLIC_SPA_METADATA,
+    });
+    const config = await oidc.discovery(
+      new URL(server.issuer),
+      spa['client_id'],
+      undefined,
+      oidc.None(),
+      { execute: [oidc.allowInsecureRequests] },
+    );
+    const tokens = await pkceSignIn(
+      config,
+      { email, password },
+      {
+        scope: 'openid offline_access api',
+        resource: API_AUDIENCE,
+      },
+    );
+    return {
+      clientId: spa['client_id'] as string,
+      refreshToken: tokens.refresh_token!,
+      grantId: decodeJwt(tokens.access_token).payload.grant_id as string,
+    };
+  }
+
+  const refresh = (chain: { clientId: string; refreshToken: string }) =>
+    token({
+      grant_type: 'refresh_token',
+      client_id: chain.clientId,
+      refresh_token: chain.refreshToken,
+    });
+
+  /** Sessions PostgreSQL still holds open inside a transaction, on this test's database. */
+  async function openTransactions(): Promise<number> {
+    const { rows } = (await database.db.raw(
+      `select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and state like 'idle in transaction%'`,
+    )) as { rows: { n: number }[] };
+    return rows[0]!.n;
+  }
+
+  /** After thaw: the server answers again and PostgreSQL has aborted what was held. */
+  async function recovered(): Promise<void> {
+    let ready = 0;
+    for (let i = 0; i < 50 && ready !== 200; i++) {
+      ready = (await fetch(`${server.url}/readyz`)).status;
+      if (ready !== 200) await sleep(200);
+    }
+    expect(ready).toBe(200);
+    for (let i = 0; i < 50 && (await openTransactions()) > 0; i++) await sleep(100);
+    expect(await openTransactions()).toBe(0);
+  }
+
+  const reuseAlerts = async (grantId: string) =>
+    (
+      (await admin('GET', '/admin/audit?kind=refresh_token_reuse&limit=100'))['items'] as {
+        grantId: string;
+      }[]
+    ).filter((e) => e.grantId === grantId).length;
+
+  function expect503(answer: Awaited<ReturnType<typeof token>>) {
+    expect(answer.status).toBe(503);
+    expect(answer.retryAfter).toMatch(/^[1-9]\d*$/);
+    expect(answer.body['error']).toBe('temporarily_unavailable');
+    expect(answer.ms).toBeLessThan(CLIENT_PATIENCE_MS);
+  }
+
+  it('/token (client credentials and refresh) answers 503 with Retry-After within a few seconds; the refresh is retried after the thaw', async () => {
+    const service = await admin('POST', '/admin/clients', {
+      client_id: `svc-${randomUUID().slice(0, 8)}`,
+      token_endpoint_auth_method: 'client_secret_post',
+      grant_types: ['client_credentials'],
+      roles: ['viewer'],
+    });
+    const clientCredentials = () =>
+      token({
+        grant_type: 'client_credentials',
+        client_id: service['client_id'],
+        client_secret: service['client_secret'],
+        resource: API_AUDIENCE,
+      });
+    const chain = await refreshChain();
+    expect((await clientCredentials()).status).toBe(200);
+
+    proxy.freeze();
+    const [refreshes, issued] = await Promise.all([
+      Promise.all([refresh(chain), refresh(chain)]),
+      Promise.all(Array.from({ length: 4 }, () => clientCredentials())),
+    ]).finally(() => proxy.thaw());
+    for (const answer of refreshes) expect503(answer);
+    // A client credentials grant may need no round trip (its client cached, its token a
+    // JWT): served, or refused like the refresh, never left waiting.
+    for (const answer of issued) {
+      if (answer.status !== 200) expect503(answer);
+      expect(answer.ms).toBeLessThan(CLIENT_PATIENCE_MS);
+    }
+
+    await recovered();
+    expect((await clientCredentials()).status).toBe(200);
+    const retried = await refresh(chain);
+    expect(retried.status).toBe(200);
+    expect((await refresh({ ...chain, refreshToken: retried.body['refresh_token'] })).status).toBe(
+      200,
+    );
+    expect(await reuseAlerts(chain.grantId)).toBe(0);
+  }, 60_000);
+
+  // KNOWN DEFECT, reproduced here: a rotation is two round trips (consume the old token,
+  // then save its successor), each committed alone, so a freeze between them leaves the
+  // old token consumed with no successor; the client's retry after the 503 is then reuse
+  // (grant revoked, alert) once REFRESH_REUSE_INTERVAL has passed, or at once with it 0.
+  // The fix makes the consume and the successor's save one commit in the adapter; then
+  // this becomes a plain `it`.
+  it.failing(
+    'a rotation frozen after PostgreSQL consumed the old token is not committed: the retry after the thaw goes on',
+    async () => {
+      const chain = await refreshChain();
+      // The consume UPDATE reaches the server and is done there; its answer never comes back.
+      proxy.freezeOnReply('UPDATE 1');
+      const failed = await refresh(chain).finally(() => proxy.thaw());
+      expect503(failed);
+      await recovered();
+      const retried = await refresh(chain);
+      expect(retried.status).toBe(200);
+      expect(
+        (await refresh({ ...chain, refreshToken: retried.body['refresh_token'] })).status,
+      ).toBe(200);
+      expect(await reuseAlerts(chain.grantId)).toBe(0);
+    },
+    60_000,
+  );
+});
