@@ -116,3 +116,36 @@ describe('the OIDC adapter under concurrent calls', () => {
     await expect(tokens.consume('rt-b')).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 });
+
+describe('siblings of a retried refresh token (REFRESH_REUSE_INTERVAL)', () => {
+  // Successors of one token, as honest retries within the interval make them: of those
+  // used, only the first may go on (docs/security.md), however they arrive.
+  async function siblings(parent: string, n: number): Promise<string[]> {
+    const tokens = createOidcAdapterFactory(t.db, createClientsRepo(t.db), undefined, {
+      refreshReuseInterval: 5,
+    })('RefreshToken');
+    await tokens.upsert(parent, payload(parent, `g-${parent}`, 'dave'), 3600);
+    const ids = Array.from({ length: n }, (_, i) => `${parent}-s${i}`);
+    for (const id of ids) await tokens.upsert(id, payload(id, `g-${parent}`, 'dave'), 3600);
+    await t.db('oidc_payloads').whereIn('id', ids).update({ rotated_from: parent });
+    return ids;
+  }
+  const consumer = () =>
+    createOidcAdapterFactory(t.db, createClientsRepo(t.db), undefined, {
+      refreshReuseInterval: 5,
+    })('RefreshToken');
+
+  test('siblings consumed together (one batch): exactly one wins', async () => {
+    const ids = await siblings('rt-batch', 10);
+    const tokens = consumer();
+    const results = await Promise.allSettled(ids.map((id) => tokens.consume(id)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+  });
+
+  test('siblings consumed in separate transactions at once: exactly one wins', async () => {
+    const ids = await siblings('rt-apart', 10);
+    // One adapter each: separate statements, on separate connections where the pool has them.
+    const results = await Promise.allSettled(ids.map((id) => consumer().consume(id)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+  });
+});

@@ -55,21 +55,34 @@ const TOKEN_GRANT_SESSION_SQL = `with t as (
  * sharing artifacts cannot deadlock; a row another statement consumed first is re-checked
  * against the condition once its lock is released (PostgreSQL re-checks it).
  *
- * An artifact is consumable when it is unconsumed and no sibling (another refresh token
- * rotated from the same token) has been used: of two successors of one token, the first
- * one used is the chain, the other is dead. A refresh token consumed less than the reuse
+ * An artifact is consumable when it is unconsumed and, for a refresh token rotated from
+ * another, it claims its parent's used_successor (or the parent row is gone): of two
+ * successors of one token, the first one used is the chain, the other is dead. The claim
+ * is an UPDATE of the parent row, so siblings used at once wait on its row lock and only
+ * one sees the column free; in one statement, PostgreSQL updates the parent once. A refresh token consumed less than the reuse
  * interval ago (the last binding, seconds; 0 turns it off) is consumable again while none
  * of its successors has been used: the honest retry after a lost response (README
  * "Refresh-token rotation"). The row keeps its first consumed_at, so the window does not
  * slide.
  */
-const CONSUME_SQL = `with locked as (
+const CONSUME_SQL = `with keys as (
+    select type, id from unnest(?::text[], ?::text[]) as k(type, id)
+  ),
+  claimed as (
+    update oidc_payloads parent set used_successor = child.id
+    from keys join oidc_payloads child on child.type = keys.type and child.id = keys.id
+    where child.rotated_from is not null and child.consumed_at is null
+      and parent.type = child.type and parent.id = child.rotated_from
+      and (parent.used_successor is null or parent.used_successor = child.id)
+    returning child.type, child.id
+  ),
+  locked as (
     select p.type, p.id from oidc_payloads p
-    join unnest(?::text[], ?::text[]) as k(type, id) on p.type = k.type and p.id = k.id
-    where (p.consumed_at is null and (p.rotated_from is null or not exists (
-        select 1 from oidc_payloads s
-        where s.rotated_from = p.rotated_from and s.type = p.type and s.id <> p.id
-          and s.consumed_at is not null)))
+    join keys k on p.type = k.type and p.id = k.id
+    where (p.consumed_at is null and (p.rotated_from is null
+        or exists (select 1 from claimed c where c.type = p.type and c.id = p.id)
+        or not exists (
+          select 1 from oidc_payloads o where o.type = p.type and o.id = p.rotated_from)))
       or (p.type = 'RefreshToken' and p.consumed_at > now() - make_interval(secs => ?::float8)
         and not exists (
           select 1 from oidc_payloads c
