@@ -59,11 +59,12 @@ const TOKEN_GRANT_SESSION_SQL = `with t as (
  * another, it claims its parent's used_successor (or the parent row is gone): of two
  * successors of one token, the first one used is the chain, the other is dead. The claim
  * is an UPDATE of the parent row, so siblings used at once wait on its row lock and only
- * one sees the column free; in one statement, PostgreSQL updates the parent once. A refresh token consumed less than the reuse
- * interval ago (the last binding, seconds; 0 turns it off) is consumable again while none
- * of its successors has been used: the honest retry after a lost response (README
- * "Refresh-token rotation"). The row keeps its first consumed_at, so the window does not
- * slide.
+ * one sees the column free; in one statement, PostgreSQL updates the parent once.
+ *
+ * A refresh token consumed less than the reuse interval ago (the last binding, seconds; 0
+ * turns it off) is consumable again while none of its successors has been used: the
+ * honest retry after a lost response (docs/security.md). The row keeps its first
+ * consumed_at, so the window does not slide.
  */
 const CONSUME_SQL = `with keys as (
     select type, id from unnest(?::text[], ?::text[]) as k(type, id)
