@@ -149,3 +149,20 @@ describe('siblings of a retried refresh token (REFRESH_REUSE_INTERVAL)', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
   });
 });
+
+describe('a rotation abandoned between the consume and the save of its successor', () => {
+  const tokens = () =>
+    createOidcAdapterFactory(t.db, createClientsRepo(t.db), undefined, {
+      rotationBound: 0.2,
+    })('RefreshToken');
+
+  test('consumed with no successor saved: after the bound it reads unconsumed and rotates again', async () => {
+    await tokens().upsert('rt-abandoned', payload('rt-abandoned', 'g-abandoned', 'erin'), 3600);
+    await tokens().consume('rt-abandoned');
+    // Right after the consume, a rotation may still be under way: the token is used.
+    expect((await tokens().find('rt-abandoned'))?.consumed).toBeTruthy();
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await tokens().find('rt-abandoned'))?.consumed).toBeUndefined();
+    await expect(tokens().consume('rt-abandoned')).resolves.toBeUndefined();
+  });
+});

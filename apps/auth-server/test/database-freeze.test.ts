@@ -217,28 +217,21 @@ withPostgres('auth server on PostgreSQL that stops answering (runs only with DAT
     expect(await reuseAlerts(chain.grantId)).toBe(0);
   }, 60_000);
 
-  // KNOWN DEFECT, reproduced here: a rotation is two round trips (consume the old token,
-  // then save its successor), each committed alone, so a freeze between them leaves the
-  // old token consumed with no successor; the client's retry after the 503 is then reuse
-  // (grant revoked, alert) once REFRESH_REUSE_INTERVAL has passed, or at once with it 0.
-  // The fix makes the consume and the successor's save one commit in the adapter; then
-  // this becomes a plain `it`.
-  it.failing(
-    'a rotation frozen after PostgreSQL consumed the old token is not committed: the retry after the thaw goes on',
-    async () => {
-      const chain = await refreshChain();
-      // The consume UPDATE reaches the server and is done there; its answer never comes back.
-      proxy.freezeOnReply('UPDATE 1');
-      const failed = await refresh(chain).finally(() => proxy.thaw());
-      expect503(failed);
-      await recovered();
-      const retried = await refresh(chain);
-      expect(retried.status).toBe(200);
-      expect(
-        (await refresh({ ...chain, refreshToken: retried.body['refresh_token'] })).status,
-      ).toBe(200);
-      expect(await reuseAlerts(chain.grantId)).toBe(0);
-    },
-    60_000,
-  );
+  // A rotation is two round trips (consume the old token, then save its successor). A
+  // freeze between them leaves the old token consumed with no successor: nobody holds one,
+  // so the client's retry after its 503 rotates again instead of counting as reuse.
+  it('a rotation abandoned after PostgreSQL consumed the old token: the retry after the thaw goes on', async () => {
+    const chain = await refreshChain();
+    // The consume UPDATE reaches the server and is done there; its answer never comes back.
+    proxy.freezeOnReply('UPDATE 1');
+    const failed = await refresh(chain).finally(() => proxy.thaw());
+    expect503(failed);
+    await recovered();
+    const retried = await refresh(chain);
+    expect(retried.status).toBe(200);
+    expect((await refresh({ ...chain, refreshToken: retried.body['refresh_token'] })).status).toBe(
+      200,
+    );
+    expect(await reuseAlerts(chain.grantId)).toBe(0);
+  }, 60_000);
 });

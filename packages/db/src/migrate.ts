@@ -10,7 +10,7 @@ import * as m008 from './migrations/008-partial-artifact-indexes.js';
 import * as m009 from './migrations/009-subject-revocations-index.js';
 import * as m010 from './migrations/010-refresh-rotation-parent.js';
 import * as m011 from './migrations/011-logout-cutoff-milliseconds.js';
-import * as m012 from './migrations/012-refresh-used-successor.js';
+import * as m012 from './migrations/012-refresh-rotation-state.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -33,7 +33,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['009-subject-revocations-index', m009],
   ['010-refresh-rotation-parent', m010],
   ['011-logout-cutoff-milliseconds', m011],
-  ['012-refresh-used-successor', m012],
+  ['012-refresh-rotation-state', m012],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

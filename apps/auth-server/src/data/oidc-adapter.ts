@@ -25,6 +25,15 @@ interface PayloadRow {
  */
 const READ_WITH_GRANT_AND_SESSION = new Set(['RefreshToken', 'AuthorizationCode']);
 
+/**
+ * A refresh token whose rotation was abandoned (consumed, its successor never saved, and
+ * longer ago than AdapterOptions.rotationBound) reads as unconsumed: nobody holds a
+ * successor, so its holder may rotate it again (docs/security.md).
+ */
+const CONSUMED_AT_AS_READ = `case when awaiting_successor
+    and consumed_at < now() - make_interval(secs => ?::float8) then null
+    else consumed_at end as consumed_at`;
+
 const unexpired = (alias: string) => `(${alias}.expires_at is null or ${alias}.expires_at > ?)`;
 /**
  * Tokens (type, id) with their grant, their session and their subject's logout-everywhere
@@ -33,7 +42,7 @@ const unexpired = (alias: string) => `(${alias}.expires_at is null or ${alias}.e
  * committed before the request is in its answer.
  */
 const TOKEN_GRANT_SESSION_SQL = `with t as (
-    select k.n, p.type, p.payload, p.consumed_at, p.issued_at, p.grant_id
+    select k.n, p.type, p.payload, ${CONSUMED_AT_AS_READ}, p.issued_at, p.grant_id
     from unnest(?::text[], ?::text[]) with ordinality as k(type, id, n)
     join oidc_payloads p on p.type = k.type and p.id = k.id and ${unexpired('p')}
   )
@@ -64,7 +73,8 @@ const TOKEN_GRANT_SESSION_SQL = `with t as (
  * A refresh token consumed less than the reuse interval ago (the last binding, seconds; 0
  * turns it off) is consumable again while none of its successors has been used: the
  * honest retry after a lost response (docs/security.md). The row keeps its first
- * consumed_at, so the window does not slide.
+ * consumed_at, so the window does not slide. One whose rotation was abandoned (see
+ * CONSUMED_AT_AS_READ; the third binding) is consumable again at any time.
  */
 const CONSUME_SQL = `with keys as (
     select type, id from unnest(?::text[], ?::text[]) as k(type, id)
@@ -88,10 +98,14 @@ const CONSUME_SQL = `with keys as (
         and not exists (
           select 1 from oidc_payloads c
           where c.rotated_from = p.id and c.type = p.type and c.consumed_at is not null))
+      or (p.type = 'RefreshToken' and p.awaiting_successor
+        and p.consumed_at < now() - make_interval(secs => ?::float8))
     order by p.type, p.id
     for update of p
   )
-  update oidc_payloads p set consumed_at = coalesce(p.consumed_at, now()) from locked
+  update oidc_payloads p set consumed_at = coalesce(p.consumed_at, now()),
+    awaiting_successor = p.type = 'RefreshToken'
+  from locked
   where p.type = locked.type and p.id = locked.id
   returning p.type, p.id`;
 
@@ -99,15 +113,23 @@ const CONSUME_SQL = `with keys as (
  * Rows given as parallel text arrays (one binding each, same on pg and PGlite), written in
  * (type, id) order so that two batches sharing rows lock them in the same order.
  * `issued_at` is kept when a row is saved again, except when a session is signed in anew
- * (its loginTs changes): logout everywhere compares against it.
+ * (its loginTs changes): logout everywhere compares against it. Saving a rotated refresh
+ * token's successor clears its parent's awaiting_successor in the same statement.
  */
-const UPSERT_SQL = `insert into oidc_payloads
+const UPSERT_SQL = `with r as (
+    select * from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
+      ?::text[], ?::text[], ?::text[])
+      as r(id, type, payload, grant_id, user_code, uid, expires_at, rotated_from, issued_at)
+  ),
+  rotated as (
+    update oidc_payloads parent set awaiting_successor = false from r
+    where parent.type = r.type and parent.id = r.rotated_from and parent.awaiting_successor
+  )
+  insert into oidc_payloads
     (id, type, payload, grant_id, user_code, uid, expires_at, rotated_from, issued_at)
   select id, type, payload::jsonb, grant_id, user_code, uid, expires_at::timestamptz,
     rotated_from, issued_at::timestamptz
-  from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
-    ?::text[], ?::text[])
-    as r(id, type, payload, grant_id, user_code, uid, expires_at, rotated_from, issued_at)
+  from r
   order by type, id
   on conflict (type, id) do update set payload = excluded.payload, grant_id = excluded.grant_id,
     user_code = excluded.user_code, uid = excluded.uid, expires_at = excluded.expires_at,
@@ -139,14 +161,21 @@ const keyOf = ({ type, id }: ArtifactKey) => JSON.stringify([type, id]);
  * other requests of the same turn of the event loop. Each caller still gets exactly the
  * answer it would get alone.
  */
-function createStatements(db: Db, refreshReuseInterval: number) {
+function createStatements(db: Db, refreshReuseInterval: number, rotationBound: number) {
   return {
     /** Each key's token row with its grant and session rows (none when not found). */
     readWithGrantAndSession: coalesced(async (keys: readonly ArtifactKey[]) => {
       const now = new Date();
       const types = keys.map((k) => k.type);
       const ids = keys.map((k) => k.id);
-      const result = await prepared(db, TOKEN_GRANT_SESSION_SQL, [types, ids, now, now, now]);
+      const result = await prepared(db, TOKEN_GRANT_SESSION_SQL, [
+        rotationBound,
+        types,
+        ids,
+        now,
+        now,
+        now,
+      ]);
       const { rows } = result as { rows: (PayloadRow & { type: string; n: unknown })[] };
       const byKey = keys.map((): (PayloadRow & { type: string })[] => []);
       for (const row of rows) byKey[Number(row.n) - 1]?.push(row);
@@ -165,6 +194,7 @@ function createStatements(db: Db, refreshReuseInterval: number) {
         distinct.map((k) => k.type),
         distinct.map((k) => k.id),
         refreshReuseInterval,
+        rotationBound,
       ]);
       const won = new Set((result as { rows: ArtifactKey[] }).rows.map(keyOf));
       const retriesAllowed = refreshReuseInterval > 0;
@@ -245,7 +275,23 @@ export interface AdapterOptions {
    * again, while none of its successors has been used (REFRESH_REUSE_INTERVAL). 0: never.
    */
   refreshReuseInterval?: number;
+  /**
+   * Seconds after which a refresh token consumed without its successor being saved counts
+   * as an abandoned rotation (its client got an error), so it may be rotated again. Siblings
+   * this makes are settled like any retry's (used_successor), so the bound only keeps
+   * requests racing a rotation that is going well from making them.
+   */
+  rotationBound?: number;
 }
+
+const DEFAULT_ROTATION_BOUND = 2.5;
+
+const statementsFor = (db: Db, options: AdapterOptions) =>
+  createStatements(
+    db,
+    options.refreshReuseInterval ?? 0,
+    options.rotationBound ?? DEFAULT_ROTATION_BOUND,
+  );
 
 /**
  * oidc-provider's storage, one row per artifact in `oidc_payloads` (clients in
@@ -266,10 +312,7 @@ export class KnexOidcAdapter implements Adapter {
     private readonly type: string,
     private readonly guard?: ArtifactGuard,
     private readonly options: AdapterOptions = {},
-    private readonly statements: Statements = createStatements(
-      db,
-      options.refreshReuseInterval ?? 0,
-    ),
+    private readonly statements: Statements = statementsFor(db, options),
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
@@ -359,7 +402,11 @@ export class KnexOidcAdapter implements Adapter {
       if (this.type !== 'DeviceCode') {
         query.andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', new Date()));
       }
-      row = await query.first<PayloadRow | undefined>('payload', 'consumed_at', 'issued_at');
+      row = await query.first<PayloadRow | undefined>(
+        'payload',
+        this.db.raw(CONSUMED_AT_AS_READ, [this.options.rotationBound ?? DEFAULT_ROTATION_BOUND]),
+        'issued_at',
+      );
     }
     if (row && this.type === 'Grant' && typeof where['id'] === 'string')
       rememberGrantIssuedAt(where['id'], row.issued_at);
@@ -461,7 +508,7 @@ export function createOidcAdapterFactory(
   guard?: ArtifactGuard,
   options: AdapterOptions = {},
 ) {
-  const statements = createStatements(db, options.refreshReuseInterval ?? 0);
+  const statements = statementsFor(db, options);
   return (name: string): Adapter =>
     new KnexOidcAdapter(db, clients, name, guard, options, statements);
 }

@@ -81,6 +81,9 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
   return {
     adapter: createOidcAdapterFactory(s.db, s.clients, createLogoutGuard(s.denyList), {
       refreshReuseInterval: config.refreshReuseInterval,
+      // Far longer than a rotation that goes well takes (milliseconds), and shorter than a
+      // client of an abandoned one waits for its 503 (one DB_QUERY_TIMEOUT at least).
+      rotationBound: config.dbQueryTimeoutMs / 2000,
     }),
     clients: [],
     jwks: { keys: s.keys.jwks as never },
