@@ -70,11 +70,15 @@ const TOKEN_GRANT_SESSION_SQL = `with t as (
  * is an UPDATE of the parent row, so siblings used at once wait on its row lock and only
  * one sees the column free; in one statement, PostgreSQL updates the parent once.
  *
- * A refresh token consumed less than the reuse interval ago (the last binding, seconds; 0
- * turns it off) is consumable again while none of its successors has been used: the
+ * A refresh token consumed less than the reuse interval ago (bindings 3 and 4, seconds;
+ * 0 turns it off) is consumable again while none of its successors has been used: the
  * honest retry after a lost response (docs/security.md). The row keeps its first
- * consumed_at, so the window does not slide. One whose rotation was abandoned (see
- * CONSUMED_AT_AS_READ; the third binding) is consumable again at any time.
+ * consumed_at, so the window does not slide. With no interval that branch is off, not
+ * merely empty: now() is when a transaction began, so one that waited on the row lock
+ * while another consumed the token could see that consume as later than its now().
+ *
+ * A refresh token whose rotation was abandoned (see CONSUMED_AT_AS_READ; binding 5) is
+ * consumable again at any time.
  */
 const CONSUME_SQL = `with keys as (
     select type, id from unnest(?::text[], ?::text[]) as k(type, id)
@@ -94,7 +98,8 @@ const CONSUME_SQL = `with keys as (
         or exists (select 1 from claimed c where c.type = p.type and c.id = p.id)
         or not exists (
           select 1 from oidc_payloads o where o.type = p.type and o.id = p.rotated_from)))
-      or (p.type = 'RefreshToken' and p.consumed_at > now() - make_interval(secs => ?::float8)
+      or (p.type = 'RefreshToken' and ?::float8 > 0
+        and p.consumed_at > now() - make_interval(secs => ?::float8)
         and not exists (
           select 1 from oidc_payloads c
           where c.rotated_from = p.id and c.type = p.type and c.consumed_at is not null))
@@ -193,6 +198,7 @@ function createStatements(db: Db, refreshReuseInterval: number, rotationBound: n
       const result = await prepared(db, CONSUME_SQL, [
         distinct.map((k) => k.type),
         distinct.map((k) => k.id),
+        refreshReuseInterval,
         refreshReuseInterval,
         rotationBound,
       ]);
