@@ -1,10 +1,10 @@
 import type { Middleware, ParameterizedContext } from 'koa';
 import type Router from '@koa/router';
 import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
-import type { Permission } from '@portcullis/claims';
+import { requirePermission, type Permission } from '@portcullis/claims';
 import { NotFoundError } from '../errors.js';
 import { parseBody, parseQuery } from '../http/validate.js';
-import type { ApiState } from '../middleware/authenticate.js';
+import { principalOf, type ApiState } from '../middleware/authenticate.js';
 import { z } from './zod.js';
 import { ErrorSchema, ValidationErrorSchema } from '../schemas/common.js';
 
@@ -24,7 +24,11 @@ export interface RouteSpec<P extends z.ZodObject, Q extends z.ZodObject, B exten
   operationId: string;
   summary: string;
   tags: string[];
-  /** The permission the handler requires: the route's OAuth scope in the document. Omit for public routes. */
+  /**
+   * The permission the route requires, enforced before the input is read and shown as
+   * the route's OAuth scope in the document. Omit for public routes. Handlers check only
+   * what depends on the resource (ownership).
+   */
   permission?: Permission;
   request?: { params?: P; query?: Q; body?: B; headers?: z.ZodObject };
   responses: Record<number, ResponseConfig>;
@@ -81,9 +85,29 @@ const NO_QUERY = z.strictObject({});
 export const SECURITY_SCHEMES = ['oauth2', 'bearerJwt', 'apiKey', 'sessionCookie'] as const;
 
 /**
+ * What runs before a handler: for a route with a permission, authentication and then the
+ * permission itself, so a caller lacking it gets 403 whatever it sent (never a 422 that
+ * describes a body it may not submit, nor a 404 about a resource it may not touch).
+ */
+export function guardsOf(
+  api: ApiRouter,
+  permission: Permission | undefined,
+): Middleware<ApiState>[] {
+  if (!permission) return [];
+  const requireRoutePermission: Middleware<ApiState> = async function requireRoutePermission(
+    ctx,
+    next,
+  ) {
+    requirePermission(principalOf(ctx), permission);
+    await next();
+  };
+  return [api.authenticate, requireRoutePermission];
+}
+
+/**
  * Mounts a route and registers its OpenAPI description from the same zod schemas that
  * validate its input, so the document cannot drift from what the handler accepts.
- * Order per request: authenticate -> validate params, query, body -> handler.
+ * Order per request: authenticate -> permission -> validate params, query, body -> handler.
  */
 export function defineRoute<
   P extends z.ZodObject = EmptyObject,
@@ -136,7 +160,7 @@ export function defineRoute<
   };
   Object.defineProperty(validate, 'name', { value: spec.operationId });
 
-  const chain: Middleware<ApiState>[] = spec.permission ? [api.authenticate, validate] : [validate];
+  const chain = [...guardsOf(api, spec.permission), validate];
   api.router.register(spec.path, [spec.method.toUpperCase()], chain as never, {
     name: spec.operationId,
   });

@@ -2,14 +2,14 @@ import type { Middleware } from 'koa';
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import type { Permission } from '@portcullis/claims';
 import type { ApiState } from '../middleware/authenticate.js';
-import { SECURITY_SCHEMES, type ApiRouter } from './define-route.js';
+import { guardsOf, SECURITY_SCHEMES, type ApiRouter } from './define-route.js';
 
 /**
  * A route whose body is not JSON (multipart uploads, a pre-signed PUT, an event
  * stream), so defineRoute's JSON validation does not apply: the OpenAPI description is
  * given whole, and the handler reads the request itself. With a permission it runs
- * after `api.authenticate`; without one it is public (the pre-signed PUT carries its
- * own signature).
+ * after authentication and the permission check, as for defineRoute; without one it is
+ * public (the pre-signed PUT carries its own signature).
  */
 export function defineRawRoute(
   api: ApiRouter,
@@ -25,7 +25,7 @@ export function defineRawRoute(
       : [],
     ...(permission ? { 'x-permission': permission } : {}),
   });
-  const chain: Middleware<ApiState>[] = permission ? [api.authenticate, handler] : [handler];
+  const chain = [...guardsOf(api, permission), handler];
   api.router.register(path, [spec.method.toUpperCase()], chain as never, {
     name: spec.operationId ?? path,
   });

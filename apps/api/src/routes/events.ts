@@ -1,4 +1,4 @@
-import { hasPermission, Perm, requirePermission, type Principal } from '@portcullis/claims';
+import { hasPermission, Perm, type Principal } from '@portcullis/claims';
 import type { EventRecord, EventVisibility, SubjectType } from '../data/events-repo.js';
 import { principalOf } from '../middleware/authenticate.js';
 import { defineRoute, type ApiRouter } from '../openapi/define-route.js';
@@ -64,7 +64,6 @@ export function eventsRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async function listEvents(ctx, { query }) {
       const principal = principalOf(ctx);
-      requirePermission(principal, Perm.EventsRead);
       const before = query.before === undefined ? undefined : parseBefore(query.before);
       const rows = await deps.repos.events.list(eventVisibility(principal), {
         before,

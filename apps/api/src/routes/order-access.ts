@@ -46,9 +46,10 @@ export function visibilityOf(principal: Principal): { ownerId?: string } {
 }
 
 /**
- * Loads an order for an action needing `permission`. The permission itself is checked
- * first (403 says nothing about any order); then an order the caller may not see is a
- * 404 exactly like a missing one, so ids of other users' orders cannot be probed (BOLA).
+ * Loads an order for an action needing `permission`, which the route has already
+ * checked (a 403 there says nothing about any order). An order the caller may not see is
+ * a 404 exactly like a missing one, so ids of other users' orders cannot be probed
+ * (BOLA); one it sees but may not act on (not its own) is a 403.
  * `recent`: a plain read, which the repo may answer from its read cache; a write reads
  * the stored row.
  */
@@ -59,7 +60,6 @@ export async function loadOrderFor(
   permission: Permission,
   { recent = false }: { recent?: boolean } = {},
 ): Promise<Order> {
-  requirePermission(principal, permission);
   const { orders } = deps.repos;
   const visibility = visibilityOf(principal);
   const order = await (recent ? orders.findRecent(id, visibility) : orders.find(id, visibility));

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware, ParameterizedContext } from 'koa';
-import { hasPermission, Perm, requirePermission, type Principal } from '@portcullis/claims';
+import { hasPermission, Perm, type Principal } from '@portcullis/claims';
 import { uploadJson } from '../data/uploads-repo.js';
 import { NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
 import { receiveMultipart } from '../http/multipart.js';
@@ -140,7 +140,6 @@ export function uploadsRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig
     },
     async function createUpload(ctx: ParameterizedContext<ApiState>) {
       const principal = principalOf(ctx);
-      requirePermission(principal, Perm.UploadsCreate);
       if (!ctx.request.is('multipart/form-data')) {
         throw new UnsupportedMediaTypeError(
           'send multipart/form-data with the parts file and caption',
@@ -206,7 +205,6 @@ export function uploadsRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig
     },
     async function getUpload(ctx, { params }) {
       const principal = principalOf(ctx);
-      requirePermission(principal, Perm.UploadsRead);
       const upload = await uploads.find(params.id, uploadVisibility(principal));
       if (!upload) throw new NotFoundError();
       ctx.body = uploadJson(upload);
@@ -235,7 +233,6 @@ export function uploadsRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig
     },
     async function downloadUpload(ctx: ParameterizedContext<ApiState>) {
       const principal = principalOf(ctx);
-      requirePermission(principal, Perm.UploadsRead);
       const parsed = UploadIdParams.safeParse(ctx.params);
       if (!parsed.success) throw new NotFoundError();
       const upload = await uploads.find(parsed.data.id, uploadVisibility(principal));
