@@ -67,6 +67,19 @@ describe('npm start with the database unreachable', () => {
   }, 60_000);
 });
 
+/** GET /healthz, retried while nothing listens on the port yet (10 s at most). */
+async function healthzOnceListening(base: string): Promise<number> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      return (await fetch(`${base}/healthz`)).status;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 const withPostgres = process.env['DATABASE_URL'] ? describe : describe.skip;
 if (!process.env['DATABASE_URL']) {
   console.info('database-start.test.ts: waiting for PostgreSQL is tested only with DATABASE_URL');
@@ -100,7 +113,8 @@ withPostgres('npm start before PostgreSQL is up (runs only with DATABASE_URL)', 
     expect(run.output()).toContain('"reason":"ECONNREFUSED"');
     for (const port of [authPort, apiPort]) {
       const base = `http://127.0.0.1:${port}`;
-      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+      // The servers start side by side: the other may log its first wait a moment later.
+      expect(await healthzOnceListening(base)).toBe(200);
       const ready = await fetch(`${base}/readyz`);
       expect(ready.status).toBe(503);
       expect(ready.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
