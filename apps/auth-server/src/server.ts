@@ -20,7 +20,11 @@ import { purgeExpired } from './data/oidc-adapter.js';
 import { createSigningKeysRepo } from './data/signing-keys-repo.js';
 import { createFailureLimiter } from './limits.js';
 import { createAuthMetrics } from './metrics.js';
-import { ID_TOKEN_TTL } from './provider/configuration.js';
+import {
+  ID_TOKEN_TTL,
+  INTERACTION_RESUME_COOKIE,
+  SESSION_COOKIE,
+} from './provider/configuration.js';
 import { createDeviceGuard } from './provider/device-guard.js';
 import { createKeyManager } from './provider/keys.js';
 import { createProviderHost, type ProviderHost } from './provider/provider-host.js';
@@ -130,8 +134,8 @@ export async function startAuthServer(
       { keyPrefix: `${config.redisKeyPrefix}usercode`, points: 5, duration: 600 },
       redis,
     ),
-    sessionCookie: '_session',
-    resumeCookie: '_interaction_resume',
+    sessionCookie: SESSION_COOKIE,
+    resumeCookie: INTERACTION_RESUME_COOKIE,
   });
   const host = await createProviderHost({
     issuer,

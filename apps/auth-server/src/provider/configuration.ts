@@ -31,6 +31,7 @@ const DAY = 24 * 60 * 60;
 export const REFRESH_TOKEN_TTL = 30 * DAY;
 export const ID_TOKEN_TTL = 60 * 60;
 export const SESSION_COOKIE = '_session';
+export const INTERACTION_RESUME_COOKIE = '_interaction_resume';
 
 /** Extra client metadata: `roles` (client-credentials tokens) and `first_party` (skips consent). */
 function validateClientMetadata(_ctx: KoaContextWithOIDC | undefined, key: string, value: unknown) {
@@ -92,7 +93,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       names: {
         session: SESSION_COOKIE,
         interaction: '_interaction',
-        resume: '_interaction_resume',
+        resume: INTERACTION_RESUME_COOKIE,
       },
       keys: s.cookieKeys,
       long: { httpOnly: true, sameSite: 'lax', signed: true, secure: !isLocalhostDev },
