@@ -1,5 +1,4 @@
-// Kept under infra/ so the repository's top level stays as DESIGN.md lays it out;
-// basePath points the patterns back at the repository root.
+// At the repository root, where editors and `eslint .` look for it.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -12,10 +11,10 @@ export default tseslint.config(
       '**/dist/**',
       'apps/web/public/**',
       'infra/**/*.js',
+      'eslint.config.js',
     ],
   },
   {
-    basePath: '..',
     files: ['**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],
     rules: {
@@ -34,7 +33,6 @@ export default tseslint.config(
     },
   },
   {
-    basePath: '..',
     files: [
       '**/config.ts',
       '**/main.ts',
