@@ -3,8 +3,13 @@
  * PGlite in DATA_DIR unless DATABASE_URL is set). Each app can also run alone through
  * its own main.ts.
  */
-import { createLogger, installLastResortGuard } from '@portcullis/observability';
-import { createDb, describeDb, exitOnConfigError, runServices } from '@portcullis/db';
+import {
+  createLogger,
+  exitOnConfigError,
+  installLastResortGuard,
+  runServices,
+} from '@portcullis/observability';
+import { createDb, describeDb, openDatabase } from '@portcullis/db';
 import { parseAuthConfig, startAuthServer } from '@portcullis/auth-server';
 import { parseApiConfig, startApiServer } from '@portcullis/api';
 import { parseWebConfig, startWebServer } from '@portcullis/web';
@@ -28,13 +33,16 @@ logger.info({ database: describeDb(dbOptions) }, 'opening database');
 
 await runServices(
   logger,
-  db,
   {
     auth: (database) =>
       startAuthServer(auth, { db, logger: logger.child({ app: 'auth-server' }) }, database),
     api: (database) => startApiServer(api, { db, logger: logger.child({ app: 'api' }) }, database),
     web: () => startWebServer(web, { logger: logger.child({ app: 'web' }) }),
   },
-  { startTimeoutMs: auth.dbStartTimeoutMs, description: describeDb(dbOptions) },
+  openDatabase(db, {
+    startTimeoutMs: auth.dbStartTimeoutMs,
+    description: describeDb(dbOptions),
+    logger,
+  }),
 );
 installLastResortGuard(logger);

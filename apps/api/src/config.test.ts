@@ -26,8 +26,18 @@ describe('api config', () => {
     ]);
   });
 
-  it('refuses an http issuer in production', () => {
-    expect(() => parseApiConfig({ NODE_ENV: 'production' })).toThrow(/ISSUER: must be https/);
+  it('lists every production problem at once', () => {
+    let error: unknown;
+    try {
+      parseApiConfig({ NODE_ENV: 'production' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      'ISSUER: must be https in production',
+      'UPLOAD_SIGNING_KEY: required in production',
+    ]);
   });
 
   it('splits CORS origins', () => {

@@ -1,5 +1,6 @@
 import { databaseVariables } from '@portcullis/db';
 import { z } from 'zod';
+import { ConfigError } from '@portcullis/observability';
 
 const csv = z.string().transform((v) =>
   v
@@ -132,12 +133,7 @@ export type ApiConfig = Readonly<{
 /** `points` requests per `durationSec` window. */
 export type RateLimitSetting = Readonly<{ points: number; durationSec: number }>;
 
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 /** Parses the environment once; every problem is listed, each naming its variable. */
 export function parseApiConfig(env: Record<string, string | undefined>): ApiConfig {
@@ -148,12 +144,13 @@ export function parseApiConfig(env: Record<string, string | undefined>): ApiConf
     throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   const e = result.data;
-  if (e.NODE_ENV === 'production' && !e.ISSUER.startsWith('https://')) {
-    throw new ConfigError(['ISSUER: must be https in production']);
+  const problems: string[] = [];
+  if (e.NODE_ENV === 'production') {
+    if (!e.ISSUER.startsWith('https://')) problems.push('ISSUER: must be https in production');
+    if (e.UPLOAD_SIGNING_KEY === undefined)
+      problems.push('UPLOAD_SIGNING_KEY: required in production');
   }
-  if (e.NODE_ENV === 'production' && e.UPLOAD_SIGNING_KEY === undefined) {
-    throw new ConfigError(['UPLOAD_SIGNING_KEY: required in production']);
-  }
+  if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     env: e.NODE_ENV,
     port: e.API_PORT,

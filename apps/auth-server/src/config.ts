@@ -1,5 +1,6 @@
 import { databaseVariables } from '@portcullis/db';
 import { z } from 'zod';
+import { ConfigError } from '@portcullis/observability';
 
 const boolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
@@ -106,12 +107,7 @@ export type AuthConfig = Readonly<{
   keyEncryptionKey: string | undefined;
 }>;
 
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 /** Parses the environment once; every problem is listed, each naming its variable. */
 export function parseAuthConfig(env: Record<string, string | undefined>): AuthConfig {

@@ -1,6 +1,11 @@
 /** Runs the authorization server alone: `pnpm --filter @portcullis/auth-server start`. */
-import { createLogger, installLastResortGuard } from '@portcullis/observability';
-import { createDb, describeDb, exitOnConfigError, runServices } from '@portcullis/db';
+import {
+  createLogger,
+  exitOnConfigError,
+  installLastResortGuard,
+  runServices,
+} from '@portcullis/observability';
+import { createDb, describeDb, openDatabase } from '@portcullis/db';
 import { parseAuthConfig } from './config.js';
 import { startAuthServer } from './server.js';
 
@@ -10,8 +15,11 @@ const dbOptions = { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
 const db = createDb({ ...dbOptions, queryTimeoutMs: config.dbQueryTimeoutMs });
 await runServices(
   logger,
-  db,
   { auth: (database) => startAuthServer(config, { db, logger }, database) },
-  { startTimeoutMs: config.dbStartTimeoutMs, description: describeDb(dbOptions) },
+  openDatabase(db, {
+    startTimeoutMs: config.dbStartTimeoutMs,
+    description: describeDb(dbOptions),
+    logger,
+  }),
 );
 installLastResortGuard(logger);

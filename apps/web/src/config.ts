@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConfigError } from '@portcullis/observability';
 
 /** An origin: scheme, host and port only (no path, no trailing slash). */
 const origin = z
@@ -59,12 +60,7 @@ export type WebConfig = Readonly<{
   logLevel: string;
 }>;
 
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 /** Parses the environment once; every problem is listed, each naming its variable. */
 export function parseWebConfig(env: Record<string, string | undefined>): WebConfig {

@@ -1,17 +1,6 @@
+import { StartupError } from '@portcullis/observability';
 import type { Db } from './create-db.js';
 import { isDatabaseUnavailable } from './errors.js';
-
-/** An error that ends startup with a message for the operator and a sysexits(3) code. */
-export class StartupError extends Error {
-  override name = 'StartupError';
-  constructor(
-    message: string,
-    readonly exitCode: number,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
-}
 
 /** EX_UNAVAILABLE: a service the program needs is not there. */
 const EX_UNAVAILABLE = 69;

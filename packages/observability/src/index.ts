@@ -24,3 +24,14 @@ export { startingHandler } from './starting.js';
 export { guardRequests, installLastResortGuard } from './request-guard.js';
 export { containsNul, refuseNul, type RefuseNulOptions } from './refuse-nul.js';
 export { bodyFailure, bodyFailureOf, type BodyFailure } from './body-errors.js';
+export {
+  ConfigError,
+  EX_CONFIG,
+  exitOnConfigError,
+  runServices,
+  SHUTDOWN_GRACE_MS,
+  StartupError,
+  type RunningService,
+  type ServiceDependency,
+  type ServiceStarter,
+} from './lifecycle.js';

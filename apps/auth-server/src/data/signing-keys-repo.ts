@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { StartupError, toJsonb, type Db } from '@portcullis/db';
+import { toJsonb, type Db } from '@portcullis/db';
+import { EX_CONFIG, StartupError } from '@portcullis/observability';
 
 export type KeyAlg = 'RS256' | 'ES256';
 export type Jwk = Record<string, unknown> & { kid: string };
@@ -44,13 +45,11 @@ export function sealJwk(kek: Buffer, kid: string, jwk: Jwk): string {
     .join('.');
 }
 
-/** EX_CONFIG: the configuration does not fit the data. */
-const EX_CONFIG = 78;
-
 /**
  * A stored signing key does not open with this KEY_ENCRYPTION_KEY: the database was
  * written by a run with another one (typically a development run whose key was generated
- * into another DATA_DIR). At startup this ends the process with exit status 78.
+ * into another DATA_DIR). At startup this ends the process with EX_CONFIG (78): the
+ * configuration does not fit the data.
  */
 export class KeyDecryptionError extends StartupError {
   override name = 'KeyDecryptionError';

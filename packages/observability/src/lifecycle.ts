@@ -1,0 +1,123 @@
+/**
+ * The process lifecycle every entry point shares (README "Operating it"): configuration
+ * read once (a ConfigError exits 78), services started while a dependency such as the
+ * database becomes ready, and closed in order on SIGINT or SIGTERM.
+ */
+
+interface LifecycleLogger {
+  info(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** Every problem of a configuration, each naming its variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+/** An error that ends startup with a message for the operator and a sysexits(3) code. */
+export class StartupError extends Error {
+  override name = 'StartupError';
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** EX_CONFIG (sysexits(3)): the configuration is wrong. */
+export const EX_CONFIG = 78;
+
+/**
+ * Reads the configuration; a ConfigError is printed without a stack and exits with
+ * EX_CONFIG. Anything else is not a configuration problem and is thrown as it is.
+ */
+export function exitOnConfigError<T>(load: () => T): T {
+  try {
+    return load();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    return process.exit(EX_CONFIG);
+  }
+}
+
+export interface RunningService {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts one service. It may listen at once (answering /healthz, and 503 elsewhere) but
+ * must await `ready` before it uses the dependency.
+ */
+export type ServiceStarter = (ready: Promise<void>) => Promise<RunningService>;
+
+/** What the services share and need before serving (the database): closed after them. */
+export interface ServiceDependency {
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Services get this long to close after a signal; then the process exits 1. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+/** Logs why startup failed and exits: a StartupError's own code and message, else 1. */
+function failStartup(logger: LifecycleLogger, error: unknown): never {
+  if (error instanceof StartupError) {
+    logger.error({ exitCode: error.exitCode }, error.message);
+    return process.exit(error.exitCode);
+  }
+  logger.error({ err: error }, 'startup failed');
+  return process.exit(1);
+}
+
+/**
+ * Starts each service (they may listen while `dependency.ready` is pending), logs their
+ * URLs, and on SIGINT or SIGTERM closes them (within SHUTDOWN_GRACE_MS) and then the
+ * dependency, so that an embedded database is never left half-written. A failed start
+ * exits with a message.
+ */
+export async function runServices(
+  logger: LifecycleLogger,
+  starters: Record<string, ServiceStarter>,
+  dependency?: ServiceDependency,
+): Promise<void> {
+  const ready = dependency?.ready ?? Promise.resolve();
+  // Each service awaits `ready` itself; this only keeps an early failure handled.
+  ready.catch(() => undefined);
+  const running: RunningService[] = [];
+  const urls: Record<string, string> = {};
+  try {
+    const started = await Promise.all(
+      Object.entries(starters).map(async ([name, start]) => [name, await start(ready)] as const),
+    );
+    for (const [name, service] of started) {
+      running.push(service);
+      urls[name] = service.url;
+    }
+  } catch (error) {
+    failStartup(logger, error);
+  }
+  logger.info(urls, 'Portcullis is up');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
+    const results = await Promise.allSettled(running.map((s) => s.close()));
+    for (const r of results)
+      if (r.status === 'rejected') logger.error({ err: r.reason }, 'close failed');
+    await dependency?.close();
+    logger.info({}, 'stopped');
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+}
