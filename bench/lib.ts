@@ -39,10 +39,13 @@ export interface Target {
 export async function startTarget(
   script: string,
   env: Record<string, string> = {},
+  /** A command the target runs under, e.g. valgrind and its options (bench/callgrind.ts). */
+  wrap: string[] = [],
 ): Promise<Target> {
   const compiled = path.join(root, 'bench/dist', script.replace(/\.ts$/, '.js'));
   await buildEntry(path.join('bench/targets', script), compiled);
-  const child = spawn(process.execPath, [compiled], {
+  const [command, ...args] = [...wrap, process.execPath, compiled];
+  const child = spawn(command!, args, {
     cwd: root,
     // The heap settings the container image runs with (infra/scripts/build.mjs).
     env: { ...process.env, NODE_OPTIONS: HEAP_OPTIONS, LOG_LEVEL: 'silent', ...env },

@@ -16,6 +16,8 @@ import {
   startTarget,
   type Target,
 } from './lib.js';
+import { startCounted, type CountedTarget } from './callgrind.js';
+import { idempotencyKey, runMixed, type Operation } from './mixed.js';
 import { createDpopKey, proofPool } from './dpop.js';
 
 export interface Row {
@@ -192,6 +194,52 @@ export const sections: Record<string, () => Promise<Row[]>> = {
       ];
     } finally {
       await Promise.all(targets.map((t) => t.stop()));
+    }
+  },
+
+  /**
+   * Instructions per request (valgrind's callgrind, user space, every thread of the server
+   * process) of bare Koa, the API's GET /healthz and its GET /orders/:id with a bearer JWT
+   * from the real auth server, on PostgreSQL. Unlike rates and CPU times on this shared
+   * machine, the counts repeat within a few percent whatever else runs.
+   */
+  async instructions() {
+    const auth = await startTarget('auth-server.ts', { DATABASE_URL: postgresUrl() });
+    const counted: CountedTarget[] = [];
+    try {
+      const info = auth.info as Record<string, string>;
+      const token = await clientCredentials(info['url']!, info['clientId']!, info['clientSecret']!);
+      const headers = { authorization: `Bearer ${token}` };
+      const koa = await startCounted('koa-hello.ts');
+      counted.push(koa);
+      const bare = await koa.count(koa.target.info['url']!);
+      const api = await startCounted('api.ts', {
+        DATABASE_URL: info['databaseUrl']!,
+        ISSUER: info['issuer']!,
+      });
+      counted.push(api);
+      const base = api.target.info['url']!;
+      const created = await fetch(`${base}/orders`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ customer: 'bench', amount: 1999, currency: 'EUR' }),
+      });
+      if (created.status !== 201) throw new Error(`creating the order answered ${created.status}`);
+      const healthz = await api.count(`${base}/healthz`);
+      const order = await api.count(`${base}${created.headers.get('location')!}`, { headers });
+      return [
+        { section: 'instructions', metric: 'bare Koa Ir/request', value: bare },
+        { section: 'instructions', metric: 'GET /healthz Ir/request', value: healthz },
+        { section: 'instructions', metric: 'GET /orders/:id bearer JWT Ir/request', value: order },
+        {
+          section: 'instructions',
+          metric: 'GET /orders/:id bearer JWT / bare Koa by Ir',
+          value: ratio(bare, order),
+          goal: '>= 0.5',
+        },
+      ];
+    } finally {
+      await Promise.all([...counted.map((t) => t.stop()), auth.stop()]);
     }
   },
 
@@ -450,6 +498,123 @@ export const sections: Record<string, () => Promise<Row[]>> = {
       });
     }
     return rows;
+  },
+
+  /**
+   * Everything at once for MIXED_SECONDS (default 20): client-credentials tokens, order
+   * reads and writes and payments at the API, refresh rotations, each from clients of its
+   * own, against the compiled apps on PostgreSQL. Per operation: rate, p50/p99 and errors
+   * (there should be none); per app: peak RSS under that load.
+   */
+  async mixed() {
+    const seconds = Number(process.env['MIXED_SECONDS'] ?? 20);
+    const CHAINS = 8;
+    const auth = await startTarget('auth-server.ts', {
+      DATABASE_URL: postgresUrl(),
+      BENCH_CHAINS: String(CHAINS),
+    });
+    const targets: Target[] = [auth];
+    try {
+      const info = auth.info as Record<string, string>;
+      const token = await clientCredentials(info['url']!, info['clientId']!, info['clientSecret']!);
+      const api = await startTarget('api.ts', {
+        DATABASE_URL: info['databaseUrl']!,
+        ISSUER: info['issuer']!,
+      });
+      targets.push(api);
+      const base = api.info['url']!;
+      const bearer = { authorization: `Bearer ${token}` };
+      const json = { ...bearer, 'content-type': 'application/json' };
+      const order = JSON.stringify({ customer: 'bench', amount: 1999, currency: 'EUR' });
+      const created = await fetch(`${base}/orders`, { method: 'POST', headers: json, body: order });
+      if (created.status !== 201) throw new Error(`creating the order answered ${created.status}`);
+      const orderPath = created.headers.get('location')!;
+      const orderId = orderPath.split('/').pop()!;
+      const chains = [...(auth.info['refreshTokens'] as string[])];
+      const basic = Buffer.from(`${info['clientId']}:${info['clientSecret']}`).toString('base64');
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      const is2xx = (status: number) => status >= 200 && status < 300;
+      const operations: Operation[] = [
+        {
+          name: 'client_credentials tokens',
+          loops: 2,
+          ok: is2xx,
+          send: (http) =>
+            http(`${info['url']}/token`, {
+              method: 'POST',
+              headers: { ...form, authorization: `Basic ${basic}` },
+              body: 'grant_type=client_credentials&scope=api',
+            }),
+        },
+        {
+          name: 'refresh rotations',
+          loops: CHAINS,
+          ok: is2xx,
+          send: (http, i) =>
+            http(`${info['url']}/token`, {
+              method: 'POST',
+              headers: form,
+              body: new URLSearchParams({
+                grant_type: 'refresh_token',
+                client_id: info['spaClientId']!,
+                refresh_token: chains[i]!,
+              }).toString(),
+            }),
+          onOk: (body, i) => {
+            chains[i] = (JSON.parse(body) as { refresh_token: string }).refresh_token;
+          },
+        },
+        {
+          name: 'GET /orders/:id',
+          loops: 4,
+          ok: is2xx,
+          send: (http) => http(`${base}${orderPath}`, { headers: bearer }),
+        },
+        {
+          name: 'POST /orders',
+          loops: 2,
+          ok: is2xx,
+          send: (http) => http(`${base}/orders`, { method: 'POST', headers: json, body: order }),
+        },
+        {
+          name: 'POST /payments',
+          loops: 2,
+          ok: is2xx,
+          send: (http) =>
+            http(`${base}/payments`, {
+              method: 'POST',
+              headers: { ...json, 'idempotency-key': idempotencyKey() },
+              body: JSON.stringify({ orderId, amount: 1999, currency: 'EUR' }),
+            }),
+        },
+      ];
+      const figures = await runMixed(operations, seconds);
+      const rows: Row[] = [];
+      for (const f of figures) {
+        rows.push(
+          { section: 'mixed', metric: `${f.name}/s`, value: f.perSecond },
+          { section: 'mixed', metric: `${f.name} p50 / p99 ms`, value: `${f.p50Ms} / ${f.p99Ms}` },
+          {
+            section: 'mixed',
+            metric: `${f.name} errors`,
+            value: f.firstError ? `${f.errors} (${f.firstError.slice(0, 80)})` : f.errors,
+            goal: '0',
+          },
+        );
+      }
+      rows.push(
+        { section: 'mixed', metric: 'API peak RSS MB', value: api.peakRssMb(), goal: '<= 150' },
+        {
+          section: 'mixed',
+          metric: 'auth-server peak RSS MB',
+          value: auth.peakRssMb(),
+          goal: '<= 200',
+        },
+      );
+      return rows;
+    } finally {
+      await Promise.all(targets.map((t) => t.stop()));
+    }
   },
 
   /**

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as oidc from 'openid-client';
 import { pino } from 'pino';
-import { pkceSignIn, PUBLIC_SPA_METADATA } from '../../apps/auth-server/test/helpers/factories.js';
+import { pkceSignIn, PUBLIC_SPA_METADATA } from '@portcullis/testing';
 import { createTestDatabase } from '@portcullis/db/testing';
 import { parseAuthConfig, startAuthServer } from '@portcullis/auth-server';
 

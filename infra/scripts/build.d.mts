@@ -2,3 +2,5 @@
 export declare const ENTRIES: ReadonlyArray<readonly [entry: string, outfile: string]>;
 export declare const HEAP_OPTIONS: string;
 export declare function buildEntry(entry: string, outfile: string): Promise<void>;
+export declare const PAGE_DIR: string;
+export declare function buildPage(outdir?: string): Promise<void>;

@@ -9,11 +9,13 @@
  * importing file and written as a path relative to the output, so pnpm's strict layout
  * (a package sees only its own dependencies) holds in the bundle too.
  *
- *   node infra/scripts/build.mjs                  # the apps and the admin CLI
+ *   node infra/scripts/build.mjs                  # the apps, the admin CLI and the demo's page
  *   node infra/scripts/build.mjs <entry> <out>    # one entry (the benchmark's targets)
+ *
+ * An entry that serves the browser demo (the web app, start-all) brings its page along.
  */
 import { build } from 'esbuild';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,6 +29,45 @@ export const ENTRIES = [
   ['infra/scripts/start-all.ts', 'infra/dist/start-all.js'],
   ['infra/scripts/migrate.ts', 'infra/dist/migrate.js'],
 ];
+
+/** Entries whose process serves the browser demo, and so needs its page built. */
+const SERVES_PAGE = new Set(['apps/web/src/main.ts', 'infra/scripts/start-all.ts']);
+
+/**
+ * The browser demo's page (apps/web/src/page, on packages/client) bundled for browsers:
+ * `app.js`, and `dpop.js`, the SDK's DPoP module on its own (for scripts that sign with
+ * the page's key, as the browser tests do). apps/web serves both from here (PAGE_FILES).
+ */
+export const PAGE_DIR = 'apps/web/dist/page';
+const PAGE_ENTRIES = { app: 'apps/web/src/page/main.ts', dpop: 'packages/client/src/dpop.ts' };
+
+/**
+ * Writes the page's bundles into `outdir` (relative to the repository, or absolute). Each
+ * file is replaced whole (written aside, then renamed), so a server starting meanwhile, or
+ * another build, never reads half a bundle.
+ */
+export async function buildPage(outdir = PAGE_DIR) {
+  const { outputFiles } = await build({
+    absWorkingDir: root,
+    entryPoints: PAGE_ENTRIES,
+    outdir: path.resolve(root, outdir),
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    legalComments: 'none',
+    logLevel: 'warning',
+    write: false,
+  });
+  await mkdir(path.resolve(root, outdir), { recursive: true });
+  await Promise.all(
+    outputFiles.map(async (file) => {
+      const aside = `${file.path}.${process.pid}-${Math.random().toString(36).slice(2)}`;
+      await writeFile(aside, file.contents);
+      await rename(aside, file.path);
+    }),
+  );
+}
 
 /**
  * V8 heap settings the containers (and the benchmark) run the compiled apps with, as
@@ -81,6 +122,7 @@ const sourceImportMetaUrl = {
 };
 
 export async function buildEntry(entry, outfile) {
+  if (SERVES_PAGE.has(entry)) await buildPage();
   await build({
     absWorkingDir: root,
     entryPoints: [entry],
@@ -100,5 +142,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [entry, outfile] = process.argv.slice(2);
   const entries = entry && outfile ? [[entry, outfile]] : ENTRIES;
   await Promise.all(entries.map(([e, o]) => buildEntry(e, o)));
-  console.error(`[build] ${entries.map(([, o]) => o).join(', ')}`);
+  const page = entries.some(([e]) => SERVES_PAGE.has(e));
+  console.error(
+    `[build] ${[...entries.map(([, o]) => o), ...(page ? [PAGE_DIR] : [])].join(', ')}`,
+  );
 }

@@ -15,31 +15,31 @@
  * process's database, so this runs only with DATABASE_URL and REDIS_URL.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
-import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
-import { spawnScript } from './helpers/processes.js';
-import { browser } from '../../apps/auth-server/test/helpers/cookie-jar.js';
 import {
+  browser,
   browserLogin,
   decodeJwt,
+  deleteRedisKeys,
+  freePort,
   pkceSignIn,
   PUBLIC_SPA_METADATA,
   REDIRECT_URI,
-} from '../../apps/auth-server/test/helpers/factories.js';
+  TEST_API_AUDIENCE as AUDIENCE,
+  until,
+} from '@portcullis/testing';
+import { startService, stopService, waitReady, type Service } from './helpers/processes.js';
 
 const shared = Boolean(process.env['DATABASE_URL'] && process.env['REDIS_URL']);
 // Skipped (and reported as skipped) on the embedded database.
 const describeShared = shared ? describe : describe.skip;
-const AUDIENCE = 'http://api.portcullis.test';
 const ADMIN_TOKEN = randomBytes(32).toString('base64url');
 const REDIS_KEY_PREFIX = `portcullis-test-${randomBytes(6).toString('hex')}:`;
 // Publish before sign, short enough for a test: a rotated key signs two seconds later.
@@ -49,45 +49,8 @@ const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 
-interface Instance {
-  url: string;
+interface Instance extends Service {
   adminUrl: string;
-  child: ChildProcess;
-  output: () => string;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createTcpServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitReady(instance: Instance) {
-  const deadline = Date.now() + 40_000;
-  while (Date.now() < deadline) {
-    if (instance.child.exitCode !== null) throw new Error(`exited early:\n${instance.output()}`);
-    const ok = await fetch(`${instance.url}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`not ready in time:\n${instance.output()}`);
-}
-
-function stop(instance: Instance, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (instance.child.exitCode !== null || instance.child.signalCode !== null)
-    return Promise.resolve();
-  return new Promise((resolve) => {
-    instance.child.once('exit', () => resolve());
-    instance.child.kill(signal);
-  });
 }
 
 let database: TestDatabase;
@@ -106,19 +69,14 @@ const live = () => [a, b].filter((i) => i.child.exitCode === null && i.child.sig
 /** Starts one more instance of the issuer on ports of its own; `env` overrides the common. */
 async function spawnInstance(name: string, env: Record<string, string> = {}): Promise<Instance> {
   const [port, adminPort] = await Promise.all([freePort(), freePort()]);
-  const spawned = await spawnScript('apps/auth-server/src/main.ts', {
+  const service = await startService('apps/auth-server/src/main.ts', `http://127.0.0.1:${port}`, {
     ...common,
     AUTH_PORT: String(port),
     ADMIN_PORT: String(adminPort),
     DATA_DIR: path.join(dataDir, name),
     ...env,
   });
-  const instance = {
-    url: `http://127.0.0.1:${port}`,
-    adminUrl: `http://127.0.0.1:${adminPort}`,
-    child: spawned.child,
-    output: () => spawned.output().slice(-3000),
-  };
+  const instance = { ...service, adminUrl: `http://127.0.0.1:${adminPort}` };
   instances.push(instance);
   await waitReady(instance);
   return instance;
@@ -228,20 +186,10 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!shared) return;
   await new Promise((r) => front?.close(r));
-  await Promise.all(instances.map((i) => stop(i)));
+  await Promise.all(instances.map((i) => stopService(i)));
   await database.close();
   rmSync(dataDir, { recursive: true, force: true });
-  const redis = new Redis(process.env['REDIS_URL']!);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${REDIS_KEY_PREFIX}*`, 'COUNT', 500);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
+  await deleteRedisKeys(process.env['REDIS_URL']!, REDIS_KEY_PREFIX);
 }, 60_000);
 
 /** A signed-in client's refresh token and grant, through the front. */
@@ -279,7 +227,7 @@ async function refreshStormKilling(victim: Instance, survivor: Instance) {
       for (let round = 0; round < 12; round++) {
         if (n === 0 && round === 4 && !killed) {
           killed = true;
-          void stop(victim, 'SIGKILL');
+          void stopService(victim, 'SIGKILL');
         }
         const answer =
           (await refresh(victim, chain.clientId, chain.refreshToken)) ??
@@ -299,16 +247,6 @@ async function refreshStormKilling(victim: Instance, survivor: Instance) {
   for (const chain of chains)
     after.push((await refresh(survivor, chain.clientId, chain.refreshToken))?.status);
   return { failures, after, alerts: await reuseAudits(new Set(chains.map((c) => c.grantId))) };
-}
-
-/** Polls `probe` every 100 ms until `ok` or `ms` passed; returns the last value. */
-async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describeShared('scale-out: 2 auth-server processes, one issuer, on PostgreSQL and Redis', () => {
@@ -357,7 +295,7 @@ describeShared('scale-out: 2 auth-server processes, one issuer, on PostgreSQL an
         expect(r?.body.error).toBe('invalid_grant');
       }
     } finally {
-      await Promise.all([stop(c), stop(d)]);
+      await Promise.all([stopService(c), stopService(d)]);
     }
   }, 60_000);
 

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
+import { freePort } from '@portcullis/testing';
 import { startTcpProxy, viaProxy, type TcpProxy } from '@portcullis/db/testing';
 import { spawnScript, waitFor, type Spawned } from './helpers/processes.js';
 
@@ -31,15 +31,6 @@ async function startAll(env: Record<string, string>): Promise<Spawned> {
   const run = await spawnScript('infra/scripts/start-all.ts', { ADMIN_PORT: '0', ...env });
   runs.push(run);
   return run;
-}
-
-/** A port nothing listens on right now. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 const upLine = (run: Spawned) => () =>

@@ -8,22 +8,24 @@
  * PGlite is one process's database, so this runs only with DATABASE_URL and REDIS_URL.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import * as oidc from 'openid-client';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
-import { spawnScript } from './helpers/processes.js';
-import { pkceSignIn, PUBLIC_SPA_METADATA } from '../../apps/auth-server/test/helpers/factories.js';
+import {
+  deleteRedisKeys,
+  freePort,
+  pkceSignIn,
+  PUBLIC_SPA_METADATA,
+  TEST_API_AUDIENCE as AUDIENCE,
+} from '@portcullis/testing';
+import { startService, stopService, waitReady, type Service } from './helpers/processes.js';
 
 const shared = Boolean(process.env['DATABASE_URL'] && process.env['REDIS_URL']);
 // Skipped (and reported as skipped) on the embedded database.
 const describeShared = shared ? describe : describe.skip;
-const AUDIENCE = 'http://api.portcullis.test';
 const ADMIN_TOKEN = randomBytes(32).toString('base64url');
 // Redis is shared by every test run on the machine: this run's keys carry their own prefix
 // and are deleted afterwards, as its database is.
@@ -31,50 +33,6 @@ const REDIS_KEY_PREFIX = `portcullis-test-${randomBytes(6).toString('hex')}:`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
-
-interface Service {
-  url: string;
-  child: ChildProcess;
-  output: () => string;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitReady(url: string, service: Service) {
-  const deadline = Date.now() + 40_000;
-  while (Date.now() < deadline) {
-    if (service.child.exitCode !== null) throw new Error(`exited early:\n${service.output()}`);
-    const ok = await fetch(`${url}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`not ready in time:\n${service.output()}`);
-}
-
-async function spawnApp(main: string, url: string, env: Record<string, string>): Promise<Service> {
-  const spawned = await spawnScript(main, { NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env });
-  return { url, child: spawned.child, output: () => spawned.output().slice(-3000) };
-}
-
-function stop(service: Service): Promise<void> {
-  if (service.child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    service.child.once('exit', () => resolve());
-    service.child.kill('SIGTERM');
-  });
-}
 
 let database: TestDatabase;
 let dataDir: string;
@@ -140,7 +98,7 @@ beforeAll(async () => {
     REDIS_KEY_PREFIX,
   };
   adminUrl = `http://127.0.0.1:${adminPort}`;
-  auth = await spawnApp('apps/auth-server/src/main.ts', common.ISSUER, {
+  auth = await startService('apps/auth-server/src/main.ts', common.ISSUER, {
     ...common,
     AUTH_PORT: String(authPort),
     ADMIN_PORT: String(adminPort),
@@ -148,7 +106,7 @@ beforeAll(async () => {
     SEED_DEMO: 'false',
     DATA_DIR: path.join(dataDir, 'auth'),
   });
-  await waitReady(auth.url, auth);
+  await waitReady(auth);
   const apiEnv = (port: number, name: string) => ({
     ...common,
     API_PORT: String(port),
@@ -156,28 +114,18 @@ beforeAll(async () => {
     LOGIN_ACCOUNT_LIMIT: '3',
   });
   [apiA, apiB] = await Promise.all([
-    spawnApp('apps/api/src/main.ts', `http://127.0.0.1:${portA}`, apiEnv(portA, 'a')),
-    spawnApp('apps/api/src/main.ts', `http://127.0.0.1:${portB}`, apiEnv(portB, 'b')),
+    startService('apps/api/src/main.ts', `http://127.0.0.1:${portA}`, apiEnv(portA, 'a')),
+    startService('apps/api/src/main.ts', `http://127.0.0.1:${portB}`, apiEnv(portB, 'b')),
   ]);
-  await Promise.all([waitReady(apiA.url, apiA), waitReady(apiB.url, apiB)]);
+  await Promise.all([waitReady(apiA), waitReady(apiB)]);
 }, 120_000);
 
 afterAll(async () => {
   if (!shared) return;
-  await Promise.all([auth, apiA, apiB].filter(Boolean).map(stop));
+  await Promise.all([auth, apiA, apiB].filter(Boolean).map((service) => stopService(service)));
   await database.close();
   rmSync(dataDir, { recursive: true, force: true });
-  const redis = new Redis(process.env['REDIS_URL']!);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${REDIS_KEY_PREFIX}*`, 'COUNT', 500);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
+  await deleteRedisKeys(process.env['REDIS_URL']!, REDIS_KEY_PREFIX);
 }, 60_000);
 
 describeShared('scale-out: 1 auth-server + 2 API processes on PostgreSQL and Redis', () => {

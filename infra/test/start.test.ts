@@ -31,7 +31,8 @@ describe('npm start (infra/scripts/start-all.ts)', () => {
       30_000,
     );
     const { auth, api, web } = JSON.parse(line) as { auth: string; api: string; web: string };
-    // The demo's files come from apps/web/public, found from the compiled bundle too.
+    // The demo's files (apps/web/public, and its page built into apps/web/dist/page) are
+    // found from the compiled bundle too.
     const page = await fetch(web);
     expect(page.status).toBe(200);
     expect(await page.text()).toMatch(/<script[^>]+app\.js/);

@@ -1,9 +1,7 @@
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import cors from '@koa/cors';
-import Router from '@koa/router';
 import {
   createAccessTokenVerifier,
-  createDenyList,
   createJwtPrincipalResolver,
   createMemoryReplayStore,
   createRemoteKeySet,
@@ -23,6 +21,7 @@ import { createRepos } from './data/index.js';
 import { createEventBus, type EventBus } from './events/bus.js';
 import { BadRequestError } from './errors.js';
 import { parseBodies } from './http/body-parser.js';
+import { indexRoutesByFirstSegment } from './http/route-index.js';
 import { createCursorCodec } from './http/cursor.js';
 import { authenticate, type ApiState } from './middleware/authenticate.js';
 import { renderErrors } from './middleware/render-errors.js';
@@ -43,10 +42,13 @@ export interface ApiDeps {
   db: Db;
   logger: Logger;
   /**
-   * Revoked tokens and grants; server.ts starts one over the database when absent. With
-   * `onRevocation`, open event streams of a revoked credential end at once.
+   * Revoked tokens, grants and subjects: read on every request, and written by POST
+   * /logout/all and DELETE /api-keys/:id. It must be started: one over the database
+   * denies everything until it has loaded. startApiServer makes and starts one when absent.
+   * With `onRevocation`, open event streams of a revoked credential end at once.
    */
-  denyList?: Pick<DenyList, 'isDenied'> & Partial<Pick<DenyList, 'onRevocation'>>;
+  denyList: Pick<DenyList, 'isDenied' | 'denySubject' | 'denyToken'> &
+    Partial<Pick<DenyList, 'onRevocation' | 'size'>>;
   /**
    * Credential resolvers in order (API keys and sessions plug in here). Default: JWTs
    * verified against config.jwksUrl, config.issuer and config.audience.
@@ -59,11 +61,6 @@ export interface ApiDeps {
    * REDIS_URL). Default: in-process.
    */
   rateLimiters?: RateLimiters;
-  /**
-   * Where POST /logout/all writes its `subject` revocation and DELETE /api-keys/:id its
-   * key's. Default: a deny list over deps.db.
-   */
-  revocations?: Pick<DenyList, 'denySubject' | 'denyToken'>;
   /** Default: the FakePaymentProvider (no real PSP is integrated yet). */
   paymentProvider?: PaymentProvider;
   /** Outbox fan-out for GET /stream; server.ts closes the one it makes. Default: polls deps.db. */
@@ -78,6 +75,9 @@ export interface ApiDeps {
    */
   dpopReplay?: DpopReplayStore;
 }
+
+const METRICS_PATH = /^\/metrics\/?$/i;
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 const routeTables = new WeakMap<Koa<ApiState>, ApiRouter>();
 
@@ -96,7 +96,7 @@ function defaultResolvers(
     audience: config.audience,
     keys: createRemoteKeySet(config.jwksUrl, deps.now ? { now: deps.now } : {}),
     cache: createTokenCache(),
-    denyList: deps.denyList ?? createDenyList({ db: deps.db }),
+    denyList: deps.denyList,
     ...(deps.now ? { now: deps.now } : {}),
   });
   return [createJwtPrincipalResolver(verifier, { dpop })];
@@ -134,8 +134,6 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
     // Process metrics start timers and observers: only for real servers, not per test app.
     defaultMetrics: config.env !== 'test',
   });
-  // Same-process deny lists hear the write at once (shared bus); other instances poll it.
-  const revocations = deps.revocations ?? createDenyList({ db: deps.db });
   const dpop = createApiDpopVerifier(config, {
     replay: deps.dpopReplay ?? createMemoryReplayStore(),
     nonceSecret: () => repos.secrets.get('dpop-nonce'),
@@ -158,8 +156,8 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
           onFailure: (name, err) => deps.logger.warn({ err, dependency: name }, 'not ready'),
         },
       ),
-      credentials: { limiters, revocations },
-      onRevocation: deps.denyList?.onRevocation?.bind(deps.denyList),
+      credentials: { limiters, revocations: deps.denyList },
+      onRevocation: deps.denyList.onRevocation?.bind(deps.denyList),
       paymentProvider: deps.paymentProvider ?? new FakePaymentProvider(),
       eventBus:
         deps.eventBus ??
@@ -180,9 +178,56 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
   );
 
   // Prometheus scrapes /metrics without credentials (exempt from the anonymous limit);
-  // keep the port off the public internet or filter the path at the edge.
-  const operations = new Router<ApiState>().get('/metrics', metrics.handler);
+  // keep the port off the public internet or filter the path at the edge. Matched as a
+  // router matches GET /metrics (any case, one optional trailing slash), without one.
+  const serveMetrics: Middleware<ApiState> = function serveMetrics(ctx, next) {
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || !METRICS_PATH.test(ctx.path)) {
+      return next();
+    }
+    (ctx as { _matchedRoute?: string })._matchedRoute = '/metrics';
+    return metrics.handler(ctx, next);
+  };
   const allowed = new Set(config.corsOrigins);
+  // Only these methods carry a body the API reads (the body parser's own list): the others
+  // skip the content-type check and the parser.
+  const requireJson = skipJsonForUploads(requireJsonBody(['/login']));
+  const parse = parseBodies();
+  const readBodies: Middleware<ApiState> = function readBodies(ctx, next) {
+    if (!BODY_METHODS.has(ctx.method)) return next();
+    return requireJson(ctx, () => parse(ctx, next));
+  };
+  const allowCors = cors({
+    // '' means "no CORS headers": unknown origins get nothing to read the response with.
+    origin: (ctx) => (allowed.has(ctx.get('Origin')) ? ctx.get('Origin') : ''),
+    allowHeaders: [
+      'Authorization',
+      'Content-Type',
+      'If-Match',
+      'If-None-Match',
+      'Idempotency-Key',
+      'Last-Event-ID',
+      'DPoP',
+    ],
+    exposeHeaders: [
+      'ETag',
+      'Location',
+      'Retry-After',
+      'WWW-Authenticate',
+      'X-Request-Id',
+      'Idempotent-Replayed',
+      'DPoP-Nonce',
+    ],
+    maxAge: 600,
+  });
+  // Requests from no allowed origin (most: no Origin at all) get what @koa/cors gives
+  // them, Vary: Origin and nothing else, without its per-request work.
+  const corsForAllowedOrigins: Middleware<ApiState> = function corsForAllowedOrigins(ctx, next) {
+    const origin = ctx.req.headers.origin;
+    if (origin !== undefined && allowed.has(origin)) return allowCors(ctx, next);
+    if (ctx.res.hasHeader('Vary')) ctx.vary('Origin');
+    else ctx.res.setHeader('Vary', 'Origin');
+    return next();
+  };
   app
     .use(metrics.middleware)
     .use(
@@ -192,36 +237,11 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
       }),
     )
     .use(securityHeaders({ hsts: config.env === 'production' }))
-    .use(
-      cors({
-        // '' means "no CORS headers": unknown origins get nothing to read the response with.
-        origin: (ctx) => (allowed.has(ctx.get('Origin')) ? ctx.get('Origin') : ''),
-        allowHeaders: [
-          'Authorization',
-          'Content-Type',
-          'If-Match',
-          'If-None-Match',
-          'Idempotency-Key',
-          'Last-Event-ID',
-          'DPoP',
-        ],
-        exposeHeaders: [
-          'ETag',
-          'Location',
-          'Retry-After',
-          'WWW-Authenticate',
-          'X-Request-Id',
-          'Idempotent-Replayed',
-          'DPoP-Nonce',
-        ],
-        maxAge: 600,
-      }),
-    )
+    .use(corsForAllowedOrigins)
     .use(renderErrors(deps.logger))
-    .use(operations.routes())
+    .use(serveMetrics)
     .use(credentialGuard(config, limiters))
-    .use(skipJsonForUploads(requireJsonBody(['/login'])))
-    .use(parseBodies())
+    .use(readBodies)
     .use(
       refuseNul({
         refuse() {
@@ -229,7 +249,7 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
         },
       }),
     )
-    .use(api.router.routes())
+    .use(indexRoutesByFirstSegment(api.router).routes())
     .use(api.router.allowedMethods());
   routeTables.set(app, api);
   return app;

@@ -40,6 +40,27 @@ describe('api config', () => {
     ]);
   });
 
+  it('enforces step-up by default, and refuses STEP_UP=off in production', () => {
+    expect(parseApiConfig({}).stepUp).toEqual({
+      enforced: true,
+      maxAgeSec: 300,
+      paymentAmount: 50_000,
+    });
+    expect(parseApiConfig({ STEP_UP: 'off' }).stepUp.enforced).toBe(false);
+    let error: unknown;
+    try {
+      parseApiConfig({
+        NODE_ENV: 'production',
+        ISSUER: 'https://auth.example.com',
+        UPLOAD_SIGNING_KEY: 'k'.repeat(32),
+        STEP_UP: 'off',
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as ConfigError).problems).toEqual(['STEP_UP: off is not allowed in production']);
+  });
+
   it('splits CORS origins', () => {
     expect(parseApiConfig({ CORS_ORIGINS: 'http://a.test, http://b.test' }).corsOrigins).toEqual([
       'http://a.test',

@@ -1,6 +1,22 @@
-import { databaseVariables } from '@portcullis/db';
+import { signInLimitsOf, signInLimitVariables, type SignInLimits } from '@portcullis/accounts';
+import {
+  databaseSettingsOf,
+  databaseVariables,
+  redisSettingsOf,
+  redisVariables,
+  type DatabaseSettings,
+  type RedisSettings,
+} from '@portcullis/db';
 import { z } from 'zod';
-import { ConfigError } from '@portcullis/observability';
+import {
+  ConfigError,
+  parseEnvironment,
+  portVariable,
+  processSettingsOf,
+  processVariables,
+  tokenVariables,
+  type ProcessSettings,
+} from '@portcullis/observability';
 
 const csv = z.string().transform((v) =>
   v
@@ -17,29 +33,16 @@ const seconds = z.coerce
 const count = z.coerce.number().int().min(1).max(1_000_000);
 
 const schema = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  API_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  ISSUER: z.url().default('http://localhost:4000'),
-  API_AUDIENCE: z.url().default('http://localhost:3000'),
+  /** NODE_ENV, DATA_DIR, LOG_LEVEL; ISSUER, API_AUDIENCE: read alike by every app. */
+  ...processVariables,
+  ...tokenVariables,
+  API_PORT: portVariable(3000),
   /** Where the API fetches the issuer's public keys; defaults to the issuer's JWKS path. */
   JWKS_URL: z.url().optional(),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
-    .optional(),
-  /** DB_QUERY_TIMEOUT and DB_START_TIMEOUT, seconds (README "Database faults"). */
+  /** DATABASE_URL, DB_QUERY_TIMEOUT, DB_START_TIMEOUT (README "Database faults"). */
   ...databaseVariables,
-  REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
-    .optional(),
-  /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
-  REDIS_KEY_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1..64 characters of A-Z a-z 0-9 : _ . -')
-    .default('portcullis:'),
-  DATA_DIR: z.string().min(1).default('./data'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** REDIS_URL, REDIS_KEY_PREFIX. */
+  ...redisVariables,
   /** Browser origins allowed by CORS; none by default. */
   CORS_ORIGINS: csv.default([]),
   /** Trust X-Forwarded-For only when a proxy you run sets it. */
@@ -63,19 +66,30 @@ const schema = z.object({
     .default(false),
   /** How far a DPoP proof's `iat` may be from now, seconds, besides the 30 s clock tolerance. */
   DPOP_IAT_WINDOW: z.coerce.number().int().min(1).max(3600).default(60),
-  // Sessions, API keys and rate limits (issue 6). Durations in seconds.
+  // Sessions, API keys and rate limits. Durations in seconds.
   SESSION_IDLE_TIMEOUT: seconds.default(1800),
   SESSION_ABSOLUTE_TIMEOUT: seconds.default(86_400),
   /** How long a logout-everywhere row stays: must outlive the longest refresh-token grant. */
   LOGOUT_ALL_REVOCATION_TTL: seconds.default(30 * 86_400),
   API_KEY_RATE_LIMIT: count.default(600),
   API_KEY_RATE_WINDOW: seconds.default(60),
-  LOGIN_IP_LIMIT: count.default(20),
-  LOGIN_ACCOUNT_LIMIT: count.default(5),
-  LOGIN_LIMIT_WINDOW: seconds.default(900),
+  /** LOGIN_IP_LIMIT, LOGIN_ACCOUNT_LIMIT, LOGIN_LIMIT_WINDOW: one limit with the auth server's. */
+  ...signInLimitVariables,
   ANON_RATE_LIMIT: count.default(300),
   ANON_RATE_WINDOW: seconds.default(60),
-  // Payments, events, uploads and streams (issue 7).
+  // Step-up (README "Step-up").
+  /** `off` skips every step-up rule: for a development auth server without MFA only. */
+  STEP_UP: z.enum(['required', 'off']).default('required'),
+  /** Largest age of the sign-in (now - auth_time) a step-up route accepts. */
+  STEP_UP_MAX_AGE: seconds.default(300),
+  /** A payment above this amount (minor units, e.g. cents) needs a step-up sign-in. */
+  STEP_UP_PAYMENT_AMOUNT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(50_000),
+  // Payments, events, uploads and streams.
   UPLOAD_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -95,21 +109,11 @@ const schema = z.object({
   EVENTS_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
 });
 
-export type ApiConfig = Readonly<{
-  env: 'development' | 'test' | 'production';
+type OwnConfig = Readonly<{
   port: number;
   issuer: string;
   audience: string;
   jwksUrl: string;
-  databaseUrl: string | undefined;
-  /** Bound of one database round trip (DB_QUERY_TIMEOUT). */
-  dbQueryTimeoutMs: number;
-  /** How long startup waits for PostgreSQL (DB_START_TIMEOUT). */
-  dbStartTimeoutMs: number;
-  redisUrl: string | undefined;
-  redisKeyPrefix: string;
-  dataDir: string;
-  logLevel: string;
   corsOrigins: readonly string[];
   trustProxy: boolean;
   sessions: Readonly<{
@@ -117,9 +121,8 @@ export type ApiConfig = Readonly<{
     absoluteTimeoutSec: number;
     logoutAllTtlSec: number;
   }>;
-  rateLimits: Readonly<
-    Record<'apiKey' | 'loginIp' | 'loginAccount' | 'anonymous', RateLimitSetting>
-  >;
+  rateLimits: Readonly<Record<'apiKey' | 'anonymous', RateLimitSetting>> &
+    Readonly<{ signIn: SignInLimits }>;
   uploads: Readonly<{
     maxBytes: number;
     dir: string;
@@ -128,7 +131,11 @@ export type ApiConfig = Readonly<{
   }>;
   streams: Readonly<{ perPrincipal: number; heartbeatMs: number; pollMs: number }>;
   dpop: Readonly<{ publicUrl: string | undefined; nonce: boolean; iatWindowSec: number }>;
+  /** README "Step-up": whether rules are enforced, the sign-in age they allow, the payment amount. */
+  stepUp: Readonly<{ enforced: boolean; maxAgeSec: number; paymentAmount: number }>;
 }>;
+
+export type ApiConfig = ProcessSettings & DatabaseSettings & RedisSettings & OwnConfig;
 
 /** `points` requests per `durationSec` window. */
 export type RateLimitSetting = Readonly<{ points: number; durationSec: number }>;
@@ -137,33 +144,23 @@ export { ConfigError };
 
 /** Parses the environment once; every problem is listed, each naming its variable. */
 export function parseApiConfig(env: Record<string, string | undefined>): ApiConfig {
-  // An empty variable means unset, as a shell `FOO= cmd` or a blank compose entry intends.
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
-  const result = schema.safeParse(present);
-  if (!result.success) {
-    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  }
-  const e = result.data;
+  const e = parseEnvironment(schema, env);
   const problems: string[] = [];
   if (e.NODE_ENV === 'production') {
     if (!e.ISSUER.startsWith('https://')) problems.push('ISSUER: must be https in production');
     if (e.UPLOAD_SIGNING_KEY === undefined)
       problems.push('UPLOAD_SIGNING_KEY: required in production');
+    if (e.STEP_UP === 'off') problems.push('STEP_UP: off is not allowed in production');
   }
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
-    env: e.NODE_ENV,
+    ...processSettingsOf(e),
+    ...databaseSettingsOf(e),
+    ...redisSettingsOf(e),
     port: e.API_PORT,
     issuer: e.ISSUER,
     audience: e.API_AUDIENCE,
     jwksUrl: e.JWKS_URL ?? new URL('/.well-known/jwks.json', e.ISSUER).toString(),
-    databaseUrl: e.DATABASE_URL,
-    dbQueryTimeoutMs: e.DB_QUERY_TIMEOUT * 1000,
-    dbStartTimeoutMs: e.DB_START_TIMEOUT * 1000,
-    redisUrl: e.REDIS_URL,
-    redisKeyPrefix: e.REDIS_KEY_PREFIX,
-    dataDir: e.DATA_DIR,
-    logLevel: e.LOG_LEVEL,
     corsOrigins: Object.freeze(e.CORS_ORIGINS),
     trustProxy: e.TRUST_PROXY,
     sessions: Object.freeze({
@@ -173,8 +170,7 @@ export function parseApiConfig(env: Record<string, string | undefined>): ApiConf
     }),
     rateLimits: Object.freeze({
       apiKey: { points: e.API_KEY_RATE_LIMIT, durationSec: e.API_KEY_RATE_WINDOW },
-      loginIp: { points: e.LOGIN_IP_LIMIT, durationSec: e.LOGIN_LIMIT_WINDOW },
-      loginAccount: { points: e.LOGIN_ACCOUNT_LIMIT, durationSec: e.LOGIN_LIMIT_WINDOW },
+      signIn: signInLimitsOf(e),
       anonymous: { points: e.ANON_RATE_LIMIT, durationSec: e.ANON_RATE_WINDOW },
     }),
     uploads: Object.freeze({
@@ -187,6 +183,11 @@ export function parseApiConfig(env: Record<string, string | undefined>): ApiConf
       publicUrl: e.PUBLIC_URL,
       nonce: e.DPOP_NONCE,
       iatWindowSec: e.DPOP_IAT_WINDOW,
+    }),
+    stepUp: Object.freeze({
+      enforced: e.STEP_UP === 'required',
+      maxAgeSec: e.STEP_UP_MAX_AGE,
+      paymentAmount: e.STEP_UP_PAYMENT_AMOUNT,
     }),
     streams: Object.freeze({
       perPrincipal: e.STREAMS_PER_PRINCIPAL,

@@ -2,7 +2,7 @@
  * The API's one error hierarchy. Handlers and middlewares throw these; only
  * middleware/render-errors.ts turns them (and library errors) into responses.
  * Bodies are `{ error: <code> }`, plus `message` where it helps a client and
- * `fields` on 422. 403 is exactly `{"error":"forbidden"}` (DESIGN.md).
+ * `fields` on 422. 403 is exactly `{"error":"forbidden"}` (docs/api-contracts.md).
  */
 import { DPOP_ALGORITHMS } from '@portcullis/claims';
 
@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'invalid_token'
   | 'invalid_dpop_proof'
   | 'use_dpop_nonce'
+  | 'insufficient_user_authentication'
   | 'forbidden'
   | 'not_found'
   | 'method_not_allowed'
@@ -30,14 +31,21 @@ export type ErrorCode =
   | 'rate_limited'
   | 'internal_error'
   | 'temporarily_unavailable'
-  // Sessions and API keys (issue 6).
+  // Sessions and API keys.
   | 'ambiguous_credentials'
   | 'forbidden_origin'
   | 'invalid_credentials'
-  // Payments (issue 7).
+  // Payments.
   | IdempotencyErrorCode;
 
-export type ErrorBody = { error: ErrorCode; message?: string; fields?: FieldErrors };
+export type ErrorBody = {
+  error: ErrorCode;
+  message?: string;
+  fields?: FieldErrors;
+  /** Step-up (InsufficientUserAuthenticationError): what a new sign-in must meet. */
+  acr_values?: string;
+  max_age?: number;
+};
 export type FieldErrors = Record<string, string[]>;
 
 export class AppError<C extends ErrorCode = ErrorCode> extends Error {
@@ -82,10 +90,14 @@ type UnauthorizedCode =
 
 /**
  * Both schemes the API accepts are offered (RFC 9110 §11.6.1), the one the request used
- * first with the error; DPoP's lists the proof algorithms (RFC 9449 §7.1).
+ * first with the error and its parameters; DPoP's lists the proof algorithms (RFC 9449 §7.1).
  */
-function challenges(code: UnauthorizedCode, scheme: 'Bearer' | 'DPoP'): string {
-  const error = code === 'unauthenticated' ? '' : `, error="${code}"`;
+function challenges(
+  code: UnauthorizedCode | 'insufficient_user_authentication',
+  scheme: 'Bearer' | 'DPoP',
+  params = '',
+): string {
+  const error = code === 'unauthenticated' ? '' : `, error="${code}"${params}`;
   const bearer = `Bearer realm="portcullis"${scheme === 'Bearer' ? error : ''}`;
   const dpop = `DPoP realm="portcullis"${scheme === 'DPoP' ? error : ''}, algs="${DPOP_ALGORITHMS.join(' ')}"`;
   return scheme === 'DPoP' ? `${dpop}, ${bearer}` : `${bearer}, ${dpop}`;
@@ -108,6 +120,49 @@ export class UnauthorizedError extends AppError<UnauthorizedCode> {
         ...(options.nonce === undefined ? {} : { 'DPoP-Nonce': options.nonce }),
       },
     });
+  }
+}
+
+/** What a step-up route requires of the new sign-in (RFC 9470 §3). */
+export interface StepUpChallenge {
+  /** Space-separated acceptable `acr` values, for the authorization request's `acr_values`. */
+  acrValues: string;
+  /** Seconds, for the authorization request's `max_age`. */
+  maxAgeSec?: number | undefined;
+  /** Why the current sign-in falls short; no quotes or backslashes (it is a quoted-string). */
+  description: string;
+}
+
+/**
+ * RFC 9470 §3: the token is valid but its sign-in is too weak or too old for this route.
+ * `WWW-Authenticate: Bearer error="insufficient_user_authentication", error_description,
+ * acr_values, max_age` (the DPoP scheme for a DPoP request); the body repeats them, so a
+ * client re-authorizes with them instead of refreshing (README "Step-up").
+ */
+export class InsufficientUserAuthenticationError extends AppError<'insufficient_user_authentication'> {
+  override name = 'InsufficientUserAuthenticationError';
+  constructor(
+    readonly challenge: StepUpChallenge,
+    scheme: 'Bearer' | 'DPoP' = 'Bearer',
+  ) {
+    const { acrValues, maxAgeSec, description } = challenge;
+    const params =
+      `, error_description="${description}", acr_values="${acrValues}"` +
+      (maxAgeSec === undefined ? '' : `, max_age=${maxAgeSec}`);
+    super(401, 'insufficient_user_authentication', description, {
+      headers: {
+        'WWW-Authenticate': challenges('insufficient_user_authentication', scheme, params),
+      },
+    });
+  }
+  override body(): ErrorBody {
+    const { acrValues, maxAgeSec } = this.challenge;
+    return {
+      error: 'insufficient_user_authentication',
+      message: this.message,
+      acr_values: acrValues,
+      ...(maxAgeSec === undefined ? {} : { max_age: maxAgeSec }),
+    };
   }
 }
 
@@ -244,7 +299,7 @@ export class InvalidCredentialsError extends AppError<'invalid_credentials'> {
   }
 }
 
-/** Idempotency-Key problems of POST /payments (issue 7). */
+/** Idempotency-Key problems of POST /payments (docs/api-contracts.md). */
 export type IdempotencyErrorCode =
   | 'idempotency_key_required'
   | 'idempotency_key_invalid'

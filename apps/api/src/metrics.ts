@@ -50,8 +50,13 @@ export function createApiMetrics(options: {
         throw error;
       }
     },
-    reward: (name, key) => inner.reward(name, key),
-    reset: (name, key) => inner.reset(name, key),
+    async beginLogin(ip, email) {
+      const attempt = await inner.beginLogin(ip, email);
+      if (attempt.limitedBy) {
+        rejections.inc({ limiter: attempt.limitedBy === 'ip' ? 'loginIp' : 'loginAccount' });
+      }
+      return attempt;
+    },
     ready: () => inner.ready(),
     ping: () => inner.ping(),
     close: () => inner.close(),

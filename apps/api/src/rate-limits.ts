@@ -1,3 +1,4 @@
+import { createSignInLimiter, type Attempt } from '@portcullis/accounts';
 import { Redis } from 'ioredis';
 import {
   RateLimiterMemory,
@@ -8,7 +9,7 @@ import {
 import type { ApiConfig, RateLimitSetting } from './config.js';
 import { RateLimitedError, ServiceUnavailableError } from './errors.js';
 
-export type LimiterName = 'apiKey' | 'loginIp' | 'loginAccount' | 'anonymous';
+export type LimiterName = 'apiKey' | 'anonymous';
 
 /**
  * Fixed-window counters (rate-limiter-flexible): in process without REDIS_URL, in Redis
@@ -27,10 +28,11 @@ export interface RateLimiters {
    * store, so parallel requests never get past the limit together.
    */
   consume(name: LimiterName, key: string, limit?: number | null): Promise<void>;
-  /** Takes one request back (a login that succeeded is not a failure). */
-  reward(name: LimiterName, key: string): Promise<void>;
-  /** Forgets the key (consecutive-failure counters after a success). */
-  reset(name: LimiterName, key: string): Promise<void>;
+  /**
+   * Counts one password attempt per IP and per account: the sign-in limiter of
+   * packages/accounts, the one the auth server's sign-in page uses (same keys in Redis).
+   */
+  beginLogin(ip: string, email: string): Promise<Attempt<'ip' | 'account'>>;
   /** Resolves once the store answers (Redis connected); main and tests await it. */
   ready(): Promise<void>;
   /** One round trip to the store (Redis PING; in process: nothing), for /readyz. */
@@ -51,7 +53,7 @@ export interface RateLimitersOptions {
 // The stored limiter never rejects by itself: each call compares the count with its own
 // limit, which lets an API key carry a per-key override on one shared counter.
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
-const NAMES: readonly LimiterName[] = ['apiKey', 'loginIp', 'loginAccount', 'anonymous'];
+const NAMES: readonly LimiterName[] = ['apiKey', 'anonymous'];
 
 /** A Redis client that fails commands at once while disconnected (fail closed); the DPoP replay store uses it too. */
 export function createRedisClient(
@@ -117,6 +119,11 @@ export function createRateLimiters(options: RateLimitersOptions): RateLimiters {
     onStoreError(error);
     return new ServiceUnavailableError('rate limits cannot be checked right now', 5, error);
   };
+  const signIn = createSignInLimiter(options.settings.signIn, {
+    redis: client,
+    keyPrefix: `${prefix}signin:`,
+    unavailable,
+  });
 
   return {
     store: client ? 'redis' : 'memory',
@@ -136,21 +143,7 @@ export function createRateLimiters(options: RateLimitersOptions): RateLimiters {
       }
     },
 
-    async reward(name, key) {
-      try {
-        await limiters[name].reward(key, 1);
-      } catch (error) {
-        throw unavailable(error);
-      }
-    },
-
-    async reset(name, key) {
-      try {
-        await limiters[name].delete(key);
-      } catch (error) {
-        throw unavailable(error);
-      }
-    },
+    beginLogin: (ip, email) => signIn.begin(ip, email),
 
     ready: () => (client ? waitUntilReady(client, timeoutMs * 5) : Promise.resolve()),
 

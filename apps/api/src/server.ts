@@ -1,6 +1,7 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDenyList } from '@portcullis/claims';
+import { createRevocationStore } from '@portcullis/db';
 import {
   drainOnClose,
   guardRequests,
@@ -26,7 +27,7 @@ export interface RunningApiServer {
  */
 export async function startApiServer(
   config: ApiConfig,
-  deps: ApiDeps,
+  deps: Omit<ApiDeps, 'denyList'> & Partial<Pick<ApiDeps, 'denyList'>>,
   database: Promise<unknown> = Promise.resolve(),
 ): Promise<RunningApiServer> {
   let handler: RequestListener = startingHandler;
@@ -38,7 +39,7 @@ export async function startApiServer(
   const ownDenyList = deps.denyList
     ? undefined
     : createDenyList({
-        db: deps.db,
+        store: createRevocationStore(deps.db),
         onError: (err) => deps.logger.error({ err }, 'deny list poll failed'),
       });
   await ownDenyList?.start();
@@ -73,8 +74,8 @@ export async function startApiServer(
   const app = createApiApp(config, {
     draining: () => lifecycle.drain?.draining ?? false,
     ...deps,
+    denyList: deps.denyList ?? ownDenyList!,
     ...(ownEventBus ? { eventBus: ownEventBus } : {}),
-    ...(ownDenyList ? { denyList: ownDenyList } : {}),
     ...(ownLimiters ? { rateLimiters: ownLimiters } : {}),
     ...(ownDpopReplay ? { dpopReplay: ownDpopReplay } : {}),
   });

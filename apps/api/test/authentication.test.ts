@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { createRevocationStore } from '@portcullis/db';
 import { createDenyList } from '@portcullis/claims';
 import {
   claimsOf,
@@ -139,7 +140,7 @@ describe('authentication', () => {
     const grantId = String(claimsOf(victim)['grant_id']);
     expect(grantId).not.toBe('undefined');
     expect((await get({ authorization: `Bearer ${victim}` })).status).toBe(200);
-    const denyList = createDenyList({ db: api.database.db });
+    const denyList = createDenyList({ store: createRevocationStore(api.database.db) });
     await denyList.denyGrant(grantId, Math.floor(Date.now() / 1000) + 3600);
     await denyList.close();
     expectInvalidToken(await get({ authorization: `Bearer ${victim}` }));

@@ -6,18 +6,12 @@
  * server gave up on is rolled back, never committed when the database wakes up.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createAccountsRepo } from '@portcullis/accounts';
-import { createDb, isDatabaseUnavailable, type Db } from '@portcullis/db';
-import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
-import { pino } from 'pino';
-import { parseApiConfig, startApiServer, type RunningApiServer } from '../src/index.js';
-import { startTcpProxy, viaProxy, type TcpProxy } from '@portcullis/db/testing';
+import { isDatabaseUnavailable, type Db } from '@portcullis/db';
+import type { ProxiedTestDatabase, TcpProxy } from '@portcullis/db/testing';
+import type { RunningApiServer } from '../src/index.js';
+import { startProxiedApi, type ProxiedApi } from './helpers/proxied-api.js';
 
-const AUDIENCE = 'http://api.portcullis.test';
 /** Well under the reference client's 15 s timeout. */
 const CLIENT_PATIENCE_MS = 10_000;
 const withPostgres = process.env['DATABASE_URL'] ? describe : describe.skip;
@@ -28,70 +22,27 @@ if (!process.env['DATABASE_URL']) {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 withPostgres('PostgreSQL that stops answering (runs only with DATABASE_URL)', () => {
-  let database: TestDatabase;
+  let proxied: ProxiedApi;
+  let database: ProxiedTestDatabase;
   let proxy: TcpProxy;
   let db: Db;
-  let dataDir: string;
   let api: RunningApiServer;
   let apiKey: string;
   let ownerId: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    const target = new URL(database.url!);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    db = createDb({ databaseUrl: viaProxy(database.url!, proxy) });
-    dataDir = await mkdtemp(path.join(tmpdir(), 'portcullis-pg-freeze-'));
-    api = await startApiServer(
-      parseApiConfig({
-        NODE_ENV: 'test',
-        API_PORT: '0',
-        ISSUER: 'http://127.0.0.1:9',
-        API_AUDIENCE: AUDIENCE,
-        DATA_DIR: dataDir,
-      }),
-      { db, logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }) },
-    );
-    const email = 'freeze@example.com';
-    const password = 'freeze-password-1234';
-    ownerId = (await createAccountsRepo(database.db).create({ email, password, roles: ['admin'] }))
-      .id;
-    const login = await fetch(`${api.url}/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email, password }),
-    });
-    const sid = /sid=([^;]+)/.exec(login.headers.getSetCookie().join('\n'))![1]!;
-    const created = await fetch(`${api.url}/api-keys`, {
-      method: 'POST',
-      headers: { cookie: `sid=${sid}`, 'content-type': 'application/json', origin: AUDIENCE },
-      body: JSON.stringify({ name: 'freeze', permissions: ['orders:read', 'orders:write'] }),
-    });
-    apiKey = ((await created.json()) as { key: string }).key;
+    proxied = await startProxiedApi(['orders:read', 'orders:write']);
+    ({ database, proxy, db, api, apiKey, ownerId } = proxied);
   });
 
   afterAll(async () => {
-    proxy?.thaw();
-    await api?.close();
-    await db?.destroy();
-    await proxy?.close();
-    await database?.close();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await proxied?.close();
   });
-
-  /** Sessions PostgreSQL still holds open inside a transaction, on this test's database. */
-  async function openTransactions(): Promise<number> {
-    const { rows } = (await database.db.raw(
-      `select count(*)::int as n from pg_stat_activity
-        where datname = current_database() and state like 'idle in transaction%'`,
-    )) as { rows: { n: number }[] };
-    return rows[0]!.n;
-  }
 
   /** Waits until the woken server has read the closes that were held, then aborted. */
   async function settledAfterThaw(): Promise<void> {
-    for (let i = 0; i < 50 && (await openTransactions()) > 0; i++) await sleep(100);
-    expect(await openTransactions()).toBe(0);
+    for (let i = 0; i < 50 && (await database.openTransactions()) > 0; i++) await sleep(100);
+    expect(await database.openTransactions()).toBe(0);
   }
 
   const ordersOf = async (customerPrefix: string) =>

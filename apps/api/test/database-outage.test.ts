@@ -4,69 +4,28 @@
  * answers 503 + Retry-After well inside a client's 15 s timeout; when it returns the API
  * recovers by itself, without a restart.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createAccountsRepo } from '@portcullis/accounts';
-import { createDb, type Db } from '@portcullis/db';
-import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
-import { pino } from 'pino';
-import { parseApiConfig, startApiServer, type RunningApiServer } from '../src/index.js';
-import { startTcpProxy, viaProxy, type TcpProxy } from '@portcullis/db/testing';
+import type { TcpProxy } from '@portcullis/db/testing';
+import type { RunningApiServer } from '../src/index.js';
+import { startProxiedApi, type ProxiedApi } from './helpers/proxied-api.js';
 
-const AUDIENCE = 'http://api.portcullis.test';
 /** Well under the reference client's 15 s timeout. */
 const CLIENT_PATIENCE_MS = 10_000;
 const withPostgres = process.env['DATABASE_URL'] ? describe : describe.skip;
 
 withPostgres('PostgreSQL outage (runs only with DATABASE_URL)', () => {
-  let database: TestDatabase;
+  let proxied: ProxiedApi;
   let proxy: TcpProxy;
-  let db: Db;
-  let dataDir: string;
   let api: RunningApiServer;
   let apiKey: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    const target = new URL(database.url!);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    db = createDb({ databaseUrl: viaProxy(database.url!, proxy) });
-    dataDir = await mkdtemp(path.join(tmpdir(), 'portcullis-pg-outage-'));
-    api = await startApiServer(
-      parseApiConfig({
-        NODE_ENV: 'test',
-        API_PORT: '0',
-        ISSUER: 'http://127.0.0.1:9',
-        API_AUDIENCE: AUDIENCE,
-        DATA_DIR: dataDir,
-      }),
-      { db, logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }) },
-    );
-    const email = 'outage@example.com';
-    const password = 'outage-password-1234';
-    await createAccountsRepo(database.db).create({ email, password, roles: ['admin'] });
-    const login = await fetch(`${api.url}/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email, password }),
-    });
-    const sid = /sid=([^;]+)/.exec(login.headers.getSetCookie().join('\n'))![1]!;
-    const created = await fetch(`${api.url}/api-keys`, {
-      method: 'POST',
-      headers: { cookie: `sid=${sid}`, 'content-type': 'application/json', origin: AUDIENCE },
-      body: JSON.stringify({ name: 'outage', permissions: ['orders:read'] }),
-    });
-    apiKey = ((await created.json()) as { key: string }).key;
+    proxied = await startProxiedApi(['orders:read']);
+    ({ proxy, api, apiKey } = proxied);
   });
 
   afterAll(async () => {
-    await api?.close();
-    await db?.destroy();
-    await proxy?.close();
-    await database?.close();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await proxied?.close();
   });
 
   const listOrders = () =>

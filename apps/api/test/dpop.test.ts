@@ -18,13 +18,8 @@ import {
 } from 'jose';
 import * as oidc from 'openid-client';
 import { pino } from 'pino';
+import { approveDevice, browser, pkceSignIn, PUBLIC_SPA_METADATA } from '@portcullis/testing';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '../src/index.js';
-import { browser } from '../../auth-server/test/helpers/cookie-jar.js';
-import {
-  approveDevice,
-  pkceSignIn,
-  PUBLIC_SPA_METADATA,
-} from '../../auth-server/test/helpers/factories.js';
 import { REDIS_URL } from './helpers/credentials.js';
 import { claimsOf, startTestApi, type AuthServerTestApi } from './helpers/harness.js';
 import { startTcpProxy } from '@portcullis/db/testing';

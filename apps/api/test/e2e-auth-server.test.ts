@@ -1,5 +1,5 @@
 /**
- * Both programs end to end: the REAL authorization server (`startAuthServer`) and the API
+ * Both programs end to end: the REAL authorization server (`startTestAuthServer`) and the API
  * (`startApiServer`) on one test database, driven with openid-client and fetch.
  *
  * The auth server gets a deny list with a bus of its own, so its revocations reach the
@@ -12,16 +12,22 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { parseAuthConfig, startAuthServer, type RunningAuthServer } from '@portcullis/auth-server';
+import type { RunningAuthServer } from '@portcullis/auth-server';
+import { createRevocationStore } from '@portcullis/db';
 import { createDenyList, type DenyList } from '@portcullis/claims';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import { importJWK, SignJWT, type JWK } from 'jose';
 import * as oidc from 'openid-client';
 import { pino } from 'pino';
+import {
+  pkceSignIn,
+  PUBLIC_SPA_METADATA,
+  startTestAuthServer,
+  TEST_API_AUDIENCE as API_AUDIENCE,
+  type TestAuthServer,
+} from '@portcullis/testing';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '../src/index.js';
-import { pkceSignIn, PUBLIC_SPA_METADATA } from '../../auth-server/test/helpers/factories.js';
 
-const API_AUDIENCE = 'http://api.portcullis.test';
 const KEY_ENCRYPTION_KEY = randomBytes(32).toString('base64url');
 const PUBLISH_LEAD_SECONDS = 2;
 /** A client-credentials token narrows its roles to the scope: `api` keeps them all. */
@@ -32,6 +38,7 @@ type Json = any;
 
 let database: TestDatabase;
 let dataDir: string;
+let testAuth: TestAuthServer;
 let auth: RunningAuthServer;
 let authDenyList: DenyList;
 let api: RunningApiServer;
@@ -40,23 +47,18 @@ let apiClockSkewMs = 0;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  dataDir = await mkdtemp(path.join(tmpdir(), 'portcullis-e2e-'));
+  dataDir = await mkdtemp(path.join(tmpdir(), 'portcullis-e2e-api-'));
   const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
-  authDenyList = createDenyList({ db: database.db, bus: new EventEmitter() });
+  authDenyList = createDenyList({
+    store: createRevocationStore(database.db),
+    bus: new EventEmitter(),
+  });
   await authDenyList.start();
-  auth = await startAuthServer(
-    parseAuthConfig({
-      NODE_ENV: 'test',
-      AUTH_PORT: '0',
-      ADMIN_PORT: '0',
-      DATA_DIR: path.join(dataDir, 'auth'),
-      API_AUDIENCE,
-      SEED_DEMO: 'false',
-      KEY_ENCRYPTION_KEY,
-      SIGNING_KEY_PUBLISH_LEAD: String(PUBLISH_LEAD_SECONDS),
-    }),
-    { db: database.db, logger, denyList: authDenyList, print: () => {} },
+  testAuth = await startTestAuthServer(
+    { KEY_ENCRYPTION_KEY, SIGNING_KEY_PUBLISH_LEAD: String(PUBLISH_LEAD_SECONDS) },
+    { db: database.db, logger, denyList: authDenyList },
   );
+  auth = testAuth.server;
   // The issuer is the bound URL (port 0), so the API is configured after the auth server.
   api = await startApiServer(
     parseApiConfig({
@@ -64,7 +66,7 @@ beforeAll(async () => {
       API_PORT: '0',
       ISSUER: auth.issuer,
       API_AUDIENCE,
-      DATA_DIR: path.join(dataDir, 'api'),
+      DATA_DIR: dataDir,
     }),
     { db: database.db, logger, now: () => Date.now() + apiClockSkewMs },
   );
@@ -72,23 +74,15 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await api?.close();
-  await auth?.close();
+  await testAuth?.close();
   await authDenyList?.close();
   await database?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
 async function admin(method: string, pathname: string, body?: unknown): Promise<Json> {
-  const res = await fetch(`${auth.adminUrl}${pathname}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${auth.adminToken}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const json = (await res.json()) as Json;
-  if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${JSON.stringify(json)}`);
+  const { status, body: json } = await testAuth.admin(method, pathname, body);
+  if (status >= 400) throw new Error(`${method} ${pathname}: ${status} ${JSON.stringify(json)}`);
   return json;
 }
 

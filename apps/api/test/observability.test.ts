@@ -10,15 +10,21 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { parseAuthConfig, startAuthServer, type RunningAuthServer } from '@portcullis/auth-server';
+import type { RunningAuthServer } from '@portcullis/auth-server';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import { createLogger } from '@portcullis/observability';
 import * as oidc from 'openid-client';
+import {
+  browser,
+  browserLogin,
+  CookieJar,
+  REDIRECT_URI,
+  startTestAuthServer,
+  TEST_API_AUDIENCE as API_AUDIENCE,
+  type TestAuthServer,
+} from '@portcullis/testing';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '../src/index.js';
-import { CookieJar, browser } from '../../auth-server/test/helpers/cookie-jar.js';
-import { browserLogin, REDIRECT_URI } from '../../auth-server/test/helpers/factories.js';
 
-const API_AUDIENCE = 'http://api.portcullis.test';
 const ADMIN_TOKEN = randomBytes(32).toString('base64url');
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -39,6 +45,7 @@ class RecordingJar extends CookieJar {
 
 let database: TestDatabase;
 let dataDir: string;
+let testAuth: TestAuthServer;
 let auth: RunningAuthServer;
 let api: RunningApiServer;
 let output = '';
@@ -53,26 +60,22 @@ beforeAll(async () => {
     },
   });
   const logger = createLogger({ level: 'debug', destination: sink });
-  auth = await startAuthServer(
-    parseAuthConfig({
-      NODE_ENV: 'test',
-      AUTH_PORT: '0',
-      ADMIN_PORT: '0',
-      DATA_DIR: path.join(dataDir, 'auth'),
-      API_AUDIENCE,
-      SEED_DEMO: 'false',
-      ADMIN_TOKEN,
-    }),
-    { db: database.db, logger: logger.child({ app: 'auth-server' }), print: () => {} },
+  testAuth = await startTestAuthServer(
+    { ADMIN_TOKEN },
+    { db: database.db, logger: logger.child({ app: 'auth-server' }) },
   );
+  auth = testAuth.server;
   api = await startApiServer(
     parseApiConfig({
       NODE_ENV: 'test',
       API_PORT: '0',
       ISSUER: auth.issuer,
       API_AUDIENCE,
-      DATA_DIR: path.join(dataDir, 'api'),
+      DATA_DIR: dataDir,
       LOGIN_ACCOUNT_LIMIT: '2',
+      // The flow below makes an API key with a password session: no step-up sign-in here
+      // (as in the harness with the real auth server, helpers/harness.ts).
+      STEP_UP: 'off',
     }),
     { db: database.db, logger: logger.child({ app: 'api' }) },
   );
@@ -80,7 +83,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await api?.close();
-  await auth?.close();
+  await testAuth?.close();
   await database?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { createDenyList } from '@portcullis/claims';
 import { pino } from 'pino';
 import { createApiApp, routesOf } from '../src/app.js';
 import { startTestApi, type AuthServerTestApi } from './helpers/harness.js';
@@ -30,6 +31,7 @@ describe('GET /openapi.json', () => {
       db: api.database.db,
       logger: pino({ level: 'silent' }),
       resolvers: [],
+      denyList: createDenyList(),
     });
     const { router } = routesOf(app)!;
     const served = router.stack.flatMap((layer) =>

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { browser, startTestAuthServer } from '@portcullis/testing';
 import { pino } from 'pino';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '../src/index.js';
 import { clientIp } from '../src/middleware/client-ip.js';
@@ -193,6 +195,80 @@ describe(`failed logins (${STORE} store)`, () => {
     const statuses = replies.map((r) => r.status).sort();
     expect(statuses).toEqual([401, 401, 401, 429, 429, 429, 429, 429, 429, 429]);
   });
+});
+
+describe('one sign-in limiter for both apps', () => {
+  (REDIS_URL ? test : test.skip)(
+    `failures at POST /login count at the auth server's sign-in page${REDIS_URL ? '' : ' (skipped: REDIS_URL not set)'}`,
+    async () => {
+      // One deployment: one REDIS_KEY_PREFIX, the same LOGIN_* for both apps.
+      const prefix = `portcullis-test-${randomBytes(6).toString('hex')}:`;
+      const limiters = await testLimiters(parseApiConfig(ENV).rateLimits, {
+        prefix: `${prefix}rl:`,
+      });
+      cleanups.push(() => limiters.close());
+      // The auth server owns the database here (its signing keys open with its DATA_DIR's
+      // key); the API instance runs beside it, as in one deployment.
+      const auth = await startTestAuthServer({
+        ...ENV,
+        REDIS_URL: REDIS_URL!,
+        REDIS_KEY_PREFIX: prefix,
+      });
+      cleanups.push(() => auth.close());
+      const server = await startApiServer(
+        parseApiConfig({ NODE_ENV: 'test', API_PORT: '0', ISSUER: auth.issuer, ...ENV }),
+        { db: auth.database.db, logger, rateLimiters: limiters.limiters },
+      );
+      cleanups.push(() => server.close());
+      const user = { email: `shared-${randomBytes(4).toString('hex')}@example.com` };
+      const created = await auth.admin('POST', '/admin/users', {
+        ...user,
+        password: PASSWORD,
+        roles: ['viewer'],
+        name: 'Shared',
+      });
+      expect(created.status).toBe(201);
+      for (let i = 0; i < 3; i++) {
+        const reply = await fetch(`${server.url}/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: user.email, password: 'wrong' }),
+        });
+        expect(reply.status).toBe(401);
+      }
+      const clientId = `spa-${randomBytes(4).toString('hex')}`;
+      const redirectUri = 'http://localhost:5173/callback';
+      expect(
+        (
+          await auth.admin('POST', '/admin/clients', {
+            client_id: clientId,
+            token_endpoint_auth_method: 'none',
+            redirect_uris: [redirectUri],
+          })
+        ).status,
+      ).toBe(201);
+      const authorize = new URL('/authorize', auth.issuer);
+      authorize.search = new URLSearchParams({
+        client_id: clientId,
+        response_type: 'code',
+        redirect_uri: redirectUri,
+        scope: 'openid',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      }).toString();
+      const b = browser();
+      const first = await b.get(authorize.href);
+      const interaction = new URL(first.headers.get('location')!, auth.issuer).href;
+      const csrf = /name="csrf" value="([^"]+)"/.exec(await (await b.get(interaction)).text())![1]!;
+      const page = await b.postForm(`${interaction}/login`, {
+        csrf,
+        email: user.email,
+        password: PASSWORD,
+      });
+      expect(page.status).toBe(429);
+      expect(page.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+    },
+  );
 });
 
 describe('fail closed when the rate-limit store is down', () => {

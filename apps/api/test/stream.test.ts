@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
 import { createDenyList, type DenyList } from '@portcullis/claims';
-import { createDb, type Db } from '@portcullis/db';
+import { createDb, type Db, createRevocationStore } from '@portcullis/db';
 import { startApiServer, type RunningApiServer } from '../src/index.js';
 import { createEventsRepo } from '../src/data/events-repo.js';
 import { activeListeners, createEventBus } from '../src/events/bus.js';
@@ -184,7 +184,7 @@ describe('GET /stream', () => {
       jti: string;
       exp: number;
     };
-    const denyList = createDenyList({ db: api.database.db });
+    const denyList = createDenyList({ store: createRevocationStore(api.database.db) });
     await denyList.denyToken(jti, exp);
     await denyList.close();
     expect(await stream.ended(3000)).toBe(true);
@@ -333,7 +333,10 @@ describe('a revoked credential’s streams end within about a second, on every i
     // The other instance as another process would be: its own pool on PostgreSQL, and a
     // deny list that hears of revocations only by polling the table (no shared bus).
     otherDb = origin.database.url ? createDb({ databaseUrl: origin.database.url }) : undefined;
-    otherDenyList = createDenyList({ db: otherDb ?? origin.database.db, bus: new EventEmitter() });
+    otherDenyList = createDenyList({
+      store: createRevocationStore(otherDb ?? origin.database.db),
+      bus: new EventEmitter(),
+    });
     await otherDenyList.start();
     other = await startApiServer(origin.config, {
       db: otherDb ?? origin.database.db,
@@ -411,7 +414,7 @@ describe('a revoked credential’s streams end within about a second, on every i
     await endsOnBoth('bearer, grant revoked', { authorization: `Bearer ${token}` }, async () => {
       // As the auth server does: another process, so both instances learn of it by polling.
       const authServerList = createDenyList({
-        db: otherDb ?? origin.database.db,
+        store: createRevocationStore(otherDb ?? origin.database.db),
         bus: new EventEmitter(),
       });
       await authServerList.denyGrant(grantId, exp);

@@ -32,7 +32,7 @@ beforeAll(async () => {
     env: { UPLOADS_DIR: dir, UPLOAD_MAX_BYTES: String(MAX), PRESIGN_TTL: '300' },
     deps: { now: () => Date.now() + offsetMs },
   });
-  // Editors hold uploads:* (every upload, DESIGN.md); narrowed to what an owner-only user has.
+  // Editors hold uploads:* (every upload, per the role table); narrowed to what an owner-only user has.
   alice = await api.token('u-alice', ['editor'], { scope: 'uploads:read uploads:create' });
   bob = await api.token('u-bob', ['editor'], { scope: 'uploads:read uploads:create' });
 });

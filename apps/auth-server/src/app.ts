@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import type { AccountsRepo } from '@portcullis/accounts';
+import type { AccountsRepo, SignInLimiter } from '@portcullis/accounts';
 import type { DenyList } from '@portcullis/claims';
 import type { Db } from '@portcullis/db';
 import {
@@ -14,9 +14,10 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AuthConfig } from './config.js';
 import type { AuditRepo } from './data/audit-repo.js';
-import { interactionRoutes } from './interactions/routes.js';
+import { checkCsrf, csrfToken, interactionRoutes } from './interactions/routes.js';
 import { messagePage } from './interactions/views.js';
-import type { FailureLimiter } from './limits.js';
+import { createMfaStep, type MfaCore } from './mfa/index.js';
+import { mountPasskeys } from './mfa/passkeys-routes.js';
 import type { DeviceGuard } from './provider/device-guard.js';
 import type { ProviderHost } from './provider/provider-host.js';
 import { baseHeaders, htmlHeaders } from './security-headers.js';
@@ -49,8 +50,16 @@ export interface AuthAppParts {
   accounts: AccountsRepo;
   audit: AuditRepo;
   deviceGuard: DeviceGuard;
-  loginLimiters: { ip: FailureLimiter; account: FailureLimiter };
+  /** Failed sign-ins per IP and per account (LOGIN_*). */
+  signInLimiter: SignInLimiter;
   cookieKeys: string[];
+  /** Second factors (README "Multi-factor sign-in"). */
+  mfa: {
+    core: MfaCore;
+    keyEncryptionKey: Buffer;
+    limiter: SignInLimiter;
+    now?: (() => number) | undefined;
+  };
   /** This app's Prometheus registry and HTTP middleware (GET /metrics). */
   metrics: AppMetrics;
   /** GET /readyz: database and, with REDIS_URL, Redis. */
@@ -124,13 +133,38 @@ export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
 
   const interactions = new Router({ prefix: '' });
   interactions.use(interactionErrors(parts.logger));
+  const csrfKey = parts.cookieKeys[0]!;
+  const mfa = createMfaStep({
+    ...parts.mfa,
+    host: parts.host,
+    accounts: parts.accounts,
+    audit: parts.audit,
+    logger: parts.logger,
+    csrfKey,
+    csrfToken: (uid) => csrfToken(csrfKey, uid),
+    checkCsrf: (uid, presented) => checkCsrf(csrfKey, uid, presented),
+  });
   interactionRoutes(interactions, {
     host: parts.host,
     accounts: parts.accounts,
     audit: parts.audit,
     logger: parts.logger,
-    loginLimiters: parts.loginLimiters,
-    csrfKey: parts.cookieKeys[0]!,
+    signInLimiter: parts.signInLimiter,
+    csrfKey,
+    mfa,
+  });
+  mountPasskeys(interactions, {
+    db: parts.db,
+    host: parts.host,
+    audit: parts.audit,
+    logger: parts.logger,
+    rpId: config.webauthnRpId,
+    checkCsrf: (uid, presented) => checkCsrf(csrfKey, uid, presented),
+    accountOf: (ctx) => mfa.accountOf(ctx),
+    pendingUserOf: (interaction) => mfa.pendingOf(interaction)?.accountId,
+    completeSignIn: (ctx, interaction, result) => mfa.completeSignIn(ctx, interaction, result),
+    accounts: parts.accounts,
+    hasSecondFactor: (userId) => parts.mfa.core.factors.hasSecondFactor(userId),
   });
 
   app.use(parts.metrics.middleware);

@@ -36,6 +36,48 @@ describe('auth-server config', () => {
     ]);
   });
 
+  it('REQUIRE_PAR is off by default, on with true, and refuses anything else', () => {
+    expect(parseAuthConfig({}).requirePar).toBe(false);
+    expect(parseAuthConfig({ REQUIRE_PAR: 'true' }).requirePar).toBe(true);
+    expect(problems({ REQUIRE_PAR: 'yes please' }).map((p) => p.split(':')[0])).toEqual([
+      'REQUIRE_PAR',
+    ]);
+  });
+
+  it('WEBAUTHN_RP_ID is the issuer host or a domain above it', () => {
+    expect(parseAuthConfig({}).webauthnRpId).toBeUndefined();
+    const issuer = 'https://auth.example.com';
+    expect(parseAuthConfig({ ISSUER: issuer, WEBAUTHN_RP_ID: 'example.com' }).webauthnRpId).toBe(
+      'example.com',
+    );
+    expect(problems({ ISSUER: issuer, WEBAUTHN_RP_ID: 'other.com' })).toEqual([
+      "WEBAUTHN_RP_ID: must be the issuer's host (auth.example.com) or a domain above it",
+    ]);
+    expect(problems({ ISSUER: issuer, WEBAUTHN_RP_ID: 'ample.com' })).toHaveLength(1);
+    expect(problems({ WEBAUTHN_RP_ID: 'https://localhost' })).toEqual([
+      'WEBAUTHN_RP_ID: must be a lower-case host name',
+    ]);
+  });
+
+  it('LOGIN_* and CLIENT_AUTH_* set the sign-in and client-authentication limits', () => {
+    expect(parseAuthConfig({})).toMatchObject({
+      signIn: { ipLimit: 20, accountLimit: 5, windowSec: 900 },
+      clientAuth: { perAddress: 20, perClient: 200, windowSec: 900 },
+    });
+    const config = parseAuthConfig({
+      LOGIN_ACCOUNT_LIMIT: '3',
+      LOGIN_LIMIT_WINDOW: '60',
+      CLIENT_AUTH_IP_LIMIT: '7',
+    });
+    expect(config.signIn).toEqual({ ipLimit: 20, accountLimit: 3, windowSec: 60 });
+    expect(config.clientAuth.perAddress).toBe(7);
+    expect(
+      problems({ LOGIN_IP_LIMIT: '0', CLIENT_AUTH_LIMIT_WINDOW: 'soon' })
+        .map((p) => p.split(':')[0])
+        .sort(),
+    ).toEqual(['CLIENT_AUTH_LIMIT_WINDOW', 'LOGIN_IP_LIMIT']);
+  });
+
   it('treats an empty variable as unset', () => {
     expect(parseAuthConfig({ DATABASE_URL: '' }).databaseUrl).toBeUndefined();
   });

@@ -1,36 +1,39 @@
-import { databaseVariables } from '@portcullis/db';
+import { signInLimitsOf, signInLimitVariables, type SignInLimits } from '@portcullis/accounts';
+import {
+  databaseSettingsOf,
+  databaseVariables,
+  redisSettingsOf,
+  redisVariables,
+  type DatabaseSettings,
+  type RedisSettings,
+} from '@portcullis/db';
 import { z } from 'zod';
-import { ConfigError } from '@portcullis/observability';
+import {
+  ConfigError,
+  parseEnvironment,
+  portVariable,
+  processSettingsOf,
+  processVariables,
+  tokenVariables,
+  type ProcessSettings,
+} from '@portcullis/observability';
 
 const boolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
+const HOST_NAME = /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/;
+
 const schema = z
   .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-    AUTH_PORT: z.coerce.number().int().min(0).max(65535).default(4000),
-    ADMIN_PORT: z.coerce.number().int().min(0).max(65535).default(4001),
-    ISSUER: z.url().default('http://localhost:4000'),
-    API_AUDIENCE: z.url().default('http://localhost:3000'),
+    /** NODE_ENV, DATA_DIR, LOG_LEVEL; ISSUER, API_AUDIENCE: read alike by every app. */
+    ...processVariables,
+    ...tokenVariables,
+    AUTH_PORT: portVariable(4000),
+    ADMIN_PORT: portVariable(4001),
     ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
-    DATABASE_URL: z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
-      .optional(),
-    /** DB_QUERY_TIMEOUT and DB_START_TIMEOUT, seconds (README "Database faults"). */
+    /** DATABASE_URL, DB_QUERY_TIMEOUT, DB_START_TIMEOUT (README "Database faults"). */
     ...databaseVariables,
-    REDIS_URL: z
-      .string()
-      .regex(/^rediss?:\/\//, 'must be a redis:// URL')
-      .optional(),
-    /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
-    REDIS_KEY_PREFIX: z
-      .string()
-      .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1..64 characters of A-Z a-z 0-9 : _ . -')
-      .default('portcullis:'),
-    DATA_DIR: z.string().min(1).default('./data'),
-    LOG_LEVEL: z
-      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-      .default('info'),
+    /** REDIS_URL, REDIS_KEY_PREFIX. */
+    ...redisVariables,
     /** Access-token lifetime in seconds: the spec allows 15 min up to (not including) 1 h. */
     ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).max(3599).default(900),
     SIGNING_ALG: z.enum(['RS256', 'ES256']).default('RS256'),
@@ -39,8 +42,22 @@ const schema = z
      * its successor is unused (README "Refresh-token rotation"); 0 turns it off.
      */
     REFRESH_REUSE_INTERVAL: z.coerce.number().int().min(0).max(60).default(5),
+    /** LOGIN_IP_LIMIT, LOGIN_ACCOUNT_LIMIT, LOGIN_LIMIT_WINDOW: one limit with the API's. */
+    ...signInLimitVariables,
+    /** Failed client authentications per client from one address, per window (README "Client authentication limits"). */
+    CLIENT_AUTH_IP_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(20),
+    /** Failed client authentications per client from all addresses, per window. */
+    CLIENT_AUTH_CLIENT_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(200),
+    CLIENT_AUTH_LIMIT_WINDOW: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(365 * 86_400)
+      .default(900),
     /** true: DPoP proofs sent to /token must carry a server-provided nonce (README "DPoP"). */
     DPOP_NONCE: boolean.default(false),
+    /** true: every client must push its authorization request first (README "PAR"). */
+    REQUIRE_PAR: boolean.default(false),
     /** Seconds a new signing key is published before it signs (publish before sign). */
     SIGNING_KEY_PUBLISH_LEAD: z.coerce.number().int().min(1).max(86_400).default(60),
     ALERT_WEBHOOK_URL: z.url().optional(),
@@ -52,8 +69,20 @@ const schema = z
       .string()
       .regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 bytes, base64url-encoded (43 characters)')
       .optional(),
+    /** WebAuthn relying party id (README "Passkeys"): the issuer's host or a parent domain. */
+    WEBAUTHN_RP_ID: z.string().regex(HOST_NAME, 'must be a lower-case host name').optional(),
   })
   .superRefine((env, ctx) => {
+    const issuerHost = URL.parse(env.ISSUER)?.hostname;
+    const rpId = env.WEBAUTHN_RP_ID;
+    const valid = rpId !== undefined && HOST_NAME.test(rpId);
+    if (valid && issuerHost !== rpId && !issuerHost?.endsWith(`.${rpId}`)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['WEBAUTHN_RP_ID'],
+        message: `must be the issuer's host (${issuerHost}) or a domain above it`,
+      });
+    }
     if (env.NODE_ENV !== 'production') return;
     if (!env.ISSUER.startsWith('https://')) {
       ctx.addIssue({ code: 'custom', path: ['ISSUER'], message: 'must be https in production' });
@@ -80,66 +109,62 @@ const schema = z
     }
   });
 
-export type AuthConfig = Readonly<{
-  env: 'development' | 'test' | 'production';
+type OwnConfig = Readonly<{
   port: number;
   adminPort: number;
   issuer: string;
   apiAudience: string;
   adminToken: string | undefined;
-  databaseUrl: string | undefined;
-  /** Bound of one database round trip (DB_QUERY_TIMEOUT). */
-  dbQueryTimeoutMs: number;
-  /** How long startup waits for PostgreSQL (DB_START_TIMEOUT). */
-  dbStartTimeoutMs: number;
-  redisUrl: string | undefined;
-  redisKeyPrefix: string;
-  dataDir: string;
-  logLevel: string;
   accessTokenTtl: number;
   signingAlg: 'RS256' | 'ES256';
   refreshReuseInterval: number;
+  /** Failed sign-ins per IP and per account (LOGIN_*), shared with the API's POST /login. */
+  signIn: SignInLimits;
+  /** Failed client authentications (CLIENT_AUTH_*). */
+  clientAuth: Readonly<{ perAddress: number; perClient: number; windowSec: number }>;
   dpopNonce: boolean;
+  requirePar: boolean;
   signingKeyPublishLead: number;
   alertWebhookUrl: string | undefined;
   seedDemo: boolean;
   cookieKeys: string[] | undefined;
   keyEncryptionKey: string | undefined;
+  /** WEBAUTHN_RP_ID; unset: the issuer's host. */
+  webauthnRpId: string | undefined;
 }>;
+
+export type AuthConfig = ProcessSettings & DatabaseSettings & RedisSettings & OwnConfig;
 
 export { ConfigError };
 
 /** Parses the environment once; every problem is listed, each naming its variable. */
 export function parseAuthConfig(env: Record<string, string | undefined>): AuthConfig {
-  // An empty variable means unset, as a shell `FOO= cmd` or a blank compose entry intends.
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
-  const result = schema.safeParse(present);
-  if (!result.success) {
-    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  }
-  const e = result.data;
+  const e = parseEnvironment(schema, env);
   return Object.freeze({
-    env: e.NODE_ENV,
+    ...processSettingsOf(e),
+    ...databaseSettingsOf(e),
+    ...redisSettingsOf(e),
     port: e.AUTH_PORT,
     adminPort: e.ADMIN_PORT,
     issuer: e.ISSUER,
     apiAudience: e.API_AUDIENCE,
     adminToken: e.ADMIN_TOKEN,
-    databaseUrl: e.DATABASE_URL,
-    dbQueryTimeoutMs: e.DB_QUERY_TIMEOUT * 1000,
-    dbStartTimeoutMs: e.DB_START_TIMEOUT * 1000,
-    redisUrl: e.REDIS_URL,
-    redisKeyPrefix: e.REDIS_KEY_PREFIX,
-    dataDir: e.DATA_DIR,
-    logLevel: e.LOG_LEVEL,
     accessTokenTtl: e.ACCESS_TOKEN_TTL,
     signingAlg: e.SIGNING_ALG,
     refreshReuseInterval: e.REFRESH_REUSE_INTERVAL,
+    signIn: signInLimitsOf(e),
+    clientAuth: Object.freeze({
+      perAddress: e.CLIENT_AUTH_IP_LIMIT,
+      perClient: e.CLIENT_AUTH_CLIENT_LIMIT,
+      windowSec: e.CLIENT_AUTH_LIMIT_WINDOW,
+    }),
     dpopNonce: e.DPOP_NONCE,
+    requirePar: e.REQUIRE_PAR,
     signingKeyPublishLead: e.SIGNING_KEY_PUBLISH_LEAD,
     alertWebhookUrl: e.ALERT_WEBHOOK_URL,
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV === 'development',
     cookieKeys: e.COOKIE_KEYS?.split(',').map((k) => k.trim()),
     keyEncryptionKey: e.KEY_ENCRYPTION_KEY,
+    webauthnRpId: e.WEBAUTHN_RP_ID,
   });
 }

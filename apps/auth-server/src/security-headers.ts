@@ -1,19 +1,36 @@
 import type { Context, Middleware } from 'koa';
 
 /**
- * CSP of our HTML pages: no script at all, inline styles only, no framing (clickjacking
- * of the consent page), forms posting only to us and, when given, to the client's
- * redirect origins — browsers apply form-action to the redirect chain that ends at the
- * client's redirect_uri after a form POST.
+ * CSP of our HTML pages: no script (a page with a passkey form: our one script file), inline
+ * styles only, no framing (clickjacking of the consent page), forms posting only to us
+ * and, when given, to the client's redirect origins — browsers apply form-action to the
+ * redirect chain that ends at the client's redirect_uri after a form POST.
  */
-export function htmlHeaders(ctx: Pick<Context, 'set'>, formTargets: string[] = []): void {
+export function htmlHeaders(
+  ctx: Pick<Context, 'set'>,
+  formTargets: string[] = [],
+  options: { passkeyScript?: boolean } = {},
+): void {
   const formAction = ["'self'", ...formTargets].join(' ');
+  // A page with a passkey form loads our one script file and lets it fetch from us
+  // (README "Passkeys"); still no inline script, no other origin.
+  const script = options.passkeyScript ? " script-src 'self'; connect-src 'self';" : '';
   ctx.set(
     'Content-Security-Policy',
-    `default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none';${script} style-src 'unsafe-inline'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
   );
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('Cache-Control', 'no-store');
+}
+
+/** The http(s) origins of some URIs: where a form of ours may lead (CSP form-action). */
+export function httpOrigins(uris: readonly string[] = []): string[] {
+  const origins = new Set<string>();
+  for (const uri of uris) {
+    const url = URL.parse(uri);
+    if (url && (url.protocol === 'http:' || url.protocol === 'https:')) origins.add(url.origin);
+  }
+  return [...origins];
 }
 
 /** Headers every response gets. */

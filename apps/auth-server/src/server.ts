@@ -1,8 +1,13 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createAccountsRepo } from '@portcullis/accounts';
+import {
+  createAccountsRepo,
+  createAttemptLimiter,
+  createSignInLimiter,
+} from '@portcullis/accounts';
 import { createDenyList } from '@portcullis/claims';
+import { createRevocationStore } from '@portcullis/db';
 import {
   createReadinessCheck,
   drainOnClose,
@@ -16,19 +21,25 @@ import { createAuthApp, type AuthDeps } from './app.js';
 import type { AuthConfig } from './config.js';
 import { createAuditRepo } from './data/audit-repo.js';
 import { createClientsRepo } from './data/clients-repo.js';
+import { createDevicePollsRepo } from './data/device-polls-repo.js';
 import { purgeExpired } from './data/oidc-adapter.js';
+import { createMfaRepo } from './data/mfa-repo.js';
+import { createPasskeysRepo } from './data/passkeys-repo.js';
 import { createSigningKeysRepo } from './data/signing-keys-repo.js';
-import { createFailureLimiter } from './limits.js';
 import { createAuthMetrics } from './metrics.js';
 import {
   ID_TOKEN_TTL,
   INTERACTION_RESUME_COOKIE,
   SESSION_COOKIE,
 } from './provider/configuration.js';
+import { createClientAuthLimits } from './provider/client-auth-limits.js';
 import { createDeviceGuard } from './provider/device-guard.js';
+import { createMfaCore } from './mfa/index.js';
+import { createPasskeyFactor } from './mfa/passkeys-factor.js';
 import { createKeyManager } from './provider/keys.js';
 import { createProviderHost, type ProviderHost } from './provider/provider-host.js';
 import { loadSecrets } from './secrets.js';
+import { DependencyUnavailableError } from './unavailable.js';
 import { seedDemo } from './seed.js';
 
 export interface RunningAuthServer {
@@ -116,7 +127,11 @@ export async function startAuthServer(
   // Read (logout everywhere refuses old refresh tokens) as well as written (grant
   // revocations), so it is loaded before the first request and then polled.
   const denyList =
-    deps.denyList ?? createDenyList({ db, onError: (e) => logger.error({ err: e }, 'deny list') });
+    deps.denyList ??
+    createDenyList({
+      store: createRevocationStore(db),
+      onError: (e) => logger.error({ err: e }, 'deny list'),
+    });
   if (!deps.denyList) await denyList.start();
   const accounts = createAccountsRepo(db);
   const clients = createClientsRepo(db);
@@ -128,18 +143,33 @@ export async function startAuthServer(
     publishLeadSeconds: config.signingKeyPublishLead,
     ...(deps.now ? { now: deps.now } : {}),
   });
-  const deviceGuard = createDeviceGuard(db, {
+  const deviceGuard = createDeviceGuard(createDevicePollsRepo(db), {
     intervalSeconds: deps.deviceIntervalSeconds ?? 5,
-    userCodeLimiter: createFailureLimiter(
-      { keyPrefix: `${config.redisKeyPrefix}usercode`, points: 5, duration: 600 },
-      redis,
+    // RFC 8628 §5.1: five wrong user codes per IP and per browser session in 10 minutes.
+    userCodeLimiter: createAttemptLimiter(
+      {
+        ip: { points: 5, durationSec: 600, onSuccess: 'reward' },
+        session: { points: 5, durationSec: 600, onSuccess: 'reward' },
+      },
+      {
+        redis,
+        keyPrefix: `${config.redisKeyPrefix}rl:usercode:`,
+        unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
+      },
     ),
     sessionCookie: SESSION_COOKIE,
     resumeCookie: INTERACTION_RESUME_COOKIE,
   });
+  const mfa = createMfaCore(createMfaRepo(db));
+  mfa.factors.register(createPasskeyFactor(createPasskeysRepo(db)));
   const host = await createProviderHost({
     issuer,
     logger,
+    clientAuthLimiter: createClientAuthLimits(config.clientAuth, {
+      redis,
+      keyPrefix: `${config.redisKeyPrefix}rl:clientauth:`,
+      unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
+    }),
     keyManager,
     ...(deps.now ? { now: deps.now } : {}),
     setup: {
@@ -150,6 +180,7 @@ export async function startAuthServer(
       cookieKeys: secrets.cookieKeys,
       deviceGuard,
       denyList,
+      secondFactor: mfa.policy,
     },
     events: {
       logger,
@@ -170,6 +201,17 @@ export async function startAuthServer(
     audit,
     deviceGuard,
     cookieKeys: secrets.cookieKeys,
+    mfa: {
+      core: mfa,
+      keyEncryptionKey: secrets.keyEncryptionKey,
+      // The password's limits (LOGIN_*), counted apart: README "Multi-factor sign-in".
+      limiter: createSignInLimiter(config.signIn, {
+        redis,
+        keyPrefix: `${config.redisKeyPrefix}rl:mfa:`,
+        unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
+      }),
+      now: deps.now,
+    },
     metrics,
     checkReady: createReadinessCheck(
       {
@@ -181,16 +223,11 @@ export async function startAuthServer(
         onFailure: (name, err) => logger.warn({ err, dependency: name }, 'not ready'),
       },
     ),
-    loginLimiters: {
-      ip: createFailureLimiter(
-        { keyPrefix: `${config.redisKeyPrefix}login_ip`, points: 20, duration: 600 },
-        redis,
-      ),
-      account: createFailureLimiter(
-        { keyPrefix: `${config.redisKeyPrefix}login_account`, points: 5, duration: 900 },
-        redis,
-      ),
-    },
+    signInLimiter: createSignInLimiter(config.signIn, {
+      redis,
+      keyPrefix: `${config.redisKeyPrefix}rl:signin:`,
+      unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
+    }),
   });
   handler = app.callback();
 
@@ -204,6 +241,8 @@ export async function startAuthServer(
       signingKeys,
       keyManager,
       defaultAlg: config.signingAlg,
+      httpsJwksUriOnly: config.env === 'production',
+      mfa,
       ...(deps.now ? { now: deps.now } : {}),
     },
     logger,

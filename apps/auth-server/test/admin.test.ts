@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
-import { startTestAuthServer, type TestAuthServer } from './helpers/server.js';
-import { createClient, decodeJwt, discover } from './helpers/factories.js';
+import {
+  createClient,
+  decodeJwt,
+  discover,
+  startTestAuthServer,
+  type TestAuthServer,
+} from '@portcullis/testing';
 
 let t: TestAuthServer;
 beforeAll(async () => {

@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
-import { startTestAuthServer, type TestAuthServer } from './helpers/server.js';
-import { createClient, discover, publicSpa, tokenRequest } from './helpers/factories.js';
+import {
+  createClient,
+  discover,
+  publicSpa,
+  startTestAuthServer,
+  type TestAuthServer,
+  tokenRequest,
+} from '@portcullis/testing';
 
 let t: TestAuthServer;
 beforeAll(async () => {
@@ -66,6 +72,28 @@ describe('client credentials', () => {
     );
     expect(res.status).toBe(401);
     expect(res.body.error).toBe('invalid_client');
+  });
+
+  test('an unknown scope is 400 invalid_scope; a partly unsupported one reports what was granted', async () => {
+    const client = await service();
+    const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
+    const auth = { authorization: `Basic ${basic}` };
+    const unknown = await tokenRequest(
+      t,
+      { grant_type: 'client_credentials', scope: 'api verify-unknown-x' },
+      auth,
+    );
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toBe('invalid_scope');
+    expect(unknown.body.access_token).toBeUndefined();
+    // openid is known but means nothing without a user: the response says what was granted.
+    const narrowed = await tokenRequest(
+      t,
+      { grant_type: 'client_credentials', scope: 'api openid' },
+      auth,
+    );
+    expect(narrowed.status).toBe(200);
+    expect(narrowed.body.scope).toBe('api');
   });
 
   test('a public client cannot use client_credentials', async () => {

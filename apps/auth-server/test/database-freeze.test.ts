@@ -8,24 +8,27 @@
  * here (REFRESH_REUSE_INTERVAL=0), so that a retry succeeds only when nothing of the
  * failed rotation was committed (docs/security.md).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createDb, type Db } from '@portcullis/db';
 import {
-  createTestDatabase,
-  startTcpProxy,
-  viaProxy,
+  createProxiedTestDatabase,
+  type ProxiedTestDatabase,
   type TcpProxy,
-  type TestDatabase,
 } from '@portcullis/db/testing';
-import * as oidc from 'openid-client';
+import {
+  createUser,
+  decodeJwt,
+  discover,
+  pkceSignIn,
+  publicSpa,
+  startTestAuthServer,
+  TEST_API_AUDIENCE,
+  type JsonBody,
+  type TestAuthServer,
+} from '@portcullis/testing';
 import { pino } from 'pino';
-import { parseAuthConfig, startAuthServer, type RunningAuthServer } from '../src/index.js';
-import { decodeJwt, pkceSignIn, PUBLIC_SPA_METADATA } from './helpers/factories.js';
-import { API_AUDIENCE, type JsonBody } from './helpers/server.js';
+import { parseAuthConfig, type RunningAuthServer } from '../src/index.js';
 
 /** Well under a client's 15 s timeout. */
 const CLIENT_PATIENCE_MS = 10_000;
@@ -37,55 +40,43 @@ if (!process.env['DATABASE_URL']) {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 withPostgres('auth server on PostgreSQL that stops answering (runs only with DATABASE_URL)', () => {
-  let database: TestDatabase;
+  let database: ProxiedTestDatabase;
   let proxy: TcpProxy;
   let db: Db;
-  let dataDir: string;
+  let t: TestAuthServer;
   let server: RunningAuthServer;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    const target = new URL(database.url!);
-    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    dataDir = await mkdtemp(path.join(tmpdir(), 'portcullis-auth-freeze-'));
-    const config = parseAuthConfig({
-      NODE_ENV: 'test',
-      AUTH_PORT: '0',
-      ADMIN_PORT: '0',
-      DATA_DIR: dataDir,
-      API_AUDIENCE,
-      SEED_DEMO: 'false',
-      DATABASE_URL: viaProxy(database.url!, proxy),
+    database = await createProxiedTestDatabase();
+    proxy = database.proxy;
+    const env = {
+      DATABASE_URL: database.proxiedUrl,
       DB_QUERY_TIMEOUT: '1',
       REFRESH_REUSE_INTERVAL: '0',
-      KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
-    });
-    // As main.ts builds it.
+    };
+    // The database handle as main.ts builds it from the configuration.
+    const config = parseAuthConfig({ NODE_ENV: 'test', ...env });
     db = createDb({ databaseUrl: config.databaseUrl, queryTimeoutMs: config.dbQueryTimeoutMs });
-    server = await startAuthServer(config, {
+    t = await startTestAuthServer(env, {
       db,
       logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
-      print: () => {},
     });
+    server = t.server;
   }, 60_000);
 
   afterAll(async () => {
     proxy?.thaw();
-    await server?.close();
+    await t?.close();
     await db?.destroy();
-    await proxy?.close();
     await database?.close();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
   async function admin(method: string, route: string, body?: unknown): Promise<JsonBody> {
-    const res = await fetch(server.adminUrl + route, {
-      method,
-      headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as JsonBody;
+    const res = await t.admin(method, route, body);
+    if (res.status >= 300) {
+      throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    return res.body;
   }
 
   async function token(form: Record<string, string>) {
@@ -106,30 +97,15 @@ withPostgres('auth server on PostgreSQL that stops answering (runs only with DAT
 
   /** A signed-in public client's refresh token and grant. */
   async function refreshChain() {
-    const email = `freeze-${randomUUID().slice(0, 8)}@example.com`;
-    const password = `pw-${randomBytes(8).toString('hex')}`;
-    await admin('POST', '/admin/users', { email, password, roles: ['editor'] });
-    const spa = await admin('POST', '/admin/clients', {
-      client_id: `spa-${randomUUID().slice(0, 8)}`,
-      ...PUBLIC_SPA_METADATA,
+    const user = await createUser(t);
+    const spa = await publicSpa(t);
+    const config = await discover(t, spa.client_id);
+    const tokens = await pkceSignIn(config, user, {
+      scope: 'openid offline_access api',
+      resource: TEST_API_AUDIENCE,
     });
-    const config = await oidc.discovery(
-      new URL(server.issuer),
-      spa['client_id'],
-      undefined,
-      oidc.None(),
-      { execute: [oidc.allowInsecureRequests] },
-    );
-    const tokens = await pkceSignIn(
-      config,
-      { email, password },
-      {
-        scope: 'openid offline_access api',
-        resource: API_AUDIENCE,
-      },
-    );
     return {
-      clientId: spa['client_id'] as string,
+      clientId: spa.client_id,
       refreshToken: tokens.refresh_token!,
       grantId: decodeJwt(tokens.access_token).payload.grant_id as string,
     };
@@ -142,15 +118,6 @@ withPostgres('auth server on PostgreSQL that stops answering (runs only with DAT
       refresh_token: chain.refreshToken,
     });
 
-  /** Sessions PostgreSQL still holds open inside a transaction, on this test's database. */
-  async function openTransactions(): Promise<number> {
-    const { rows } = (await database.db.raw(
-      `select count(*)::int as n from pg_stat_activity
-        where datname = current_database() and state like 'idle in transaction%'`,
-    )) as { rows: { n: number }[] };
-    return rows[0]!.n;
-  }
-
   /** After thaw: the server answers again and PostgreSQL has aborted what was held. */
   async function recovered(): Promise<void> {
     let ready = 0;
@@ -159,8 +126,8 @@ withPostgres('auth server on PostgreSQL that stops answering (runs only with DAT
       if (ready !== 200) await sleep(200);
     }
     expect(ready).toBe(200);
-    for (let i = 0; i < 50 && (await openTransactions()) > 0; i++) await sleep(100);
-    expect(await openTransactions()).toBe(0);
+    for (let i = 0; i < 50 && (await database.openTransactions()) > 0; i++) await sleep(100);
+    expect(await database.openTransactions()).toBe(0);
   }
 
   const reuseAlerts = async (grantId: string) =>
@@ -189,7 +156,7 @@ withPostgres('auth server on PostgreSQL that stops answering (runs only with DAT
         grant_type: 'client_credentials',
         client_id: service['client_id'],
         client_secret: service['client_secret'],
-        resource: API_AUDIENCE,
+        resource: TEST_API_AUDIENCE,
       });
     const chain = await refreshChain();
     expect((await clientCredentials()).status).toBe(200);

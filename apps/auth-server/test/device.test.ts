@@ -1,17 +1,19 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
-import { startTestAuthServer, type TestAuthServer } from './helpers/server.js';
-import { browser, type Browser } from './helpers/cookie-jar.js';
 import {
   approveDevice,
+  browser,
+  type Browser,
   createClient,
   createUser,
   decodeJwt,
   discover,
+  startTestAuthServer,
   submitDeviceCode,
+  type TestAuthServer,
   tokenRequest,
-} from './helpers/factories.js';
+} from '@portcullis/testing';
 
 let t: TestAuthServer;
 beforeAll(async () => {

@@ -8,18 +8,19 @@ import {
   type GenerateKeyPairResult,
 } from 'jose';
 import * as oidc from 'openid-client';
-import { startTestAuthServer, type TestAuthServer } from './helpers/server.js';
-import { browser } from './helpers/cookie-jar.js';
 import {
   approveDevice,
+  browser,
   createClient,
   createUser,
   decodeJwt,
   discover,
   pkceSignIn,
   publicSpa,
+  startTestAuthServer,
+  type TestAuthServer,
   tokenRequest,
-} from './helpers/factories.js';
+} from '@portcullis/testing';
 
 // DPoP (RFC 9449) at /token, with openid-client as the client: every grant binds its
 // access token to the proof's key; refresh tokens of public clients are bound too.

@@ -5,9 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
-import { browser } from './helpers/cookie-jar.js';
-import { createClient, discover, REDIRECT_URI, tokenRequest } from './helpers/factories.js';
-import { startTestAuthServer, type TestAuthServer } from './helpers/server.js';
+import {
+  browser,
+  createClient,
+  discover,
+  REDIRECT_URI,
+  startTestAuthServer,
+  type TestAuthServer,
+  tokenRequest,
+} from '@portcullis/testing';
 
 let t: TestAuthServer;
 let spa: { client_id: string };

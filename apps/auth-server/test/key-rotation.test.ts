@@ -1,63 +1,33 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import {
+  createClient,
+  decodeJwt,
+  discover,
+  startTestAuthServer,
+  until,
+  type TestAuthServer,
+} from '@portcullis/testing';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
-import { pino } from 'pino';
-import { parseAuthConfig, startAuthServer, type RunningAuthServer } from '../src/index.js';
-import { createClient, decodeJwt, discover } from './helpers/factories.js';
-import { API_AUDIENCE, startTestAuthServer, type TestAuthServer } from './helpers/server.js';
 
 // Publish before sign with a short lead: a second instance on the same database must
 // publish the new key before it signs, and switch on its own clock.
 const LEAD_SECONDS = 2;
-const env = {
-  SIGNING_KEY_PUBLISH_LEAD: String(LEAD_SECONDS),
-  KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
-};
 
 let t: TestAuthServer;
-let other: RunningAuthServer;
-let otherDir: string;
+let other: TestAuthServer;
 beforeAll(async () => {
-  t = await startTestAuthServer(env);
-  otherDir = await mkdtemp(path.join(tmpdir(), 'portcullis-auth-b-'));
-  const config = parseAuthConfig({
-    NODE_ENV: 'test',
-    AUTH_PORT: '0',
-    ADMIN_PORT: '0',
-    DATA_DIR: otherDir,
-    API_AUDIENCE,
-    SEED_DEMO: 'false',
-    ...env,
-  });
-  other = await startAuthServer(config, {
-    db: t.database.db,
-    logger: pino({ level: 'silent' }),
-    print: () => {},
-  });
+  t = await startTestAuthServer({ SIGNING_KEY_PUBLISH_LEAD: String(LEAD_SECONDS) });
+  other = await t.startInstance();
 });
 afterAll(async () => {
-  await other?.close();
   await t?.close();
-  if (otherDir) await rm(otherDir, { recursive: true, force: true });
 });
 
 type Jwks = { keys: Record<string, unknown>[] };
 const jwksOf = async (base: string) =>
   (await (await fetch(`${base}/.well-known/jwks.json`)).json()) as Jwks;
 const kids = (jwks: Jwks) => jwks.keys.map((k) => k['kid']);
-
-async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('signing-key rotation: publish before sign', () => {
   test('the new key is published first, signs after the lead; old tokens keep verifying', async () => {
@@ -66,13 +36,7 @@ describe('signing-key rotation: publish before sign', () => {
       roles: ['viewer'],
     });
     const config = await discover(t, client.client_id, client.client_secret);
-    const otherConfig = await oidc.discovery(
-      new URL(other.issuer),
-      client.client_id,
-      client.client_secret,
-      oidc.ClientSecretBasic(client.client_secret!),
-      { execute: [oidc.allowInsecureRequests] },
-    );
+    const otherConfig = await discover(other, client.client_id, client.client_secret);
     const kidOf = async (c: oidc.Configuration) =>
       decodeJwt((await oidc.clientCredentialsGrant(c)).access_token).header.kid as string;
 

@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
-import { startTestAuthServer, type TestAuthServer } from './helpers/server.js';
-import { browser } from './helpers/cookie-jar.js';
 import {
+  browser,
   browserLogin,
   createClient,
   createUser,
   discover,
   REDIRECT_URI,
-} from './helpers/factories.js';
+  startTestAuthServer,
+  type TestAuthServer,
+} from '@portcullis/testing';
 
 let t: TestAuthServer;
 beforeAll(async () => {

@@ -1,18 +1,20 @@
 import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { createRevocationStore } from '@portcullis/db';
 import { createDenyList, type DenyList } from '@portcullis/claims';
 import * as oidc from 'openid-client';
-import { browser } from './helpers/cookie-jar.js';
 import {
+  browser,
   browserLogin,
   createUser,
   decodeJwt,
   discover,
+  pkceSignIn,
   publicSpa,
   REDIRECT_URI,
-  signIn,
-} from './helpers/factories.js';
-import { startTestAuthServer, type TestAuthServer } from './helpers/server.js';
+  startTestAuthServer,
+  type TestAuthServer,
+} from '@portcullis/testing';
 
 let t: TestAuthServer;
 // Writes as another API instance would: its own bus, so the auth server learns of the
@@ -20,7 +22,7 @@ let t: TestAuthServer;
 let api: DenyList;
 beforeAll(async () => {
   t = await startTestAuthServer();
-  api = createDenyList({ db: t.database.db, bus: new EventEmitter() });
+  api = createDenyList({ store: createRevocationStore(t.database.db), bus: new EventEmitter() });
 });
 afterAll(async () => {
   await api?.close();
@@ -86,7 +88,7 @@ describe('logout everywhere reaches the authorization server', () => {
 
     // Signing in again (after the logout instant) works, refresh included.
     expect(Date.now() / 1000).toBeGreaterThan(before);
-    const fresh = await signIn(t, config, user, 'openid offline_access api');
+    const fresh = await pkceSignIn(config, user, { scope: 'openid offline_access api' });
     expect(decodeJwt(fresh.access_token).payload.grant_id).not.toBe(grantId);
     await expect(oidc.refreshTokenGrant(config, fresh.refresh_token!)).resolves.toMatchObject({
       access_token: expect.any(String),
@@ -117,7 +119,7 @@ describe('logout everywhere reaches the authorization server', () => {
     const config = await discover(t, spa.client_id);
     const users = await Promise.all([1, 2, 3, 4].map(() => createUser(t)));
     const sessions = await Promise.all(
-      users.map((user) => signIn(t, config, user, 'openid offline_access api')),
+      users.map((user) => pkceSignIn(config, user, { scope: 'openid offline_access api' })),
     );
     // Logged out one after the other, each refreshed at once, all in flight together with
     // refreshes of users who stay signed in: only the logged-out ones are refused.
@@ -140,13 +142,13 @@ describe('logout everywhere reaches the authorization server', () => {
     const scope = 'openid offline_access api';
     for (let trial = 0; trial < 3; trial++) {
       const user = await createUser(t);
-      const old = await signIn(t, config, user, scope);
+      const old = await pkceSignIn(config, user, { scope });
       // Just after a second starts, so the new sign-in ends in the logout's second.
       while (Date.now() % 1000 > 100) await sleep(10);
       const second = nowSec();
       await logoutEverywhere(user.id);
       await sleep(50);
-      const fresh = await signIn(t, config, user, scope);
+      const fresh = await pkceSignIn(config, user, { scope });
       const refreshed = await oidc.refreshTokenGrant(config, fresh.refresh_token!);
       if (nowSec() === second) sameSecond++;
 

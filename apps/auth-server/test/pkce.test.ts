@@ -1,17 +1,19 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
-import { startTestAuthServer, type JsonBody, type TestAuthServer } from './helpers/server.js';
 import {
   browserLogin,
   createUser,
   decodeJwt,
   discover,
+  type JsonBody,
+  pkceSignIn,
   publicSpa,
   REDIRECT_URI,
-  signIn,
+  startTestAuthServer,
+  type TestAuthServer,
   tokenRequest,
-} from './helpers/factories.js';
+} from '@portcullis/testing';
 
 let t: TestAuthServer;
 beforeAll(async () => {
@@ -26,7 +28,7 @@ describe('authorization code + PKCE', () => {
     const user = await createUser(t, ['editor']);
     const client = await publicSpa(t);
     const config = await discover(t, client.client_id);
-    const tokens = await signIn(t, config, user);
+    const tokens = await pkceSignIn(config, user);
 
     expect(tokens.access_token).toBeTruthy();
     expect(tokens.refresh_token).toBeTruthy();

@@ -1,13 +1,20 @@
 /**
- * The login limiter's Redis going away, through a TCP proxy this test owns: the login
- * form fails closed (503 + Retry-After, no unlimited attempt and no sign-in), /readyz
- * names Redis, and everything works again once Redis is back, without a restart.
+ * The limiters' Redis going away, through a TCP proxy this test owns: the login form and
+ * client authentication fail closed (503 + Retry-After, no unlimited attempt, no sign-in, no
+ * token), /readyz names Redis, and everything works again once Redis is back, without a
+ * restart.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTcpProxy, viaProxy, type TcpProxy } from '@portcullis/db/testing';
-import { browser } from './helpers/cookie-jar.js';
-import { createUser, publicSpa, REDIRECT_URI } from './helpers/factories.js';
-import { startTestAuthServer, type TestAuthServer } from './helpers/server.js';
+import {
+  browser,
+  createClient,
+  createUser,
+  publicSpa,
+  REDIRECT_URI,
+  startTestAuthServer,
+  type TestAuthServer,
+} from '@portcullis/testing';
 
 const redisUrl = process.env['REDIS_URL'];
 const withRedis = redisUrl ? describe : describe.skip;
@@ -83,5 +90,35 @@ withRedis('Redis outage at the authorization server (runs only with REDIS_URL)',
     }
     expect(status).toBe(303);
     expect((await fetch(`${t.server.url}/readyz`)).status).toBe(200);
+  }, 60_000);
+
+  it('answers client authentication at /token with 503 while Redis is unreachable, and recovers', async () => {
+    const service = await createClient(t, {
+      grant_types: ['client_credentials'],
+      roles: ['viewer'],
+    });
+    const token = () =>
+      fetch(`${t.server.url}/token`, {
+        method: 'POST',
+        headers: {
+          accept: 'application/json',
+          authorization: `Basic ${Buffer.from(`${service.client_id}:${service.client_secret}`).toString('base64')}`,
+        },
+        body: new URLSearchParams({ grant_type: 'client_credentials' }),
+      });
+
+    await proxy.cut();
+    const refused = await token();
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(await refused.json()).toMatchObject({ error: 'temporarily_unavailable' });
+
+    await proxy.restore();
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      status = (await token()).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(status).toBe(200);
   }, 60_000);
 });

@@ -3,15 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import { toJsonb } from '@portcullis/db';
-import { startTestAuthServer, type TestAuthServer } from './helpers/server.js';
 import {
   createUser,
   decodeJwt,
   discover,
+  pkceSignIn,
   publicSpa,
-  signIn,
+  startTestAuthServer,
+  type TestAuthServer,
   tokenRequest,
-} from './helpers/factories.js';
+} from '@portcullis/testing';
 
 // `t` tolerates no retry at all (REFRESH_REUSE_INTERVAL=0), so every second presentation
 // is reuse; `lenient` runs the default reuse interval.
@@ -54,7 +55,7 @@ describe('refresh tokens', () => {
     const user = await createUser(t, ['viewer']);
     const client = await publicSpa(t);
     const config = await discover(t, client.client_id);
-    const first = await signIn(t, config, user);
+    const first = await pkceSignIn(config, user);
     expect(decodeJwt(first.access_token).payload.roles).toEqual(['viewer']);
     // Roles changed between two refreshes (as an operator would in the database): the
     // account is read once per request, never kept from an earlier one.
@@ -66,13 +67,19 @@ describe('refresh tokens', () => {
     expect(decodeJwt(second.access_token).payload.roles).toEqual(['editor']);
   });
 
-  test.each(['Grant', 'Session'])(
-    'refused once its %s is gone (read with the token in one query)',
-    async (model) => {
+  // Without offline_access the refresh token lives with the sign-in session; with it, it
+  // outlives the session (OIDC Core §11), and only a gone grant ends it.
+  test.each([
+    ['Grant', 'openid offline_access api', 400],
+    ['Session', 'openid api', 400],
+    ['Session', 'openid offline_access api', 200],
+  ])(
+    'once its %s is gone (read with the token in one query), scope %s: %s',
+    async (model, scope, status) => {
       const user = await createUser(t);
       const client = await publicSpa(t);
       const config = await discover(t, client.client_id);
-      const first = await signIn(t, config, user);
+      const first = await pkceSignIn(config, user, { scope });
       const grantId = decodeJwt(first.access_token).payload.grant_id as string;
       // The other half is untouched: its refresh still works.
       const second = await oidc.refreshTokenGrant(config, first.refresh_token!);
@@ -81,8 +88,8 @@ describe('refresh tokens', () => {
       if (model === 'Grant') await rows.andWhere({ id: grantId }).del();
       else await rows.andWhereRaw(`payload->>'accountId' = ?`, [user.id]).del();
       const res = await refresh(client.client_id, second.refresh_token!);
-      expect(res.status).toBe(400);
-      expect(res.body.error).toBe('invalid_grant');
+      expect(res.status).toBe(status);
+      if (status === 400) expect(res.body.error).toBe('invalid_grant');
     },
   );
 
@@ -90,7 +97,7 @@ describe('refresh tokens', () => {
     const user = await createUser(t);
     const client = await publicSpa(t);
     const config = await discover(t, client.client_id);
-    const first = await signIn(t, config, user);
+    const first = await pkceSignIn(config, user);
     const second = await oidc.refreshTokenGrant(config, first.refresh_token!);
     expect(second.refresh_token).toBeTruthy();
     expect(second.refresh_token).not.toBe(first.refresh_token);
@@ -107,7 +114,7 @@ describe('refresh tokens', () => {
     const user = await createUser(t);
     const client = await publicSpa(t);
     const config = await discover(t, client.client_id);
-    const first = await signIn(t, config, user);
+    const first = await pkceSignIn(config, user);
     const grantId = decodeJwt(first.access_token).payload.grant_id;
     const second = await refresh(client.client_id, first.refresh_token!);
     expect(second.status).toBe(200);
@@ -152,7 +159,7 @@ describe('refresh tokens', () => {
     const user = await createUser(t);
     const client = await publicSpa(t);
     const config = await discover(t, client.client_id);
-    const first = await signIn(t, config, user);
+    const first = await pkceSignIn(config, user);
     const results = await Promise.all(
       Array.from({ length: 10 }, () => refresh(client.client_id, first.refresh_token!)),
     );
@@ -169,7 +176,7 @@ describe('refresh tokens', () => {
     const user = await createUser(t);
     const client = await publicSpa(t);
     const config = await discover(t, client.client_id);
-    const tokens = await signIn(t, config, user);
+    const tokens = await pkceSignIn(config, user);
     await oidc.tokenRevocation(config, tokens.refresh_token!);
     await t.server.settle();
     const grantId = decodeJwt(tokens.access_token).payload.grant_id;
@@ -224,7 +231,7 @@ describe('the reuse interval (REFRESH_REUSE_INTERVAL, default 5 s)', () => {
     const user = await createUser(lenient);
     const client = await publicSpa(lenient);
     const config = await discover(lenient, client.client_id);
-    const tokens = await signIn(lenient, config, user);
+    const tokens = await pkceSignIn(config, user);
     const grantId = decodeJwt(tokens.access_token).payload.grant_id;
     const rt = (token: string) => refreshAt(lenient, client.client_id, token);
     return { client, grantId, first: tokens.refresh_token!, rt };

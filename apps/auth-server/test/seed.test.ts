@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
+import { discover, startTestAuthServer, type TestAuthServer } from '@portcullis/testing';
 import { purgeExpired } from '../src/data/oidc-adapter.js';
-import { startTestAuthServer, type TestAuthServer } from './helpers/server.js';
-import { discover } from './helpers/factories.js';
 
 let t: TestAuthServer;
 const printed: string[] = [];

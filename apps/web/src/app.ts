@@ -17,10 +17,15 @@ export interface WebDeps {
   refreshGraceMs?: number;
   fetch?: typeof fetch;
   now?: () => number;
+  /** Where the page's bundles are; default PAGE_DIR, where `pnpm build` writes them. */
+  pageDir?: URL;
 }
 
 const PUBLIC_DIR = new URL('../public/', import.meta.url);
-export const PUBLIC_FILES = ['index.html', 'app.js', 'dpop.js', 'style.css'] as const;
+const PUBLIC_FILES = ['index.html', 'style.css'];
+/** The page's bundles (infra/scripts/build.mjs, buildPage): src/page on the client SDK. */
+export const PAGE_DIR = new URL('../dist/page/', import.meta.url);
+const PAGE_FILES = ['app.js', 'dpop.js'];
 
 /**
  * The browser demo: the SPA's static files, what the SPA needs to know (/config.json),
@@ -71,6 +76,7 @@ export function createWebApp(config: WebConfig, deps: WebDeps): Koa {
     }),
   );
   app.use(staticFiles(PUBLIC_DIR, PUBLIC_FILES));
+  app.use(staticFiles(deps.pageDir ?? PAGE_DIR, PAGE_FILES));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

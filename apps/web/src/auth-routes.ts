@@ -89,6 +89,25 @@ function proofRefused(ctx: Context, error: string, nonce?: string) {
   ctx.body = { error };
 }
 
+/** A space-separated list of acr values (RFC 6749 §3.3 scope-token characters). */
+const ACR_VALUES = /^[\x21\x23-\x5b\x5d-\x7e]{1,200}( [\x21\x23-\x5b\x5d-\x7e]{1,200}){0,4}$/;
+
+/**
+ * What the page may ask of a sign-in, passed on to /authorize; anything else is dropped.
+ * `prompt=login` asks for the password even with a live session at the auth server
+ * (switching users after signing out). `acr_values` and `max_age` answer the API's step-up
+ * challenge (RFC 9470; README "Step-up"): a sign-in this strong and this recent.
+ */
+function signInRequest(query: Context['query']): Record<string, string> {
+  const extra: Record<string, string> = {};
+  const { prompt, acr_values: acrValues, max_age: maxAge } = query;
+  if (prompt === 'login') extra['prompt'] = 'login';
+  if (typeof acrValues === 'string' && ACR_VALUES.test(acrValues)) extra['acr_values'] = acrValues;
+  if (typeof maxAge === 'string' && /^\d{1,9}$/.test(maxAge))
+    extra['max_age'] = String(Number(maxAge));
+  return extra;
+}
+
 function noStore(ctx: Context) {
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Pragma', 'no-cache');
@@ -96,7 +115,7 @@ function noStore(ctx: Context) {
 
 /**
  * The backend-for-frontend half of sign-in (authorization code + PKCE, RFC 7636; the
- * BFF is a public client whose code exchange runs server-side, spec §5 "PKCE steps"):
+ * BFF is a public client whose code exchange runs server-side):
  *
  *   GET  /auth/login     new verifier/state/nonce in the sealed `pkce` cookie -> /authorize
  *   GET  /callback       state and iss (RFC 9207) checked; the code waits in the sealed
@@ -132,9 +151,7 @@ export function authRoutes(router: Router, config: WebConfig, deps: AuthRouteDep
       nonce: createState(),
     };
     setCookie(ctx, PKCE_COOKIE, sealer.seal(PKCE_COOKIE.name, pending, PKCE_TTL), PKCE_TTL);
-    // `?prompt=login` asks for the password even with a live session at the auth server
-    // (switching users after signing out).
-    const prompt = ctx.query['prompt'] === 'login' ? { prompt: 'login' } : undefined;
+    const extra = signInRequest(ctx.query);
     noStore(ctx);
     ctx.status = 303;
     ctx.redirect(
@@ -147,7 +164,7 @@ export function authRoutes(router: Router, config: WebConfig, deps: AuthRouteDep
         codeChallenge: pkce.codeChallenge,
         nonce: pending.nonce,
         resource: config.apiAudience,
-        ...(prompt ? { extra: prompt } : {}),
+        extra,
       }),
     );
   });

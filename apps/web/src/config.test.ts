@@ -39,6 +39,16 @@ describe('web config', () => {
     expect(parseWebConfig({ WEB_PORT: '' }).port).toBe(5173);
   });
 
+  test('WEB_ORIGIN follows WEB_PORT unless set', () => {
+    expect(parseWebConfig({ WEB_PORT: '8080' })).toMatchObject({
+      port: 8080,
+      origin: 'http://localhost:8080',
+      redirectUri: 'http://localhost:8080/callback',
+    });
+    const set = parseWebConfig({ WEB_PORT: '8080', WEB_ORIGIN: 'http://127.0.0.1:9000' });
+    expect(set.origin).toBe('http://127.0.0.1:9000');
+  });
+
   test('production wants https everywhere and explicit cookie keys', () => {
     expect(problems({ NODE_ENV: 'production' })).toEqual([
       'API_URL',

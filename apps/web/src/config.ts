@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { ConfigError } from '@portcullis/observability';
+import {
+  ConfigError,
+  parseEnvironment,
+  portVariable,
+  processSettingsOf,
+  processVariables,
+  tokenVariables,
+  type ProcessSettings,
+} from '@portcullis/observability';
 
 /** An origin: scheme, host and port only (no path, no trailing slash). */
 const origin = z
@@ -10,15 +18,19 @@ const baseUrl = z.url().transform((v) => v.replace(/\/+$/, ''));
 
 const schema = z
   .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-    WEB_PORT: z.coerce.number().int().min(0).max(65535).default(5173),
-    /** The public origin of this app: the redirect URI is `${WEB_ORIGIN}/callback`. */
-    WEB_ORIGIN: origin.default('http://localhost:5173'),
+    /** NODE_ENV, DATA_DIR, LOG_LEVEL: read alike by every app. */
+    ...processVariables,
+    WEB_PORT: portVariable(5173),
+    /**
+     * The public origin of this app: the redirect URI is `${WEB_ORIGIN}/callback`.
+     * Unset: http://localhost:$WEB_PORT, where this app listens.
+     */
+    WEB_ORIGIN: origin.optional(),
     ISSUER: baseUrl.default('http://localhost:4000'),
     /** Where the browser calls the API (directly, with the in-memory access token). */
     API_URL: baseUrl.default('http://localhost:3000'),
     /** RFC 8707 resource indicator: the `aud` of access tokens for the API. */
-    API_AUDIENCE: z.url().default('http://localhost:3000'),
+    API_AUDIENCE: tokenVariables.API_AUDIENCE,
     WEB_CLIENT_ID: z.string().min(1).max(200).default('demo-spa'),
     WEB_SCOPE: z.string().min(1).default('openid profile email offline_access api'),
     /** Comma-separated secrets sealing the BFF's cookies; the first seals, all open. */
@@ -27,11 +39,11 @@ const schema = z
       .transform((v) => v.split(',').map((k) => k.trim()))
       .pipe(z.array(z.string().min(32, 'each key must be at least 32 characters')).min(1))
       .optional(),
-    DATA_DIR: z.string().min(1).default('./data'),
-    LOG_LEVEL: z
-      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-      .default('info'),
   })
+  .transform((env) => ({
+    ...env,
+    WEB_ORIGIN: env.WEB_ORIGIN ?? `http://localhost:${env.WEB_PORT}`,
+  }))
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;
     for (const key of ['WEB_ORIGIN', 'ISSUER', 'API_URL'] as const) {
@@ -44,8 +56,7 @@ const schema = z
     }
   });
 
-export type WebConfig = Readonly<{
-  env: 'development' | 'test' | 'production';
+type OwnConfig = Readonly<{
   port: number;
   origin: string;
   redirectUri: string;
@@ -56,23 +67,17 @@ export type WebConfig = Readonly<{
   scope: string;
   /** Undefined outside production: server.ts generates keys under dataDir. */
   cookieKeys: readonly string[] | undefined;
-  dataDir: string;
-  logLevel: string;
 }>;
+
+export type WebConfig = ProcessSettings & OwnConfig;
 
 export { ConfigError };
 
 /** Parses the environment once; every problem is listed, each naming its variable. */
 export function parseWebConfig(env: Record<string, string | undefined>): WebConfig {
-  // An empty variable means unset, as a shell `FOO= cmd` or a blank compose entry intends.
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
-  const result = schema.safeParse(present);
-  if (!result.success) {
-    throw new ConfigError(result.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`));
-  }
-  const e = result.data;
+  const e = parseEnvironment(schema, env);
   return Object.freeze({
-    env: e.NODE_ENV,
+    ...processSettingsOf(e),
     port: e.WEB_PORT,
     origin: e.WEB_ORIGIN,
     redirectUri: `${e.WEB_ORIGIN}/callback`,
@@ -82,8 +87,6 @@ export function parseWebConfig(env: Record<string, string | undefined>): WebConf
     clientId: e.WEB_CLIENT_ID,
     scope: e.WEB_SCOPE,
     cookieKeys: e.COOKIE_KEYS ? Object.freeze(e.COOKIE_KEYS) : undefined,
-    dataDir: e.DATA_DIR,
-    logLevel: e.LOG_LEVEL,
   });
 }
 

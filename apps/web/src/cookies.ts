@@ -5,7 +5,7 @@ import type { Context } from 'koa';
  * treat http://localhost as a secure context, so Secure works in development too):
  *
  * - `rt`: the refresh token. SameSite=Strict and Path=/auth: only the SPA's own
- *   same-site fetches to /auth/refresh and /auth/logout carry it (spec §5 "Browser storage").
+ *   same-site fetches to /auth/refresh and /auth/logout carry it (docs/security.md: browser tokens).
  * - `pkce`: verifier, state and nonce of one sign-in, for ten minutes. SameSite=Lax and
  *   Path=/callback: the authorization server's redirect to /callback is a cross-site
  *   top-level navigation when the two run on different sites, which Strict would strip.

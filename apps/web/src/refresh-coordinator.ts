@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 /**
  * Serializes refresh-token rotation per token. The authorization server treats a second
- * use of a rotated refresh token as theft and revokes the whole grant (DESIGN.md), yet a
+ * use of a rotated refresh token as theft and revokes the whole grant (docs/security.md), yet a
  * browser legitimately sends the same `rt` cookie twice: two tabs loading at once, or a
  * request that left before the previous response replaced the cookie. So requests
  * presenting the same token share one rotation, and for `graceMs` afterwards a late

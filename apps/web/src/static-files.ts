@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Middleware } from 'koa';
 
 const TYPES: Record<string, string> = {
@@ -10,15 +11,20 @@ const TYPES: Record<string, string> = {
 
 /**
  * The SPA's few files, read once at start and served from memory. A fixed table, not a
- * directory walk: nothing else under public/ (or outside it) can ever be served. `/` and
- * unknown GETs of HTML pages get index.html (the SPA has one page).
+ * directory walk: nothing else under `dir` (or outside it) can ever be served. `/` gets
+ * index.html when it is in the table (the SPA has one page). A missing file stops the
+ * start: the page's bundles exist only once built (`pnpm build`).
  */
 export function staticFiles(dir: URL, files: readonly string[]): Middleware {
   const table = new Map<string, { body: Buffer; type: string }>();
   for (const name of files) {
     const ext = name.slice(name.lastIndexOf('.'));
+    const file = new URL(name, dir);
+    if (!existsSync(file)) {
+      throw new Error(`${fileURLToPath(file)} is missing: run \`pnpm build\` to build the page`);
+    }
     table.set(`/${name}`, {
-      body: readFileSync(new URL(name, dir)),
+      body: readFileSync(file),
       type: TYPES[ext] ?? 'application/octet-stream',
     });
   }

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createDpopKey, type DpopKey } from '@portcullis/client';
+import { browserLogin, TEST_API_AUDIENCE as API_AUDIENCE, tokenRequest } from '@portcullis/testing';
 import { createCookieSealer } from '../src/sealed-cookie.js';
-import { browser, signInThroughPages, type Browser } from './helpers/browser-fetch.js';
-import { API_AUDIENCE, COOKIE_KEY, startStack, type Stack } from './helpers/stack.js';
+import { browser, type Browser } from './helpers/browser-fetch.js';
+import { COOKIE_KEY, startStack, type Stack } from './helpers/stack.js';
 
 // The BFF over HTTP against the real authorization server (no API needed here).
 let s: Stack;
@@ -44,7 +45,7 @@ async function signedIn(): Promise<{
   const user = await s.createUser(['editor']);
   const b = browser();
   keys.set(b, await createDpopKey());
-  const landed = await signInThroughPages(b, `${s.webOrigin}/auth/login`, user);
+  const landed = await browserLogin(`${s.webOrigin}/auth/login`, user, { b, stopAt: () => false });
   expect(landed.href).toBe(`${s.webOrigin}/`);
   const res = await refresh(b);
   expect(res.status).toBe(200);
@@ -72,7 +73,7 @@ describe('GET /auth/login', () => {
     expect(q['state']).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(q['nonce']).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
-    const cookie = b.jar.get('pkce')!;
+    const cookie = b.jar.cookie('pkce')!;
     expect(attributes(cookie.raw)).toEqual(
       expect.arrayContaining([
         'path=/callback',
@@ -97,13 +98,28 @@ describe('GET /auth/login', () => {
     expect(q.get('prompt')).toBe('login');
     expect(q.get('scope')).toBe('openid profile email offline_access api');
   });
+
+  test('a step-up sign-in passes acr_values and max_age on; malformed ones are dropped', async () => {
+    const authorize = async (query: string) => {
+      const res = await fetch(`${s.webOrigin}/auth/login?${query}`, { redirect: 'manual' });
+      expect(res.status).toBe(303);
+      return new URL(res.headers.get('location')!).searchParams;
+    };
+    const stepUp = await authorize('acr_values=urn%3Aportcullis%3Aacr%3Amfa&max_age=300');
+    expect(stepUp.get('acr_values')).toBe('urn:portcullis:acr:mfa');
+    expect(stepUp.get('max_age')).toBe('300');
+    for (const junk of ['acr_values=a%22b', 'acr_values=', 'max_age=-1', 'max_age=5m']) {
+      const q = await authorize(junk);
+      expect([q.get('acr_values'), q.get('max_age')]).toEqual([null, null]);
+    }
+  });
 });
 
 describe('GET /callback', () => {
   test('signs in: the refresh token lands sealed in an HttpOnly, Secure, SameSite=Strict cookie on /auth', async () => {
     const { b } = await signedIn();
     expect(b.jar.get('pkce')).toBeUndefined();
-    const rt = b.jar.get('rt')!;
+    const rt = b.jar.cookie('rt')!;
     expect(attributes(rt.raw)).toEqual(
       expect.arrayContaining(['path=/auth', 'httponly', 'secure', 'samesite=strict']),
     );
@@ -115,12 +131,10 @@ describe('GET /callback', () => {
   test('a state that does not match the sealed one is refused, and no session is made', async () => {
     const user = await s.createUser(['viewer']);
     const b = browser();
-    const callback = await signInThroughPages(
+    const callback = await browserLogin(`${s.webOrigin}/auth/login`, user, {
       b,
-      `${s.webOrigin}/auth/login`,
-      user,
-      (u) => u.pathname === '/callback',
-    );
+      stopAt: (u) => u.pathname === '/callback',
+    });
     callback.searchParams.set('state', 'x'.repeat(43));
     const res = await b.get(callback.href);
     expect(res.status).toBe(303);
@@ -132,12 +146,10 @@ describe('GET /callback', () => {
   test('a callback without the sign-in cookie (another browser, or replayed) is refused', async () => {
     const user = await s.createUser(['viewer']);
     const b = browser();
-    const callback = await signInThroughPages(
+    const callback = await browserLogin(`${s.webOrigin}/auth/login`, user, {
       b,
-      `${s.webOrigin}/auth/login`,
-      user,
-      (u) => u.pathname === '/callback',
-    );
+      stopAt: (u) => u.pathname === '/callback',
+    });
     const res = await fetch(callback, { redirect: 'manual' });
     expect(res.headers.get('location')).toBe('/?error=sign_in_expired');
     expect(res.headers.getSetCookie().some((c) => c.startsWith('rt=v1.'))).toBe(false);
@@ -146,12 +158,10 @@ describe('GET /callback', () => {
   test('a mix-up (iss of another server) is refused', async () => {
     const user = await s.createUser(['viewer']);
     const b = browser();
-    const callback = await signInThroughPages(
+    const callback = await browserLogin(`${s.webOrigin}/auth/login`, user, {
       b,
-      `${s.webOrigin}/auth/login`,
-      user,
-      (u) => u.pathname === '/callback',
-    );
+      stopAt: (u) => u.pathname === '/callback',
+    });
     expect(callback.searchParams.get('iss')).toBe(s.issuer);
     callback.searchParams.set('iss', 'http://evil.test');
     const res = await b.get(callback.href);
@@ -165,9 +175,9 @@ describe("DPoP: the page's key binds both tokens", () => {
     const b = browser();
     const key = await createDpopKey();
     keys.set(b, key);
-    await signInThroughPages(b, `${s.webOrigin}/auth/login`, user);
+    await browserLogin(`${s.webOrigin}/auth/login`, user, { b, stopAt: () => false });
     expect(b.jar.get('rt')).toBeUndefined();
-    const waiting = b.jar.get('signin')!;
+    const waiting = b.jar.cookie('signin')!;
     expect(attributes(waiting.raw)).toEqual(
       expect.arrayContaining(['path=/auth', 'max-age=60', 'httponly', 'secure', 'samesite=strict']),
     );
@@ -200,7 +210,7 @@ describe("DPoP: the page's key binds both tokens", () => {
 describe('POST /auth/refresh', () => {
   test('returns an API access token in the body and rotates the refresh cookie', async () => {
     const { b, user } = await signedIn();
-    const before = sealer().open('rt', b.jar.get('rt')!.value);
+    const before = sealer().open('rt', b.jar.cookie('rt')!.value);
     const res = await refresh(b);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -219,10 +229,10 @@ describe('POST /auth/refresh', () => {
       scope: 'api',
       roles: ['editor'],
     });
-    const after = sealer().open('rt', b.jar.get('rt')!.value);
+    const after = sealer().open('rt', b.jar.cookie('rt')!.value);
     expect(typeof after).toBe('string');
     expect(after).not.toBe(before);
-    expect(attributes(b.jar.get('rt')!.raw)).toEqual(
+    expect(attributes(b.jar.cookie('rt')!.raw)).toEqual(
       expect.arrayContaining(['httponly', 'secure', 'samesite=strict']),
     );
   });
@@ -235,11 +245,11 @@ describe('POST /auth/refresh', () => {
     ['Sec-Fetch-Site: same-site', { ...SPA, 'Sec-Fetch-Site': 'same-site' }],
   ])('CSRF: %s is refused before the cookie is used', async (_name, headers) => {
     const { b } = await signedIn();
-    const cookie = b.jar.get('rt')!.value;
+    const cookie = b.jar.cookie('rt')!.value;
     const res = await refresh(b, headers as Record<string, string>);
     expect(res.status).toBe(403);
     expect(await res.json()).toEqual({ error: 'forbidden_origin' });
-    expect(b.jar.get('rt')!.value).toBe(cookie);
+    expect(b.jar.cookie('rt')!.value).toBe(cookie);
     // The session still works from the SPA itself.
     expect(
       (await refresh(b, { ...SPA, Origin: s.webOrigin, 'Sec-Fetch-Site': 'same-origin' })).status,
@@ -256,7 +266,7 @@ describe('POST /auth/refresh', () => {
     expect(await none.json()).toEqual({ error: 'not_signed_in' });
 
     const { b } = await signedIn();
-    const real = b.jar.get('rt')!.value;
+    const real = b.jar.cookie('rt')!.value;
     const forged = `${real.slice(0, -4)}AAAA`;
     const res = await fetch(`${s.webOrigin}/auth/refresh`, {
       method: 'POST',
@@ -292,7 +302,7 @@ describe('POST /auth/refresh', () => {
 
   test('a request with the previous cookie just after a rotation gets the same result (grace window)', async () => {
     const { b } = await signedIn();
-    const old = b.jar.get('rt')!.value;
+    const old = b.jar.cookie('rt')!.value;
     const first = await refresh(b);
     const late = await fetch(`${s.webOrigin}/auth/refresh`, {
       method: 'POST',
@@ -306,7 +316,7 @@ describe('POST /auth/refresh', () => {
 
   test('after the grace window, a replayed old cookie is reuse: the grant is revoked and both sessions end', async () => {
     const { b } = await signedIn();
-    const old = b.jar.get('rt')!.value;
+    const old = b.jar.cookie('rt')!.value;
     expect((await refresh(b)).status).toBe(200);
     // The successor is used too: the auth server tolerates an honest retry of a rotated
     // token only while its successor is unused (REFRESH_REUSE_INTERVAL).
@@ -329,7 +339,7 @@ describe('POST /auth/logout', () => {
   test('revokes the refresh token at the authorization server and clears the cookie', async () => {
     const { b } = await signedIn();
     expect((await refresh(b)).status).toBe(200);
-    const refreshToken = sealer().open('rt', b.jar.get('rt')!.value) as string;
+    const refreshToken = sealer().open('rt', b.jar.cookie('rt')!.value) as string;
 
     const refused = await b.request(`${s.webOrigin}/auth/logout`, { method: 'POST' });
     expect(refused.status).toBe(403);
@@ -337,17 +347,16 @@ describe('POST /auth/logout', () => {
     const res = await b.request(`${s.webOrigin}/auth/logout`, { method: 'POST', headers: SPA });
     expect(res.status).toBe(204);
     expect(b.jar.get('rt')).toBeUndefined();
-    const token = await fetch(`${s.issuer}/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
+    const token = await tokenRequest(
+      { server: s.auth },
+      {
         grant_type: 'refresh_token',
         refresh_token: refreshToken,
         client_id: s.webConfig.clientId,
-      }),
-    });
+      },
+    );
     expect(token.status).toBe(400);
-    expect(((await token.json()) as { error: string }).error).toBe('invalid_grant');
+    expect(token.body['error']).toBe('invalid_grant');
     expect((await refresh(b)).status).toBe(401);
   });
 });

@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
+import { tokenRequest } from '@portcullis/testing';
+import { readmeScreenshot } from '@portcullis/testing/browser';
 import { createCookieSealer } from '../src/sealed-cookie.js';
 import { launchBrowser } from './helpers/browser.js';
 import { COOKIE_KEY, startStack, type Stack } from './helpers/stack.js';
@@ -195,12 +196,7 @@ describe('browser demo', () => {
     await page.locator('#order-rows tr', { hasText: 'Playwright Ltd' }).getByText('paid').waitFor();
     await shot(page, '05-order-paid.png');
     // The README's picture: written when missing (or on request), not on every run.
-    if (!existsSync(DEMO_PNG) || process.env['UPDATE_DEMO_SCREENSHOT'] === '1') {
-      await page.screenshot({
-        path: DEMO_PNG.pathname,
-        clip: { x: 0, y: 0, width: 1100, height: 600 },
-      });
-    }
+    await readmeScreenshot(page, DEMO_PNG, { clip: { x: 0, y: 0, width: 1100, height: 600 } });
   }, 30_000);
 
   test('signs out: the refresh token is revoked, the cookie cleared, and a reload shows signed out', async () => {
@@ -215,15 +211,14 @@ describe('browser demo', () => {
     await page.locator('#signed-out').waitFor();
     await page.locator('#signed-in').waitFor({ state: 'hidden' });
     await shot(page, '06-signed-out-again.png');
-    const reuse = await fetch(`${s.issuer}/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
+    const reuse = await tokenRequest(
+      { server: s.auth },
+      {
         grant_type: 'refresh_token',
         refresh_token: refreshToken,
         client_id: s.webConfig.clientId,
-      }),
-    });
+      },
+    );
     expect(reuse.status).toBe(400);
   }, 30_000);
 
@@ -290,4 +285,77 @@ describe('sign out everywhere', () => {
       await context.close();
     }
   }, 60_000);
+});
+
+describe('step-up', () => {
+  // What the auth server asks at a step-up sign-in is its own (README "Step-up"); these
+  // tests follow the page: it leaves with the challenge, and when it is opened again after
+  // that sign-in it makes the same payment once more, or drops it if the sign-in failed.
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  const payments: Response[] = [];
+
+  beforeAll(async () => {
+    context = await browser.newContext();
+    page = await context.newPage();
+    problems = watchProblems(page);
+    page.on('response', (r) => {
+      if (r.url() === `${s.apiUrl}/payments` && r.request().method() === 'POST') payments.push(r);
+    });
+    await page.goto(`${s.webOrigin}/`);
+    const user = await s.createUser(['editor']);
+    await signInWithPages(page, user);
+    await page.fill('input[name="customer"]', 'Big Spender');
+    await page.fill('input[name="amount"]', '60000'); // above STEP_UP_PAYMENT_AMOUNT (50000)
+    await page.click('#order-form button[type="submit"]');
+  }, 60_000);
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  /** Clicks Pay on the big order; resolves to the step-up sign-in's /authorize request. */
+  async function payAndLeave() {
+    const authorize = page.waitForRequest((r) => r.url().startsWith(`${s.issuer}/authorize`));
+    await page
+      .locator('#order-rows tr', { hasText: 'Big Spender' })
+      .getByRole('button', { name: 'Pay' })
+      .click();
+    return new URL((await authorize).url()).searchParams;
+  }
+
+  test('a payment above STEP_UP_PAYMENT_AMOUNT leaves for a sign-in asking for acr_values and max_age; back on the page, the same payment is made once more', async () => {
+    const asked = await payAndLeave();
+    expect(asked.get('acr_values')).toBe('urn:portcullis:acr:mfa');
+    expect(asked.get('max_age')).toBe('300');
+    expect(payments.map((r) => r.status())).toEqual([401]);
+
+    await page.goto(`${s.webOrigin}/`);
+    // This sign-in (a password only, no urn:portcullis:acr:mfa) still falls short: the API
+    // refuses the payment again and the page says so instead of leaving again.
+    await page.locator('#notice', { hasText: 'needs a stronger sign-in' }).waitFor();
+    expect(payments.map((r) => r.status())).toEqual([401, 401]);
+    const [first, retried] = payments.map((r) => r.request().headers()['idempotency-key']);
+    expect(first).toMatch(/^[0-9a-f-]{36}$/);
+    expect(retried).toBe(first);
+    expect(page.url()).toBe(`${s.webOrigin}/`);
+    expect((await storageSnapshot(page)).session).toEqual([]);
+  }, 30_000);
+
+  test('a step-up sign-in that was cancelled leaves the payment undone', async () => {
+    payments.length = 0;
+    await payAndLeave();
+    // Where the BFF sends a cancelled sign-in back to (GET /callback?error=access_denied).
+    await page.goto(`${s.webOrigin}/?error=access_denied`);
+    await page.locator('#notice', { hasText: 'Sign-in was cancelled' }).waitFor();
+    await page.locator('#order-rows tr', { hasText: 'Big Spender' }).waitFor();
+    await page.waitForTimeout(500);
+    expect(payments.map((r) => r.status())).toEqual([401]);
+    expect((await storageSnapshot(page)).session).toEqual([]);
+  }, 30_000);
+
+  test('no script error happened along the way', () => {
+    // The refused payments are the API's answer (401), logged by the browser as such.
+    expect(problems.filter((p) => !/status of 401/.test(p))).toEqual([]);
+  });
 });

@@ -46,3 +46,46 @@ export async function waitFor<T>(probe: () => T | undefined, ms: number): Promis
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** A server process of the repository, at `url`. */
+export interface Service {
+  url: string;
+  child: ChildProcess;
+  /** The end of what it printed, for failure messages. */
+  output: () => string;
+}
+
+/** Starts `script` (spawnScript) as a service at `url`, logging warnings only. */
+export async function startService(
+  script: string,
+  url: string,
+  env: Record<string, string>,
+): Promise<Service> {
+  const spawned = await spawnScript(script, { NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env });
+  return { url, child: spawned.child, output: () => spawned.output().slice(-3000) };
+}
+
+/** Waits until the service's /readyz answers 200; fails at once if it exits. */
+export async function waitReady(service: Service, ms = 40_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (service.child.exitCode !== null) throw new Error(`exited early:\n${service.output()}`);
+    const ok = await fetch(`${service.url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`not ready in time:\n${service.output()}`);
+}
+
+/** Stops the service with `signal` and waits for it to exit (at once if it has). */
+export function stopService(service: Service, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  const { child } = service;
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}

@@ -34,7 +34,8 @@ export interface AccountsRepo {
   count(): Promise<number>;
 }
 
-function toUser(row: UserRow): User {
+/** A user as the repository returns it, from its row (password hash left out). */
+export function toUser(row: UserRow): User {
   return {
     id: row.id,
     email: row.email,

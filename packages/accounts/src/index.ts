@@ -1,4 +1,10 @@
-export { createAccountsRepo, type AccountsRepo, type NewUser, type User } from './accounts-repo.js';
+export {
+  createAccountsRepo,
+  toUser,
+  type AccountsRepo,
+  type NewUser,
+  type User,
+} from './accounts-repo.js';
 export { hashPassword, verifyPassword, passwordHashing, ARGON2_OPTIONS } from './passwords.js';
 export {
   PasswordPolicyError,
@@ -6,3 +12,17 @@ export {
   PASSWORD_MIN,
   PASSWORD_MAX,
 } from './password-policy.js';
+export {
+  createAttemptLimiter,
+  createSignInLimiter,
+  signInLimitsOf,
+  signInLimitVariables,
+  LimiterUnavailableError,
+  type Attempt,
+  type AttemptLimiter,
+  type AttemptRule,
+  type AttemptStore,
+  type CheckedAttempt,
+  type SignInLimiter,
+  type SignInLimits,
+} from './attempt-limiter.js';

@@ -122,6 +122,7 @@ export function createJwtPrincipalResolver(
       Object.freeze(built.roles);
       Object.freeze(built.permissions);
       Object.freeze(built.scope);
+      if (built.amr) Object.freeze(built.amr);
       principal = Object.freeze(built);
       principals.set(claims, principal);
     }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Claims this project reads from its access tokens (RFC 9068 §2.2 plus `roles`, `email`, `grant_id`). */
+/** Claims this project reads from its access tokens (RFC 9068 §2.2 plus `roles`, `email`, `grant_id`; `acr`, `amr`, `auth_time` of the sign-in, RFC 9068 §2.2.1). */
 export interface AccessTokenClaims {
   iss: string;
   /** RFC 7519 allows a string or an array; verification checks it contains the API audience. */
@@ -27,6 +27,12 @@ export interface AccessTokenClaims {
    * (RFC 9449 §6). A token with `cnf` is sender-constrained: never accepted as Bearer.
    */
   cnf?: { jkt?: string };
+  /** The sign-in's Authentication Context Class Reference (ACR in step-up.ts). */
+  acr?: string;
+  /** How the user signed in (RFC 8176 values: `pwd`, `otp`, `mfa`, …). */
+  amr?: string[];
+  /** When the user signed in, Unix seconds: the age a step-up `max_age` bounds. */
+  auth_time?: number;
 }
 
 /** Prefix of client-credentials subjects, so a client id can never equal a user id. */
@@ -61,6 +67,9 @@ export const accessTokenClaimsSchema = z
           .optional(),
       })
       .optional(),
+    acr: text.optional(),
+    amr: z.array(z.string().min(1).max(64)).max(20).optional(),
+    auth_time: numericDate.optional(),
   })
   // A client subject must name its own client; and a bare `sub` equal to `client_id` is
   // oidc-provider's default client-credentials subject, ambiguous with a user id: refused.

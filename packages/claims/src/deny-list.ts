@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { RevocationRow, RevocationStore } from '@portcullis/db';
 
 /** The claims a deny-list decision reads; verified AccessTokenClaims fit. */
 export interface DenyCheckInput {
@@ -50,29 +51,28 @@ export interface DenyList {
   size(): number;
 }
 
-/**
- * The slice of knex this needs (`db.raw` with `?` bindings), so the package has no
- * driver dependency. Pass the `Db` of @portcullis/db; never inside a transaction on
- * PGlite, whose single connection would deadlock.
- */
-export interface SqlClient {
-  raw(sql: string, bindings: readonly (string | number | null)[]): PromiseLike<unknown>;
-}
-
 export interface DenyListOptions {
-  /** Without a database the list is per-process (tests, single instance). */
-  db?: SqlClient;
+  /**
+   * The shared `revocations` table (createRevocationStore of @portcullis/db). Without one
+   * the list is per-process (tests, a single instance). With one, the list denies every
+   * token until its first load (start): an unloaded list cannot vouch for any.
+   */
+  store?: RevocationStore;
   /** Default 250 ms: a revocation reaches every instance within about a second. */
   pollIntervalMs?: number;
   /** Default 10 min. */
   purgeIntervalMs?: number;
-  /** In-process fan-out between lists of one process; defaults to a module-wide bus. */
+  /**
+   * In-process fan-out between the started lists of one process (the auth server and the
+   * API under `npm start`); defaults to a module-wide bus. A list listens from start() to
+   * close(), so one that is only written through holds no listener.
+   */
   bus?: EventEmitter;
   now?: () => number;
   onError?: (error: unknown) => void;
 }
 
-type Kind = 'jti' | 'grant' | 'subject';
+type Kind = RevocationRow['kind'];
 
 /** What was revoked: a token id (`jti`), a grant, or a subject's earlier tokens. */
 export interface Revocation {
@@ -80,28 +80,11 @@ export interface Revocation {
   value: string;
 }
 
-interface Entry {
-  kind: Kind;
-  value: string;
-  before: number | null;
-  expiresAt: number;
-}
+type Entry = Omit<RevocationRow, 'id'>;
 
 const defaultBus = new EventEmitter().setMaxListeners(0);
 const EVENT = 'revocation';
 const PAGE = 5000;
-// Ids are taken at insert but become visible at commit, so a lower id can appear after a
-// higher one was seen: each poll also rereads the last few seconds of rows.
-const SELECT = `select id, kind, value, issued_before, extract(epoch from expires_at)::float8 as expires_at
-  from revocations where expires_at > now() and `;
-const POLL_SQL = `${SELECT}(id > ? or created_at > now() - interval '5 seconds') order by id limit ${PAGE}`;
-const PAGE_SQL = `${SELECT}id > ? order by id limit ${PAGE}`;
-
-function rowsOf(result: unknown): Record<string, unknown>[] {
-  if (Array.isArray(result)) return result as Record<string, unknown>[];
-  const rows = (result as { rows?: unknown } | null)?.rows;
-  return Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [];
-}
 
 function checkTime(name: string, value: number): void {
   if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be Unix seconds`);
@@ -117,9 +100,9 @@ export function predatesLogout(iat: number | undefined, before: number): boolean
   return iat === undefined || iat < before;
 }
 
-/** Creates a deny list backed by the `revocations` table (migration 003) when `db` is given. */
+/** Creates a deny list, shared across instances through `store` when given. */
 export function createDenyList(options: DenyListOptions = {}): DenyList {
-  const { db } = options;
+  const { store } = options;
   const pollInterval = options.pollIntervalMs ?? 250;
   const purgeInterval = options.purgeIntervalMs ?? 10 * 60_000;
   const bus = options.bus ?? defaultBus;
@@ -168,7 +151,6 @@ export function createDenyList(options: DenyListOptions = {}): DenyList {
     }
   }
   const onBus = (e: Entry) => learn(e);
-  bus.on(EVENT, onBus);
 
   async function record(e: Entry): Promise<void> {
     checkTime('expiresAt', e.expiresAt);
@@ -177,35 +159,21 @@ export function createDenyList(options: DenyListOptions = {}): DenyList {
     // Locally first: even if the write fails, this process honours the revocation.
     learn(e);
     bus.emit(EVENT, e);
-    if (!db) return;
-    // `issued_before` is stored in milliseconds (migration 011).
-    const beforeMs = e.before === null ? null : Math.round(e.before * 1000);
-    await db.raw(
-      'insert into revocations (kind, value, issued_before, expires_at) values (?, ?, ?, to_timestamp(?))',
-      [e.kind, e.value, beforeMs, e.expiresAt],
-    );
+    await store?.insert(e);
   }
 
   async function poll(): Promise<void> {
-    if (!db) {
-      lastSyncedAt = now();
-      return;
-    }
-    let sql = POLL_SQL;
-    for (;;) {
-      const rows = rowsOf(await db.raw(sql, [lastSeenId]));
-      for (const row of rows) {
-        const id = Number(row['id']);
-        if (id > lastSeenId) lastSeenId = id;
-        learn({
-          kind: row['kind'] as Kind,
-          value: String(row['value']),
-          before: row['issued_before'] == null ? null : Number(row['issued_before']) / 1000,
-          expiresAt: Number(row['expires_at']),
-        });
+    if (store) {
+      let recent = true;
+      for (;;) {
+        const rows = await store.readAfter(lastSeenId, { recent, limit: PAGE });
+        for (const { id, ...entry } of rows) {
+          if (id > lastSeenId) lastSeenId = id;
+          learn(entry);
+        }
+        if (rows.length < PAGE) break;
+        recent = false;
       }
-      if (rows.length < PAGE) break;
-      sql = PAGE_SQL;
     }
     lastSyncedAt = now();
   }
@@ -222,12 +190,12 @@ export function createDenyList(options: DenyListOptions = {}): DenyList {
     const nowSec = now() / 1000;
     for (const map of [jtis, grants]) for (const [k, exp] of map) if (exp <= nowSec) map.delete(k);
     for (const [k, s] of subjects) if (s.expiresAt <= nowSec) subjects.delete(k);
-    if (db)
-      await db.raw(`delete from revocations where expires_at < now() - interval '1 minute'`, []);
+    await store?.purgeExpired();
   }
 
   return {
     isDenied(c) {
+      if (store && lastSyncedAt === undefined) return true;
       if (c.jti !== undefined && jtis.has(c.jti)) return true;
       const grantId = c.grant_id ?? c.grantId;
       if (grantId !== undefined && grants.has(grantId)) return true;
@@ -244,6 +212,7 @@ export function createDenyList(options: DenyListOptions = {}): DenyList {
       record({ kind: 'subject', value: subject, before, expiresAt }),
     async start() {
       if (timers.length > 0) return;
+      bus.off(EVENT, onBus).on(EVENT, onBus);
       await sync();
       const tick = () => void sync().catch(onError);
       const sweep = () => void purge().catch(onError);

@@ -25,6 +25,10 @@
  * - `openid profile email offline_access` and unknown scopes grant no API permission,
  *   so a token with neither `api` nor a permission scope has no API permissions.
  *
+ * Step-up (step-up.ts, RFC 9470): a token's `acr`, `amr` and `auth_time` become the
+ * Principal's `acr`, `amr`, `authTime`; `stepUpShortfall` says whether a sign-in meets a
+ * route's minimum `acr` and maximum age (README "Step-up"). ACR holds the class strings.
+ *
  * Authorization: `authorize(principal, Perm.OrdersWrite, { ownerId: order.userId })` is
  * true when the permission is held and the principal owns the resource or holds
  * `orders:*`; `requirePermission` throws ForbiddenError (403) instead.
@@ -79,6 +83,14 @@ export {
   type ResourceAttributes,
 } from './principal.js';
 export {
+  ACR,
+  acrSatisfies,
+  stepUpShortfall,
+  type Acr,
+  type StepUpRequirement,
+  type StepUpShortfall,
+} from './step-up.js';
+export {
   API_KEY_PREFIX,
   chainResolvers,
   createJwtPrincipalResolver,
@@ -110,7 +122,6 @@ export {
   type DenyList,
   type DenyListOptions,
   type Revocation,
-  type SqlClient,
 } from './deny-list.js';
 export { createTokenCache, type TokenCache } from './token-cache.js';
 export {

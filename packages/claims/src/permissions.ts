@@ -33,7 +33,7 @@ export type Permission = (typeof Perm)[keyof typeof Perm];
 export const RESOURCES = ['users', 'orders', 'payments', 'events', 'uploads', 'api-keys'] as const;
 export type Resource = (typeof RESOURCES)[number];
 
-/** The role table of DESIGN.md. */
+/** The role table (README "Trust model"). */
 export const ROLE_PERMISSIONS = {
   admin: [
     Perm.UsersAll,

@@ -22,6 +22,10 @@ export interface Principal {
   grantId?: string;
   /** Unix seconds. */
   expiresAt?: number;
+  /** The user's sign-in, for step-up (step-up.ts): its class, methods and time (Unix seconds). */
+  acr?: string;
+  amr?: string[];
+  authTime?: number;
 }
 
 /** Builds the Principal of a verified access token (see index.ts for the scope rule). */
@@ -40,6 +44,9 @@ export function principalFromClaims(claims: AccessTokenClaims): Principal {
   };
   if (claims.email !== undefined) principal.email = claims.email;
   if (claims.grant_id !== undefined) principal.grantId = claims.grant_id;
+  if (claims.acr !== undefined) principal.acr = claims.acr;
+  if (claims.amr !== undefined) principal.amr = [...claims.amr];
+  if (claims.auth_time !== undefined) principal.authTime = claims.auth_time;
   return principal;
 }
 

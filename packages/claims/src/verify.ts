@@ -17,9 +17,9 @@ export interface VerifyOptions {
    * RS256+ES256 for a JWKS and HS256 for a shared secret; mixing is refused.
    */
   algorithms?: readonly SigningAlgorithm[];
-  /** Seconds of leeway on exp/nbf/iat (spec §5). Default 30. */
+  /** Seconds of leeway on exp/nbf/iat. Default 30 (docs/security.md, decisions). */
   clockToleranceSec?: number;
-  /** Largest accepted `exp - iat`, seconds. Default 3600 (spec §5: under one hour). */
+  /** Largest accepted `exp - iat`, seconds. Default 3600: access tokens live under an hour. */
   maxLifetimeSec?: number;
   /** Longest accepted compact token, checked before any decoding. Default 4096. */
   maxTokenLength?: number;

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createDb, type Db } from '@portcullis/db';
+import { createDb, type Db, createRevocationStore } from '@portcullis/db';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import {
   createAccessTokenVerifier,
@@ -34,7 +34,12 @@ async function instance(
   db: Db = testDb.db,
   extra: { purgeIntervalMs?: number } = {},
 ): Promise<DenyList> {
-  const list = createDenyList({ db, bus: new EventEmitter(), pollIntervalMs: 250, ...extra });
+  const list = createDenyList({
+    store: createRevocationStore(db),
+    bus: new EventEmitter(),
+    pollIntervalMs: 250,
+    ...extra,
+  });
   lists.push(list);
   await list.start();
   return list;
@@ -81,11 +86,41 @@ describe('deny list', () => {
   });
 
   it('is immediate between instances of one process sharing the default bus', async () => {
-    const a = createDenyList({ db: testDb.db });
-    const b = createDenyList({ db: testDb.db });
+    const a = createDenyList({ store: createRevocationStore(testDb.db) });
+    const b = createDenyList({ store: createRevocationStore(testDb.db), pollIntervalMs: 60_000 });
     lists.push(a, b);
+    await b.start();
+    expect(b.isDenied({ jti: 'same-process' })).toBe(false);
     await a.denyToken('same-process', nowSec() + 60);
     expect(b.isDenied({ jti: 'same-process' })).toBe(true);
+  });
+
+  it('over the store, denies every token until its first load: an unloaded list vouches for none', async () => {
+    const list = createDenyList({
+      store: createRevocationStore(testDb.db),
+      bus: new EventEmitter(),
+    });
+    lists.push(list);
+    expect(list.isDenied({ jti: 'anything', sub: 'anyone', iat: nowSec() })).toBe(true);
+    await list.start();
+    expect(list.isDenied({ jti: 'anything', sub: 'anyone', iat: nowSec() })).toBe(false);
+    // In memory only, there is nothing to load: it vouches from the start.
+    expect(createDenyList({ bus: new EventEmitter() }).isDenied({ jti: 'anything' })).toBe(false);
+  });
+
+  it('listens to the process bus only from start to close, so lists only written through leave no listener', async () => {
+    const bus = new EventEmitter();
+    const writers = Array.from({ length: 5 }, () =>
+      createDenyList({ store: createRevocationStore(testDb.db), bus }),
+    );
+    expect(bus.eventNames()).toEqual([]);
+    await writers[0]!.denyToken('written-only', nowSec() + 60);
+    const reader = createDenyList({ store: createRevocationStore(testDb.db), bus });
+    await reader.start();
+    await reader.start();
+    expect(bus.listenerCount(bus.eventNames()[0]!)).toBe(1);
+    await reader.close();
+    expect(bus.eventNames()).toEqual([]);
   });
 
   it('loads unexpired rows at start and skips expired ones', async () => {
@@ -108,7 +143,10 @@ describe('deny list', () => {
     );
     await reader.sync();
     expect(reader.isDenied({ jti: 'high' })).toBe(true);
-    const writer = createDenyList({ db: testDb.db, bus: new EventEmitter() });
+    const writer = createDenyList({
+      store: createRevocationStore(testDb.db),
+      bus: new EventEmitter(),
+    });
     lists.push(writer);
     await writer.denyToken('low', exp);
     await reader.sync();
@@ -147,9 +185,10 @@ describe('deny list', () => {
 
   it('tells onRevocation listeners of each revocation once, however it arrives', async () => {
     const bus = new EventEmitter();
-    const writer = createDenyList({ db: testDb.db, bus });
-    const sameProcess = createDenyList({ db: testDb.db, bus });
+    const writer = createDenyList({ store: createRevocationStore(testDb.db), bus });
+    const sameProcess = createDenyList({ store: createRevocationStore(testDb.db), bus });
     lists.push(writer, sameProcess);
+    await sameProcess.start();
     const elsewhere = await instance(otherDb);
     const heard = new Map<DenyList, string[]>();
     for (const list of [writer, sameProcess, elsewhere]) {

@@ -1,9 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { TEST_API_AUDIENCE } from '@portcullis/testing';
 import { CompactSign, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 
 export const ISSUER = 'http://localhost:4000';
-export const AUDIENCE = 'http://localhost:3000';
+export const AUDIENCE = TEST_API_AUDIENCE;
 /** Frozen test time, milliseconds. */
 export const NOW = 1_750_000_000_000;
 export const NOW_SEC = NOW / 1000;
@@ -63,30 +62,4 @@ export function mint(
   );
 }
 
-/** A JWKS endpoint on 127.0.0.1:0 that counts its requests. */
-export interface JwksServer {
-  url: string;
-  keys: JWK[];
-  requests: number;
-  status: number;
-  close(): Promise<void>;
-}
-
-export async function startJwksServer(keys: JWK[]): Promise<JwksServer> {
-  const state = { keys, requests: 0, status: 200 };
-  const server: Server = createServer((_req, res) => {
-    state.requests += 1;
-    res.writeHead(state.status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ keys: state.keys }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return Object.assign(state, {
-    url: `http://127.0.0.1:${port}/.well-known/jwks.json`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  });
-}
+export { startJwksServer, type JwksServer } from '@portcullis/testing';

@@ -66,7 +66,7 @@ describe('hasPermission', () => {
 });
 
 describe('roles and scope', () => {
-  it('maps the role table of DESIGN.md', () => {
+  it('maps the role table of the README', () => {
     expect(permissionsForRoles(['viewer']).sort()).toEqual([
       'events:read',
       'orders:read',

@@ -1,5 +1,5 @@
-// Regenerates src/generated/openapi.ts from the API's OpenAPI document (spec §9:
-// "clients use it to generate types").
+// Regenerates src/generated/openapi.ts from the API's OpenAPI document, so the SDK's
+// types are the API's own.
 //   pnpm client:generate                  the document built in-process from apps/api
 //   pnpm --filter @portcullis/client generate -- http://localhost:3000
 //                                         a running API's /openapi.json (to inspect a

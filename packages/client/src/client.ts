@@ -27,7 +27,7 @@ import type { AuthOptions } from './tokens.js';
 export interface PortcullisClientOptions extends AuthOptions {
   /** Address of the API, e.g. `http://localhost:3000`. */
   baseUrl: string;
-  /** Per-attempt timeout (connect only, for the event stream). Default 15000 ms (spec §8). */
+  /** Per-attempt timeout (connect only, for the event stream). Default 15000 ms. */
   timeoutMs?: number;
   retry?: RetryOptions;
   /** ETag cache for GETs; `false` disables it. Default: in-memory LRU of 500 entries. */

@@ -3,10 +3,12 @@
  * error carries a literal `code`, so callers branch on `err.code` (or `instanceof`)
  * instead of parsing messages.
  */
+import type { StepUpChallenge } from './step-up.js';
 import type { ErrorBody, ValidationErrorBody } from './types.js';
 
 /** Machine-readable kind of a client error. */
-export type PortcullisErrorCode = 'timeout' | 'network' | 'api' | 'unauthorized' | 'oauth' | 'sse';
+export type PortcullisErrorCode =
+  'timeout' | 'network' | 'api' | 'unauthorized' | 'step_up_required' | 'oauth' | 'sse';
 
 /** Details of the failed request attached to every error the HTTP layer raises. */
 export interface RequestInfo {
@@ -103,6 +105,26 @@ export class UnauthorizedError extends ApiError {
   constructor(body: unknown, headers: Headers, options?: { cause?: unknown }) {
     super(401, body, headers, { code: 'unauthorized' });
     if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+/**
+ * 401 `insufficient_user_authentication` (RFC 9470): the token is fine but its sign-in is
+ * too weak or too old for this operation. Not refreshed (a refreshed token keeps its
+ * sign-in) and nobody is signed out: sign the user in again with `acrValues` and `maxAge`
+ * in the authorization request, then retry (README "Step-up").
+ */
+export class StepUpRequiredError extends ApiError {
+  override name = 'StepUpRequiredError';
+  /** The `acr_values` to request, e.g. `['urn:portcullis:acr:mfa']`. */
+  readonly acrValues: string[];
+  /** The `max_age` to request, seconds, when the route bounds the sign-in's age. */
+  readonly maxAge?: number;
+
+  constructor(body: unknown, headers: Headers, challenge: StepUpChallenge) {
+    super(401, body, headers, { code: 'step_up_required' });
+    this.acrValues = challenge.acrValues;
+    if (challenge.maxAge !== undefined) this.maxAge = challenge.maxAge;
   }
 }
 

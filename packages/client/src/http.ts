@@ -10,8 +10,10 @@ import {
   NetworkError,
   PortcullisError,
   TimeoutError,
+  StepUpRequiredError,
   UnauthorizedError,
 } from './errors.js';
+import { stepUpChallengeOf } from './step-up.js';
 import type { RequestInfo } from './errors.js';
 import { isUseDpopNonceChallenge, type DpopKey } from './dpop.js';
 import { backoffDelay, parseRetryAfter } from './retry.js';
@@ -138,6 +140,9 @@ export function createHttp(settings: HttpSettings): Http {
           return { status, headers: response.headers, data: body as T, fromCache: false };
         }
         if (status === 401) {
+          // A step-up challenge is no expired token: refreshing would keep the old sign-in.
+          const stepUp = stepUpChallengeOf(response.headers, body);
+          if (stepUp) throw new StepUpRequiredError(body, response.headers, stepUp);
           if (refreshed) throw new UnauthorizedError(body, response.headers);
           refreshed = true;
           const outcome = await settings.tokens.refreshAfterRejection(token);

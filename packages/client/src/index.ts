@@ -6,9 +6,16 @@ export {
   NetworkError,
   OAuthError,
   PortcullisError,
+  StepUpRequiredError,
   TimeoutError,
   UnauthorizedError,
 } from './errors.js';
+export {
+  parseChallenges,
+  stepUpChallengeOf,
+  stepUpParams,
+  type StepUpChallenge,
+} from './step-up.js';
 export type { ApiErrorBody, PortcullisErrorCode, RequestInfo } from './errors.js';
 export { createDpopKey, isUseDpopNonceChallenge, jwkThumbprint } from './dpop.js';
 export type {

@@ -9,7 +9,7 @@ import { OAuthError, PortcullisError, TimeoutError, NetworkError } from './error
 import { sleep as defaultSleep } from './retry.js';
 import type { Sleep } from './retry.js';
 
-/** Endpoints of a Portcullis authorization server (DESIGN.md). */
+/** Endpoints of a Portcullis authorization server (its discovery document names the same). */
 export interface PortcullisEndpoints {
   authorizationEndpoint: string;
   tokenEndpoint: string;

@@ -39,6 +39,10 @@ export interface StreamOptions {
   maxReconnectDelayMs?: number;
   /** Consecutive reconnects without a delivered event before giving up. Default Infinity. */
   maxReconnectAttempts?: number;
+  /** Called at each connection the server accepts (EventSource's `open`). */
+  onOpen?: () => void;
+  /** Called when a connection fails or ends and a reconnect follows, with why. */
+  onError?: (error: unknown) => void;
 }
 
 /** Incremental parser: feed decoded text, get events through `onEvent`. */
@@ -119,6 +123,7 @@ export async function* openStream(
   while (!userSignal?.aborted) {
     if (failures > 0) {
       if (failures > maxAttempts) throw lastError;
+      options.onError?.(lastError);
       const grown = Math.min(maxDelay, reconnectMs * 2 ** (failures - 1));
       const delay =
         failures === 1 ? reconnectMs : grown / 2 + settings.retry.random() * (grown / 2);
@@ -135,8 +140,9 @@ export async function* openStream(
     try {
       const token = await settings.tokens.current();
       const headers = new Headers(settings.headers);
+      // No Cache-Control request header: a cross-origin page would need the API's CORS to
+      // allow it; the `cache` mode below keeps the browser's cache out instead.
       headers.set('Accept', 'text/event-stream');
-      headers.set('Cache-Control', 'no-cache');
       const url = http.url(options.path ?? '/stream');
       await authorize(settings, headers, { method: 'GET', url, token });
       if (lastEventId !== undefined) headers.set('Last-Event-ID', lastEventId);
@@ -150,6 +156,7 @@ export async function* openStream(
       try {
         response = await settings.fetch(url, {
           headers,
+          cache: 'no-store',
           redirect: 'follow',
           credentials: settings.credentials,
           signal: controller.signal,
@@ -199,6 +206,7 @@ export async function* openStream(
         throw new PortcullisError('sse', `expected text/event-stream, got "${type}"`);
       }
       refreshed = false;
+      options.onOpen?.();
 
       const queue: SseEvent[] = [];
       const parser = createSseParser(

@@ -1,6 +1,6 @@
 /**
- * Access-token handling: the token lives in this closure only (spec §5 "access token
- * kept in memory"), never in storage. Refreshes are single-flight: refresh tokens
+ * Access-token handling: the token lives in this closure only, never in
+ * storage (docs/security.md: browser tokens). Refreshes are single-flight: refresh tokens
  * rotate on every use and reuse of a rotated one revokes the whole grant, so two
  * concurrent 401s must share one refresh instead of racing two.
  */

@@ -2,6 +2,17 @@ import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify } from 'jose';
 import {
+  approveDevice,
+  browser,
+  browserLogin,
+  createClient,
+  createUser,
+  publicSpa,
+  REDIRECT_URI,
+  startTestAuthServer,
+  type TestAuthServer,
+} from '@portcullis/testing';
+import {
   clientCredentials,
   createDpopKey,
   createPkcePair,
@@ -17,19 +28,6 @@ import {
   type DpopKey,
 } from '../src/index.js';
 import { json, startServer, type TestServer } from './server.js';
-import {
-  startTestAuthServer,
-  type TestAuthServer,
-} from '../../../apps/auth-server/test/helpers/server.js';
-import {
-  approveDevice,
-  browserLogin,
-  createClient,
-  createUser,
-  publicSpa,
-  REDIRECT_URI,
-} from '../../../apps/auth-server/test/helpers/factories.js';
-import { browser } from '../../../apps/auth-server/test/helpers/cookie-jar.js';
 
 const ath = (token: string) => createHash('sha256').update(token).digest('base64url');
 const jktOf = (accessToken: string) =>

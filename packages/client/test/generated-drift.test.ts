@@ -61,7 +61,7 @@ describe('src/generated/openapi.ts', () => {
       db: {} as never,
       logger: pino({ level: 'silent' }),
       resolvers: [],
-      revocations: {} as never,
+      denyList: {} as never,
       eventBus: {} as never,
       storage: {} as never,
     });

@@ -68,7 +68,7 @@ describe('PKCE and state', () => {
     });
   });
 
-  it('derives the DESIGN.md endpoint paths', () => {
+  it('derives the authorization server endpoint paths', () => {
     expect(portcullisEndpoints('http://a:4000')).toMatchObject({
       tokenEndpoint: 'http://a:4000/token',
       deviceAuthorizationEndpoint: 'http://a:4000/device/auth',

@@ -111,6 +111,62 @@ describe('stream()', () => {
     expect(sleeps).toEqual([50]);
   });
 
+  it('sends only headers a cross-origin page may send to the API (its CORS allowance), and skips the browser cache', async () => {
+    server = await startServer((_req, res) => {
+      open(res);
+      res.end('data: hello\n\n');
+    });
+    const sent: RequestInit[] = [];
+    const client = createPortcullisClient({
+      baseUrl: server.url,
+      accessToken: 't',
+      fetch: (input, init) => {
+        sent.push(init ?? {});
+        return fetch(input, init);
+      },
+    });
+    const controller = new AbortController();
+    for await (const _ of client.stream({ signal: controller.signal, lastEventId: '1' })) {
+      controller.abort();
+    }
+    // The API's CORS allowHeaders (apps/api/src/app.ts) for GET /stream.
+    const allowed = ['accept', 'authorization', 'dpop', 'last-event-id'];
+    expect([...new Headers(sent[0]!.headers).keys()].filter((h) => !allowed.includes(h))).toEqual(
+      [],
+    );
+    expect(sent[0]!.cache).toBe('no-store');
+  });
+
+  it('says when a connection opens and why a reconnect follows', async () => {
+    server = await startServer((_req, res, { n }) => {
+      if (n === 2) return json(res, 503, { error: 'unavailable' });
+      open(res);
+      res.end(n === 1 ? ': connected\n\n' : 'data: hello\n\n');
+    });
+    const seen: string[] = [];
+    const client = createPortcullisClient({
+      baseUrl: server.url,
+      retry: { sleep: recordingSleep().sleep },
+    });
+    const controller = new AbortController();
+    const stream = client.stream({
+      signal: controller.signal,
+      onOpen: () => seen.push('open'),
+      onError: (error) => seen.push(`error ${(error as Error).message}`),
+    });
+    for await (const event of stream) {
+      seen.push(`event ${event.data}`);
+      controller.abort();
+    }
+    expect(seen).toEqual([
+      'open',
+      'error stream ended',
+      'error 503 unavailable',
+      'open',
+      'event hello',
+    ]);
+  });
+
   it('sends the caller’s lastEventId on the first connect and stops on 204', async () => {
     server = await startServer((_req, res) => {
       res.writeHead(204);

@@ -1,5 +1,13 @@
 export { createDb, describeDb, statementTimeoutMs, type Db, type DbOptions } from './create-db.js';
-export { databaseVariables, DEFAULT_QUERY_TIMEOUT_MS } from './settings.js';
+export {
+  databaseSettingsOf,
+  databaseVariables,
+  DEFAULT_QUERY_TIMEOUT_MS,
+  redisSettingsOf,
+  redisVariables,
+  type DatabaseSettings,
+  type RedisSettings,
+} from './settings.js';
 export { waitForDatabase } from './wait-for-database.js';
 export { migrateLatest, migrationSource } from './migrate.js';
 export { toCount, toJsonb } from './values.js';
@@ -8,4 +16,10 @@ export { createReadCache, type ReadCache, type ReadCacheOptions } from './read-c
 export { prepared } from './prepared.js';
 export { isDatabaseUnavailable, isUniqueViolation, QueryTimeoutError } from './errors.js';
 export { openDatabase, type OpenDatabaseOptions } from './service.js';
+export {
+  createRevocationStore,
+  type NewRevocation,
+  type RevocationRow,
+  type RevocationStore,
+} from './revocations.js';
 export type * from './rows.js';

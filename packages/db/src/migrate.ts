@@ -11,6 +11,8 @@ import * as m009 from './migrations/009-subject-revocations-index.js';
 import * as m010 from './migrations/010-refresh-rotation-parent.js';
 import * as m011 from './migrations/011-logout-cutoff-milliseconds.js';
 import * as m012 from './migrations/012-refresh-rotation-state.js';
+import * as m013 from './migrations/013-mfa.js';
+import * as m014 from './migrations/014-passkeys.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -34,6 +36,8 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['010-refresh-rotation-parent', m010],
   ['011-logout-cutoff-milliseconds', m011],
   ['012-refresh-rotation-state', m012],
+  ['013-mfa', m013],
+  ['014-passkeys', m014],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

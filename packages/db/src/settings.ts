@@ -4,10 +4,16 @@ import { z } from 'zod';
 export const DEFAULT_QUERY_TIMEOUT_MS = 5_000;
 
 /**
- * DB_QUERY_TIMEOUT and DB_START_TIMEOUT (seconds), parsed by each app's config.ts with
- * these rules so both apps read them alike. README "Configuration" documents them.
+ * DATABASE_URL, DB_QUERY_TIMEOUT and DB_START_TIMEOUT (seconds), parsed by each app's
+ * config.ts with these rules so both apps read them alike. README "Configuration"
+ * documents them.
  */
 export const databaseVariables = {
+  /** Unset: the embedded PGlite under DATA_DIR. */
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   /** Longest wait for one database round trip before the request answers 503. */
   DB_QUERY_TIMEOUT: z.coerce
     .number()
@@ -17,3 +23,52 @@ export const databaseVariables = {
   /** How long startup waits for an unreachable PostgreSQL; 0 gives up at the first refusal. */
   DB_START_TIMEOUT: z.coerce.number().min(0).max(86_400).default(60),
 };
+
+export type DatabaseSettings = Readonly<{
+  /** Unset: the embedded PGlite under DATA_DIR. */
+  databaseUrl: string | undefined;
+  /** Bound of one database round trip (DB_QUERY_TIMEOUT). */
+  dbQueryTimeoutMs: number;
+  /** How long startup waits for PostgreSQL (DB_START_TIMEOUT). */
+  dbStartTimeoutMs: number;
+}>;
+
+/** An app's database settings from its parsed databaseVariables. */
+export function databaseSettingsOf(e: {
+  DATABASE_URL?: string | undefined;
+  DB_QUERY_TIMEOUT: number;
+  DB_START_TIMEOUT: number;
+}): DatabaseSettings {
+  return {
+    databaseUrl: e.DATABASE_URL,
+    dbQueryTimeoutMs: e.DB_QUERY_TIMEOUT * 1000,
+    dbStartTimeoutMs: e.DB_START_TIMEOUT * 1000,
+  };
+}
+
+/**
+ * REDIS_URL and REDIS_KEY_PREFIX: the Redis both apps may share, read alike by each app's
+ * config.ts (README "Configuration").
+ */
+export const redisVariables = {
+  /** Unset: in-process stores. */
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .optional(),
+  /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1..64 characters of A-Z a-z 0-9 : _ . -')
+    .default('portcullis:'),
+};
+
+export type RedisSettings = Readonly<{ redisUrl: string | undefined; redisKeyPrefix: string }>;
+
+/** An app's Redis settings from its parsed redisVariables. */
+export function redisSettingsOf(e: {
+  REDIS_URL?: string | undefined;
+  REDIS_KEY_PREFIX: string;
+}): RedisSettings {
+  return { redisUrl: e.REDIS_URL, redisKeyPrefix: e.REDIS_KEY_PREFIX };
+}

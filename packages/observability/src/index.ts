@@ -25,6 +25,14 @@ export { guardRequests, installLastResortGuard } from './request-guard.js';
 export { containsNul, refuseNul, type RefuseNulOptions } from './refuse-nul.js';
 export { bodyFailure, bodyFailureOf, type BodyFailure } from './body-errors.js';
 export {
+  parseEnvironment,
+  portVariable,
+  processSettingsOf,
+  processVariables,
+  tokenVariables,
+  type ProcessSettings,
+} from './environment.js';
+export {
   ConfigError,
   EX_CONFIG,
   exitOnConfigError,

@@ -50,9 +50,12 @@ export interface RefuseNulOptions {
  */
 export function refuseNul(options: RefuseNulOptions): Middleware {
   return async function nulRefuser(ctx, next) {
+    // The HTTP parser refuses a raw NUL in the request line, so only an escape (%00) can
+    // bring one into the path or the query: most requests have neither to look at.
+    const path = ctx.path;
     if (
-      decodedPath(ctx.path).includes(NUL) ||
-      containsNul(ctx.query) ||
+      (path.includes('%') && decodedPath(path).includes(NUL)) ||
+      (ctx.querystring !== '' && containsNul(ctx.query)) ||
       containsNul((ctx.request as { body?: unknown }).body)
     ) {
       await options.refuse(ctx);

@@ -31,35 +31,60 @@ export interface RequestLogOptions {
 }
 
 /**
+ * `ctx.state` of a logged request. The child logger costs a serialisation of its bindings,
+ * so it is made on first use: most requests log nothing but their one line.
+ */
+class LoggedRequestState implements RequestLogState {
+  #child: Logger | undefined;
+  constructor(
+    private readonly base: Logger,
+    readonly requestId: string,
+  ) {}
+  get log(): Logger {
+    return (this.#child ??= this.base.child({ reqId: this.requestId }));
+  }
+  set log(child: Logger) {
+    this.#child = child;
+  }
+  /** The request's line, through the child when one exists (same output either way). */
+  line(level: 'info' | 'debug', line: object): void {
+    if (this.#child) this.#child[level](line, 'request');
+    else this.base[level]({ reqId: this.requestId, ...line }, 'request');
+  }
+}
+
+/**
  * The app's one request-logging path: takes or makes the request id, echoes it as
- * X-Request-Id, gives the request a child logger, and writes one line when the response
- * is ready. Neither headers nor the query string are logged: they carry credentials and
- * filters with personal data.
+ * X-Request-Id, gives the request a child logger (`ctx.state.log`, made when first read),
+ * and writes one line when the response is ready. Neither headers nor the query string are
+ * logged: they carry credentials and filters with personal data.
  */
 export function requestLog(logger: Logger, options: RequestLogOptions = {}): Middleware {
   const quiet = new Set(options.quietPaths ?? []);
   return async function logRequest(ctx, next) {
     const started = performance.now();
-    const id = requestIdOf(ctx.get('X-Request-Id'));
-    const log = logger.child({ reqId: id });
-    const state = ctx.state as Partial<RequestLogState>;
-    state.requestId = id;
-    state.log = log;
-    ctx.set('X-Request-Id', id);
+    const inbound = ctx.req.headers['x-request-id'];
+    const id = requestIdOf(typeof inbound === 'string' ? inbound : '');
+    const state = new LoggedRequestState(logger, id);
+    // Anything an earlier middleware put on the state stays.
+    ctx.state = Object.assign(state, ctx.state);
+    // Set on the node response directly: the value is known to be a valid header value.
+    ctx.res.setHeader('X-Request-Id', id);
     try {
       await next();
     } finally {
-      const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
-      const line = {
-        method: ctx.method,
-        path: options.logPath === false && route !== undefined ? undefined : ctx.path,
-        route,
-        status: ctx.status,
-        ms: Math.round(performance.now() - started),
-        subject: options.subjectOf?.(ctx),
-      };
-      if (quiet.has(ctx.path)) log.debug(line, 'request');
-      else log.info(line, 'request');
+      const level = quiet.has(ctx.path) ? 'debug' : 'info';
+      if (logger.isLevelEnabled(level)) {
+        const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+        state.line(level, {
+          method: ctx.method,
+          path: options.logPath === false && route !== undefined ? undefined : ctx.path,
+          route,
+          status: ctx.status,
+          ms: Math.round(performance.now() - started),
+          subject: options.subjectOf?.(ctx),
+        });
+      }
     }
   };
 }

@@ -1,5 +1,6 @@
 import type { AccountsRepo } from '@portcullis/accounts';
 import {
+  ACR,
   permissionsForRoles,
   TokenError,
   type Principal,
@@ -67,6 +68,11 @@ export function createSessionResolver(deps: SessionResolverDeps): PrincipalResol
       authMethod: 'session',
       email: user.email,
       expiresAt: Math.floor(session.expiresAt.getTime() / 1000),
+      // POST /login takes a password alone: a session never meets a step-up rule that
+      // asks for more (README "Step-up").
+      acr: ACR.password,
+      amr: ['pwd'],
+      authTime: Math.floor(session.createdAt.getTime() / 1000),
     };
     return principal;
   };

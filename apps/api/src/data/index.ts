@@ -16,7 +16,7 @@ export interface Repos {
   secrets: SecretsRepo;
   sessions: SessionsRepo;
   apiKeys: ApiKeysRepo;
-  // Payments, events, uploads (issue 7).
+  // Payments, events, uploads.
   payments: PaymentsRepo;
   idempotency: IdempotencyRepo;
   events: EventsRepo;

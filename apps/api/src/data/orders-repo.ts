@@ -105,7 +105,7 @@ function contentColumns(changes: Partial<OrderContent>): Record<string, unknown>
   return out;
 }
 
-/** The outbox event of an order write, recorded in the write's transaction (issue 7). */
+/** The outbox event of an order write, recorded in the write's transaction. */
 function orderEvent(type: EventType, order: Order): NewEvent {
   const data = {
     ...order,

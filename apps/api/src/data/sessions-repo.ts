@@ -9,7 +9,7 @@ export interface Session {
 }
 
 /**
- * Server-side browser sessions (spec §5 "Sessions"). The cookie value is 32 random bytes;
+ * Server-side browser sessions (docs/api-contracts.md, credentials). The cookie value is 32 random bytes;
  * only its SHA-256 reaches the database. Times come from the caller's clock.
  */
 export interface SessionsRepo {

@@ -1,7 +1,9 @@
 import type { Middleware, ParameterizedContext } from 'koa';
 import {
   chainResolvers,
+  type CredentialInput,
   type DpopNonces,
+  type DpopRequest,
   type Principal,
   type PrincipalResolver,
 } from '@portcullis/claims';
@@ -23,6 +25,26 @@ export interface AuthenticateOptions {
   nonces?: DpopNonces | undefined;
 }
 
+const NO_COOKIES: CredentialInput['cookies'] = { get: () => undefined };
+
+/** A request's credentials as the resolvers read them; the DPoP target only when asked for. */
+class RequestCredentials implements CredentialInput {
+  readonly authorization: string | undefined;
+  #dpop: DpopRequest | undefined;
+  constructor(
+    private readonly ctx: ParameterizedContext,
+    private readonly publicUrl: string | undefined,
+  ) {
+    this.authorization = ctx.get('Authorization') || undefined;
+  }
+  get cookies(): CredentialInput['cookies'] {
+    return this.ctx.req.headers.cookie === undefined ? NO_COOKIES : this.ctx.cookies;
+  }
+  get dpop(): DpopRequest {
+    return (this.#dpop ??= dpopRequestOf(this.ctx, this.publicUrl));
+  }
+}
+
 /**
  * Resolves the request's credential into `ctx.state.principal` through packages/claims.
  * `resolvers` run in order (API keys, then sessions, then JWTs as they are added); the
@@ -36,18 +58,18 @@ export function authenticate(
   const resolve = chainResolvers(...resolvers);
   const { publicUrl, nonces } = options;
   return async function authenticateRequest(ctx, next) {
-    if (QUERY_CREDENTIALS.some((name) => Object.hasOwn(ctx.query, name))) {
+    if (
+      ctx.querystring !== '' &&
+      QUERY_CREDENTIALS.some((name) => Object.hasOwn(ctx.query, name))
+    ) {
       throw new BadRequestError(
         'invalid_request',
         'credentials must be sent in the Authorization header',
       );
     }
-    const authorization = ctx.get('Authorization') || undefined;
-    const principal = await resolve({
-      authorization,
-      cookies: { get: (name) => ctx.cookies.get(name) },
-      dpop: dpopRequestOf(ctx, publicUrl),
-    });
+    const input = new RequestCredentials(ctx, publicUrl);
+    const { authorization } = input;
+    const principal = await resolve(input);
     if (!principal) {
       throw new UnauthorizedError(
         authorization === undefined ? 'unauthenticated' : 'invalid_token',
@@ -55,7 +77,7 @@ export function authenticate(
     }
     ctx.state.principal = principal;
     // The nonce rotates: every DPoP response hands out the current one (RFC 9449 §8.2).
-    if (nonces && ctx.req.headersDistinct['dpop'] !== undefined) {
+    if (nonces && ctx.req.headers['dpop'] !== undefined) {
       ctx.set('DPoP-Nonce', await nonces.current());
     }
     await next();

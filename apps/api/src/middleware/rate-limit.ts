@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { sha256Hex } from '../auth/secrets.js';
+import { RateLimitedError } from '../errors.js';
 import type { RateLimiters } from '../rate-limits.js';
 import { clientIp } from './client-ip.js';
 
@@ -14,8 +14,9 @@ export function limitAnonymousRequests(
 ): Middleware {
   const exempt = new Set(options.exemptPaths);
   return async function limitAnonymous(ctx, next) {
+    if (exempt.has(ctx.path)) return next();
     const credentialed = ctx.get('Authorization') !== '' || ctx.cookies.get('sid') !== undefined;
-    if (!credentialed && !exempt.has(ctx.path)) {
+    if (!credentialed) {
       await limiters.consume('anonymous', clientIp(ctx, options.trustProxy));
     }
     await next();
@@ -28,24 +29,16 @@ export interface LoginAttempt {
 }
 
 /**
- * Spec §5/§8: failed logins are limited per IP and per account. The attempt is counted
- * BEFORE the password is checked (so parallel guesses cannot all slip in between a check
- * and a count, and a blocked caller costs no argon2 work); a success takes it back: one
- * point for the IP, the whole consecutive-failure counter for the account. The account
- * key is a hash of the lower-cased email, so Redis holds no addresses.
+ * Failed logins are limited per IP and per account by the sign-in limiter both apps share
+ * (packages/accounts, LOGIN_*): counted before the password is checked, taken back by a
+ * success. Throws RateLimitedError (429 + Retry-After) when refused.
  */
 export async function beginLoginAttempt(
-  limiters: Pick<RateLimiters, 'consume' | 'reward' | 'reset'>,
+  limiters: Pick<RateLimiters, 'beginLogin'>,
   ip: string,
   email: string,
 ): Promise<LoginAttempt> {
-  const account = sha256Hex(email.trim().toLowerCase());
-  await limiters.consume('loginIp', ip);
-  await limiters.consume('loginAccount', account);
-  return {
-    async succeeded() {
-      await limiters.reward('loginIp', ip);
-      await limiters.reset('loginAccount', account);
-    },
-  };
+  const attempt = await limiters.beginLogin(ip, email);
+  if (attempt.retryAfter > 0) throw new RateLimitedError(attempt.retryAfter);
+  return attempt;
 }

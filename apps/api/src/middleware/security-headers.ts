@@ -5,14 +5,21 @@ import type { Middleware } from 'koa';
  * frame it. `no-store` is the default; cacheable single-resource GETs replace it.
  */
 export function securityHeaders(options: { hsts: boolean }): Middleware {
+  const headers: Array<[string, string]> = [
+    ['X-Content-Type-Options', 'nosniff'],
+    ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
+    ['Referrer-Policy', 'no-referrer'],
+    ['X-Frame-Options', 'DENY'],
+    ['Cross-Origin-Resource-Policy', 'same-site'],
+    ['Cache-Control', 'no-store'],
+  ];
+  if (options.hsts)
+    headers.push(['Strict-Transport-Security', 'max-age=31536000; includeSubDomains']);
+  // Set on the node response at once: constant, valid values need none of Koa's per-call
+  // checks, and this runs on every request.
   return async function setSecurityHeaders(ctx, next) {
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
-    ctx.set('Referrer-Policy', 'no-referrer');
-    ctx.set('X-Frame-Options', 'DENY');
-    ctx.set('Cross-Origin-Resource-Policy', 'same-site');
-    ctx.set('Cache-Control', 'no-store');
-    if (options.hsts) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    const res = ctx.res;
+    for (const [name, value] of headers) res.setHeader(name, value);
     await next();
   };
 }

@@ -1,18 +1,27 @@
 import type { Middleware, ParameterizedContext } from 'koa';
 import type Router from '@koa/router';
 import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { requirePermission, type Permission } from '@portcullis/claims';
-import { NotFoundError } from '../errors.js';
+import {
+  requirePermission,
+  resolveAuthorization,
+  stepUpShortfall,
+  type Permission,
+  type StepUpRequirement,
+} from '@portcullis/claims';
+import type { ApiConfig } from '../config.js';
+import { ForbiddenError, InsufficientUserAuthenticationError, NotFoundError } from '../errors.js';
 import { parseBody, parseQuery } from '../http/validate.js';
 import { principalOf, type ApiState } from '../middleware/authenticate.js';
 import { z } from './zod.js';
-import { ErrorSchema, ValidationErrorSchema } from '../schemas/common.js';
+import { ErrorSchema, StepUpErrorSchema, ValidationErrorSchema } from '../schemas/common.js';
 
 /** A router whose routes are described in the OpenAPI registry as they are mounted. */
 export interface ApiRouter {
   router: Router<ApiState>;
   registry: OpenAPIRegistry;
   authenticate: Middleware<ApiState>;
+  /** README "Step-up": whether step-up rules are enforced, and their configured values. */
+  stepUp: ApiConfig['stepUp'];
 }
 
 type EmptyObject = z.ZodObject<Record<string, never>>;
@@ -30,6 +39,11 @@ export interface RouteSpec<P extends z.ZodObject, Q extends z.ZodObject, B exten
    * what depends on the resource (ownership).
    */
   permission?: Permission;
+  /**
+   * The sign-in the route requires besides the permission (README "Step-up"): checked
+   * after the permission, or with `when`, after validation. Needs `permission`.
+   */
+  stepUp?: StepUpRule<P, Q, B>;
   request?: { params?: P; query?: Q; body?: B; headers?: z.ZodObject };
   responses: Record<number, ResponseConfig>;
 }
@@ -38,6 +52,19 @@ export interface RouteInput<P extends z.ZodObject, Q extends z.ZodObject, B exte
   params: z.output<P>;
   query: z.output<Q>;
   body: z.output<B>;
+}
+
+/** A minimum `acr` and maximum sign-in age (RFC 9470), optionally only for some inputs. */
+export interface StepUpRule<
+  P extends z.ZodObject,
+  Q extends z.ZodObject,
+  B extends z.ZodType,
+> extends StepUpRequirement {
+  /**
+   * Only when the validated input satisfies `applies` (e.g. a payment above an amount);
+   * `description` says when, in the OpenAPI document. Omitted: always.
+   */
+  when?: { description: string; applies: (input: RouteInput<P, Q, B>) => boolean };
 }
 
 export type RouteHandler<P extends z.ZodObject, Q extends z.ZodObject, B extends z.ZodType> = (
@@ -62,6 +89,22 @@ function standardResponses(
       'Authenticated but lacking the permission: exactly `{"error":"forbidden"}`',
     );
   }
+  if (spec.stepUp) {
+    out[401] = {
+      description:
+        'Missing or invalid credential (`WWW-Authenticate: Bearer`), or ' +
+        '`insufficient_user_authentication`: sign in again with `acr_values` and `max_age` ' +
+        '(RFC 9470; README "Step-up")',
+      content: {
+        'application/json': { schema: z.union([ErrorSchema, StepUpErrorSchema]) },
+      },
+    };
+    out[403] = json(
+      ErrorSchema,
+      'Lacking the permission, or a credential that is no user sign-in (API key, client ' +
+        'credentials): exactly `{"error":"forbidden"}`',
+    );
+  }
   if (spec.request?.params)
     out[404] = json(ErrorSchema, 'No such resource, or not visible to the caller');
   if (spec.request?.body) {
@@ -72,6 +115,15 @@ function standardResponses(
   if (spec.request?.body || spec.request?.query)
     out[422] = json(ValidationErrorSchema, 'Validation failed');
   return out;
+}
+
+/** The route's step-up rule as shown in the document (`x-portcullis-step-up`). */
+function stepUpExtension(rule: StepUpRule<z.ZodObject, z.ZodObject, z.ZodType>) {
+  return {
+    acr_values: rule.acr,
+    ...(rule.maxAgeSec === undefined ? {} : { max_age: rule.maxAgeSec }),
+    ...(rule.when ? { when: rule.when.description } : {}),
+  };
 }
 
 function openApiPath(path: string): string {
@@ -104,10 +156,49 @@ export function guardsOf(
   return [api.authenticate, requireRoutePermission];
 }
 
+const STEP_UP_DESCRIPTIONS = {
+  acr_too_weak: 'this operation requires a sign-in with a second factor',
+  sign_in_too_old: 'this operation requires a more recent sign-in',
+} as const;
+
+/**
+ * RFC 9470: throws unless the caller's sign-in meets `rule`. A credential that is no user
+ * sign-in (API key, client credentials) cannot step up: 403. The challenge names the
+ * scheme the request used, as every 401 of the API does (errors.ts).
+ */
+export function requireStepUp(ctx: ParameterizedContext<ApiState>, rule: StepUpRequirement): void {
+  const shortfall = stepUpShortfall(principalOf(ctx), rule);
+  if (shortfall === undefined) return;
+  if (shortfall === 'no_user_sign_in') throw new ForbiddenError('step-up: no user sign-in');
+  const scheme = resolveAuthorization(ctx.get('Authorization') || undefined)?.scheme ?? 'Bearer';
+  throw new InsufficientUserAuthenticationError(
+    {
+      acrValues: rule.acr,
+      maxAgeSec: rule.maxAgeSec,
+      description: STEP_UP_DESCRIPTIONS[shortfall],
+    },
+    scheme,
+  );
+}
+
+/** The step-up check that runs before validation: a rule without `when`, when enforced. */
+function stepUpGuardOf(
+  api: ApiRouter,
+  rule: StepUpRule<z.ZodObject, z.ZodObject, z.ZodType> | undefined,
+): Middleware<ApiState>[] {
+  if (!rule || rule.when || !api.stepUp.enforced) return [];
+  const requireRouteStepUp: Middleware<ApiState> = async function requireRouteStepUp(ctx, next) {
+    requireStepUp(ctx, rule);
+    await next();
+  };
+  return [requireRouteStepUp];
+}
+
 /**
  * Mounts a route and registers its OpenAPI description from the same zod schemas that
  * validate its input, so the document cannot drift from what the handler accepts.
- * Order per request: authenticate -> permission -> validate params, query, body -> handler.
+ * Order per request: authenticate -> permission -> step-up -> validate params, query,
+ * body -> a step-up rule `when` the input needs it -> handler.
  */
 export function defineRoute<
   P extends z.ZodObject = EmptyObject,
@@ -137,8 +228,17 @@ export function defineRoute<
       ...spec.responses,
     },
   };
+  if (spec.stepUp && !spec.permission) {
+    throw new TypeError(`${spec.operationId}: a step-up rule needs a permission`);
+  }
   if (spec.permission) route['x-permission'] = spec.permission;
+  if (spec.stepUp) {
+    route['x-portcullis-step-up'] = stepUpExtension(
+      spec.stepUp as StepUpRule<z.ZodObject, z.ZodObject, z.ZodType>,
+    );
+  }
   api.registry.registerPath(route);
+  const conditionalStepUp = api.stepUp.enforced ? spec.stepUp?.when && spec.stepUp : undefined;
 
   const validate: Middleware<ApiState> = async function validateInput(ctx) {
     const input = {
@@ -152,15 +252,20 @@ export function defineRoute<
       if (!parsed.success) throw new NotFoundError();
       input.params = parsed.data as z.output<P>;
     }
-    input.query = (
-      query ? parseQuery(query, ctx.query) : parseQuery(NO_QUERY, ctx.query)
-    ) as z.output<Q>;
+    // Without a query string there is nothing for NO_QUERY to refuse.
+    if (query) input.query = parseQuery(query, ctx.query) as z.output<Q>;
+    else if (ctx.querystring !== '') input.query = parseQuery(NO_QUERY, ctx.query) as z.output<Q>;
     if (body) input.body = parseBody(body, ctx.request.body);
+    if (conditionalStepUp?.when?.applies(input)) requireStepUp(ctx, conditionalStepUp);
     await handler(ctx, input);
   };
   Object.defineProperty(validate, 'name', { value: spec.operationId });
 
-  const chain = [...guardsOf(api, spec.permission), validate];
+  const chain = [
+    ...guardsOf(api, spec.permission),
+    ...stepUpGuardOf(api, spec.stepUp as StepUpRule<z.ZodObject, z.ZodObject, z.ZodType>),
+    validate,
+  ];
   api.router.register(spec.path, [spec.method.toUpperCase()], chain as never, {
     name: spec.operationId,
   });

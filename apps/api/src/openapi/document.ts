@@ -9,7 +9,7 @@ function scopes(): Record<string, string> {
   return out;
 }
 
-/** Security schemes: how each credential of DESIGN.md "Resource server" is presented. */
+/** Security schemes: how each credential (docs/api-contracts.md) is presented. */
 function registerSecuritySchemes(registry: OpenAPIRegistry, config: ApiConfig): void {
   const issuer = config.issuer.replace(/\/$/, '');
   registry.registerComponent('securitySchemes', 'oauth2', {

@@ -1,4 +1,5 @@
 import {
+  ACR,
   hasPermission,
   isPermissionString,
   Perm,
@@ -79,6 +80,7 @@ export function apiKeyRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
       summary: 'Create an API key (the key is in this response only)',
       tags,
       permission: Perm.ApiKeysCreate,
+      stepUp: { acr: ACR.mfa, maxAgeSec: api.stepUp.maxAgeSec },
       request: { body: CreateApiKeyBody },
       responses: {
         201: {

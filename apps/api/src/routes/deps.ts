@@ -22,7 +22,7 @@ export interface RouteDeps {
    * sets it; optional so route-table tests can mount the routes without them.
    */
   credentials?: CredentialServices;
-  // Payments, events, uploads (issue 7).
+  // Payments, events, uploads.
   paymentProvider: PaymentProvider;
   /** Outbox events as they commit, on any instance (GET /stream). */
   eventBus: EventBus;

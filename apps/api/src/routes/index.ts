@@ -29,13 +29,13 @@ import { usersRoutes } from './users.js';
  *   POST   /orders/:id/fulfill                                      orders:*
  *   DELETE /orders/:id                                              orders:delete
  *   GET    /users               GET /users/:id                      users:read
- *   DELETE /users/:id                                               users:delete
+ *   DELETE /users/:id                                               users:delete + step-up
  *   POST   /login   POST /logout (sid cookie)                       public
  *   POST   /logout/all                                             any user (session or token)
  *   GET    /api-keys            GET /api-keys/:id                   api-keys:read   (users only)
- *   POST   /api-keys                                               api-keys:create (users only)
+ *   POST   /api-keys                                               api-keys:create + step-up (users only)
  *   DELETE /api-keys/:id                                           api-keys:delete (users only)
- *   POST   /payments  (Idempotency-Key)                             payments:create
+ *   POST   /payments  (Idempotency-Key)                             payments:create (+ step-up above STEP_UP_PAYMENT_AMOUNT)
  *   GET    /payments            GET /payments/:id                  payments:read   (own; payments:* all)
  *   GET    /events              GET /stream (SSE)                  events:read     (own; <resource>:* all)
  *   POST   /uploads (multipart) POST /uploads/presign              uploads:create
@@ -51,6 +51,7 @@ export function createApiRoutes(
     router: new Router<ApiState>(),
     registry: new OpenAPIRegistry(),
     authenticate,
+    stepUp: config.stepUp,
   };
   healthRoutes(api, deps);
   openApiRoutes(api, config);

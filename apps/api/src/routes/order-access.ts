@@ -40,7 +40,7 @@ export function representationOf(order: Order): {
   return known;
 }
 
-/** Admins (`orders:*`) see every order; everyone else only their own (DESIGN.md ABAC). */
+/** Admins (`orders:*`) see every order; everyone else only their own (docs/api-contracts.md). */
 export function visibilityOf(principal: Principal): { ownerId?: string } {
   return hasPermission(principal.permissions, Perm.OrdersAll) ? {} : { ownerId: principal.subject };
 }

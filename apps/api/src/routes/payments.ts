@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { ParameterizedContext } from 'koa';
-import { hasPermission, Perm, type Principal } from '@portcullis/claims';
+import { ACR, hasPermission, Perm, type Principal } from '@portcullis/claims';
 import { paymentJson, type Payment } from '../data/payments-repo.js';
 import type { IdempotencyClaim, StoredResponse } from '../data/idempotency-repo.js';
 import {
@@ -130,6 +130,14 @@ export function paymentsRoutes(api: ApiRouter, deps: RouteDeps): void {
       summary: 'Pay for an order, exactly once per Idempotency-Key',
       tags,
       permission: Perm.PaymentsCreate,
+      stepUp: {
+        acr: ACR.mfa,
+        maxAgeSec: api.stepUp.maxAgeSec,
+        when: {
+          description: `amount above ${api.stepUp.paymentAmount} (STEP_UP_PAYMENT_AMOUNT)`,
+          applies: ({ body }) => body.amount > api.stepUp.paymentAmount,
+        },
+      },
       request: { body: CreatePaymentBody, headers: IdempotencyKeyHeaders },
       responses: {
         201: {

@@ -28,7 +28,7 @@ function sessionCookie(value: string, maxAgeSec: number): string {
 const CLEARED = `${SESSION_COOKIE}=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Strict`;
 
 /**
- * Browser sessions (spec §5 "Sessions"). POST /login, POST /logout, POST /logout/all.
+ * Browser sessions (docs/api-contracts.md, credentials). POST /login, POST /logout, POST /logout/all.
  * Cookie-authenticated writes are also subject to the origin check (app-level).
  */
 export function sessionRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig): void {

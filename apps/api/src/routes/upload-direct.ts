@@ -26,7 +26,7 @@ import type { RouteDeps } from './deps.js';
 import { normalizeContentType, refuseDeclaredOversize, sanitizeFilename } from './uploads.js';
 
 /**
- * Direct uploads of large files (spec §4: "pre-signed URLs"). POST /uploads/presign
+ * Direct uploads of large files (docs/api-contracts.md, uploads). POST /uploads/presign
  * records a pending upload and returns a short-lived signed URL; the URL is the only
  * credential of the PUT, which is accepted once (pending -> receiving is one
  * conditional UPDATE) and refused when expired or altered (403). With an S3-compatible

@@ -1,5 +1,5 @@
 import type { User } from '@portcullis/accounts';
-import { Perm } from '@portcullis/claims';
+import { ACR, Perm } from '@portcullis/claims';
 import { NotFoundError } from '../errors.js';
 import { sendCacheable } from '../http/conditional.js';
 import { defineRoute, type ApiRouter } from '../openapi/define-route.js';
@@ -92,6 +92,7 @@ export function usersRoutes(api: ApiRouter, deps: RouteDeps): void {
       summary: 'Delete a user (users:delete)',
       tags,
       permission: Perm.UsersDelete,
+      stepUp: { acr: ACR.mfa, maxAgeSec: api.stepUp.maxAgeSec },
       request: { params: UserIdParams },
       responses: { 204: { description: 'Deleted' } },
     },

@@ -7,6 +7,20 @@ export const ErrorSchema = z
   })
   .openapi('Error');
 
+/** 401 of a step-up route (README "Step-up"; RFC 9470 §3). */
+export const StepUpErrorSchema = z
+  .object({
+    error: z.literal('insufficient_user_authentication'),
+    message: z.string(),
+    acr_values: z.string().openapi({ description: "The authorization request's `acr_values`" }),
+    max_age: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "The authorization request's `max_age`, seconds" }),
+  })
+  .openapi('StepUpError');
+
 export const ValidationErrorSchema = z
   .object({
     error: z.literal('validation_failed'),
@@ -24,7 +38,7 @@ export const IdParams = z.object({
   }),
 });
 
-/** `limit` of every paginated list (DESIGN.md: default 20, at most 100). */
+/** `limit` of every paginated list: default 20, at most 100 (docs/api-contracts.md). */
 export const Limit = z.coerce
   .number()
   .int()

@@ -9,16 +9,12 @@
  * session per harness and tokens are cached per (label, roles, scope).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { createAccountsRepo } from '@portcullis/accounts';
-import { parseAuthConfig, startAuthServer, type RunningAuthServer } from '@portcullis/auth-server';
+import type { RunningAuthServer } from '@portcullis/auth-server';
 import type { Db } from '@portcullis/db';
 import * as oidc from 'openid-client';
 import type { Logger } from 'pino';
-import { browser, type Browser } from '../../../auth-server/test/helpers/cookie-jar.js';
-import { pkceSignIn } from '../../../auth-server/test/helpers/factories.js';
+import { browser, type Browser, pkceSignIn, startTestAuthServer } from '@portcullis/testing';
 
 /** Where the test client's authorization responses go (never fetched: the flow stops there). */
 export const REDIRECT_URI = 'http://127.0.0.1/cb';
@@ -59,10 +55,7 @@ type Json = any;
 
 const rolesKey = (roles: readonly string[]) => [...roles].sort().join(',');
 
-/**
- * Starts the auth server on port 0 with its own DATA_DIR, on `db` (the API's test
- * database), issuing access tokens for `audience`.
- */
+/** The auth server (startTestAuthServer) on `db`, the API's test database, issuing access tokens for `audience`. */
 export async function startRealIssuer(options: {
   db: Db;
   audience: string;
@@ -70,38 +63,16 @@ export async function startRealIssuer(options: {
   env?: Record<string, string>;
 }): Promise<RealIssuer> {
   const { db, audience } = options;
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'portcullis-api-auth-'));
-  let server: RunningAuthServer;
-  try {
-    server = await startAuthServer(
-      parseAuthConfig({
-        NODE_ENV: 'test',
-        AUTH_PORT: '0',
-        ADMIN_PORT: '0',
-        DATA_DIR: dataDir,
-        API_AUDIENCE: audience,
-        SEED_DEMO: 'false',
-        ...options.env,
-      }),
-      { db, logger: options.logger, print: () => {} },
-    );
-  } catch (error) {
-    await rm(dataDir, { recursive: true, force: true });
-    throw error;
-  }
+  const auth = await startTestAuthServer(
+    { API_AUDIENCE: audience, ...options.env },
+    { db, logger: options.logger },
+  );
+  const { server } = auth;
   const accounts = createAccountsRepo(db);
 
   async function admin(method: string, pathname: string, body?: unknown): Promise<Json> {
-    const res = await fetch(`${server.adminUrl}${pathname}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${server.adminToken}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const json = (await res.json()) as Json;
-    if (!res.ok) throw new Error(`${method} ${pathname}: ${res.status} ${JSON.stringify(json)}`);
+    const { status, body: json } = await auth.admin(method, pathname, body);
+    if (status >= 400) throw new Error(`${method} ${pathname}: ${status} ${JSON.stringify(json)}`);
     return json;
   }
 
@@ -219,9 +190,6 @@ export async function startRealIssuer(options: {
         return (await oidc.clientCredentialsGrant(await config, { scope })).access_token;
       });
     },
-    async close() {
-      await server.close();
-      await rm(dataDir, { recursive: true, force: true });
-    },
+    close: () => auth.close(),
   };
 }

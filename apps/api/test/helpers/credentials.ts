@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { deleteRedisKeys } from '@portcullis/testing';
 import type { ApiConfig } from '../../src/config.js';
 import { createRateLimiters, type RateLimiters } from '../../src/rate-limits.js';
 import { PASSWORD } from './factories.js';
@@ -61,21 +61,7 @@ export async function testLimiters(
     prefix,
     async close() {
       await limiters.close();
-      if (redisUrl) await deleteKeys(redisUrl, prefix);
+      if (redisUrl) await deleteRedisKeys(redisUrl, prefix);
     },
   };
-}
-
-export async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
-  const client = new Redis(redisUrl);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-      if (keys.length > 0) await client.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    client.disconnect();
-  }
 }

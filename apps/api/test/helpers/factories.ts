@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createAccountsRepo, type User } from '@portcullis/accounts';
 import type { Db } from '@portcullis/db';
+import { createApiKeysRepo } from '../../src/data/api-keys-repo.js';
 import { createOrdersRepo, type Order, type OrderContent } from '../../src/data/orders-repo.js';
 import type { OrderStatus } from '../../src/domain/order-status.js';
 
@@ -17,6 +18,20 @@ export function makeUser(db: Db, roles: string[] = ['viewer']): Promise<User> {
     password: PASSWORD,
     roles,
   });
+}
+
+/**
+ * An API key stored directly (bypassing POST /api-keys, which wants a step-up sign-in);
+ * returns the key itself.
+ */
+export async function makeApiKey(db: Db, ownerId: string, permissions: string[]): Promise<string> {
+  const { key } = await createApiKeysRepo(db).create({
+    ownerId,
+    name: `key${++counter}`,
+    permissions,
+    now: new Date(),
+  });
+  return key;
 }
 
 /** An order stored directly (bypassing the API), e.g. with a past creation date or a given status. */

@@ -5,7 +5,7 @@
  * (helpers/auth-server.ts) and every token is one it issued: `api.token(label, roles)`
  * signs a stored user in through Authorization Code + PKCE, `api.clientToken(roles)`
  * uses client credentials. `startTestApi({ issuer: 'test' })` swaps in the TEST ISSUER
- * (helpers/issuer.ts) for the few tests about tokens the real server never issues.
+ * (@portcullis/testing) for the few tests about tokens the real server never issues.
  */
 import { pino } from 'pino';
 import type { RunningAuthServer } from '@portcullis/auth-server';
@@ -24,7 +24,12 @@ import {
   type TokenRequest,
 } from './auth-server.js';
 import { PASSWORD } from './factories.js';
-import { startTestIssuer, type TestIssuer, type TokenOptions } from './issuer.js';
+import {
+  startTestIssuer,
+  TEST_API_AUDIENCE,
+  type TestIssuer,
+  type TokenOptions,
+} from '@portcullis/testing';
 
 export type { TestUser, TokenRequest } from './auth-server.js';
 
@@ -33,7 +38,7 @@ export type { TestUser, TokenRequest } from './auth-server.js';
 type Json = any;
 
 /** The API's audience in tests (its origin is the `Origin` the cookie checks expect). */
-export const API_AUDIENCE = 'http://localhost:3000';
+export const API_AUDIENCE = TEST_API_AUDIENCE;
 
 export interface Reply<T = Json> {
   status: number;
@@ -83,7 +88,7 @@ export interface AuthServerTestApi extends TestApi {
 }
 
 /**
- * The API trusting the TEST ISSUER (helpers/issuer.ts) instead: only for tokens the real
+ * The API trusting the TEST ISSUER (@portcullis/testing) instead: only for tokens the real
  * server never issues (expired, foreign iss/aud, forged headers, unknown subjects).
  */
 export interface IssuerTestApi extends TestApi {
@@ -134,6 +139,11 @@ export async function startTestApi(
     ISSUER: issuerUrl,
     API_AUDIENCE,
     JWKS_URL: `${issuerUrl}/.well-known/jwks.json`,
+    // The harness signs its users in with a password only (acr urn:portcullis:acr:pwd),
+    // so its tests run without step-up; step-up is tested with the test issuer
+    // (step-up.test.ts), and with the real server's second factor by passing
+    // STEP_UP=required (step-up-auth-server.test.ts).
+    ...(real ? { STEP_UP: 'off' } : {}),
     ...options.env,
   });
   async function closeIssuers() {

@@ -4,6 +4,7 @@ import Koa from 'koa';
 import { bodyFailureOf, refuseNul } from '@portcullis/observability';
 import type { Logger } from 'pino';
 import { adminErrors, AdminError } from './errors.js';
+import { factorRoutes } from './factor-routes.js';
 import { adminRoutes, requireAdminToken, type AdminDeps } from './routes.js';
 
 /** The admin API (ADMIN_PORT, bound to 127.0.0.1): every route needs the admin token. */
@@ -11,6 +12,7 @@ export function createAdminApp(deps: AdminDeps, logger: Logger): Koa {
   const app = new Koa();
   const router = new Router();
   adminRoutes(router, deps);
+  factorRoutes(router, deps);
   app.use(adminErrors(logger));
   app.use(async function noStore(ctx, next) {
     ctx.set('Cache-Control', 'no-store');

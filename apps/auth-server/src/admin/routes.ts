@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { AuditRepo } from '../data/audit-repo.js';
 import type { ClientsRepo } from '../data/clients-repo.js';
 import type { SigningKeysRepo } from '../data/signing-keys-repo.js';
+import type { MfaCore } from '../mfa/index.js';
 import { keyState, type KeyManager } from '../provider/keys.js';
 import type { ProviderHost } from '../provider/provider-host.js';
 import { AdminError } from './errors.js';
@@ -27,8 +28,12 @@ export interface AdminDeps {
   signingKeys: SigningKeysRepo;
   keyManager: KeyManager;
   defaultAlg: 'RS256' | 'ES256';
+  /** Production: a client's jwks_uri must be https (README "private_key_jwt"). */
+  httpsJwksUriOnly?: boolean;
   /** Milliseconds clock of key states; default Date.now. */
   now?: () => number;
+  /** Second factors: GET/DELETE /admin/users/:id/factors (factor-routes.ts). */
+  mfa: MfaCore;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -64,7 +69,9 @@ export function adminRoutes(router: Router, deps: AdminDeps): void {
   const now = deps.now ?? Date.now;
   router.post('/admin/clients', async function createClient(ctx) {
     const input = parse(newClientSchema, ctx.request.body);
-    const { metadata, clientSecret } = await registerClient(deps.host, deps.clients, input);
+    const { metadata, clientSecret } = await registerClient(deps.host, deps.clients, input, {
+      httpsJwksUriOnly: deps.httpsJwksUriOnly ?? false,
+    });
     await deps.audit.record({ kind: 'client_created', clientId: metadata.client_id });
     ctx.status = 201;
     ctx.set('Location', `/admin/clients/${encodeURIComponent(metadata.client_id)}`);
@@ -125,13 +132,15 @@ export function adminRoutes(router: Router, deps: AdminDeps): void {
   router.get('/admin/signing-keys', async function listSigningKeys(ctx) {
     const at = now();
     const keys = await deps.signingKeys.listPublic();
-    const signing = deps.host.keys.current.kid;
+    // Access tokens and each alg's ID tokens may be signed by different keys.
+    const { signs } = deps.host.keys;
     ctx.body = {
       items: keys.map((k) => ({
         kid: k.kid,
         alg: k.alg,
         status: keyState(k, at),
-        signing: k.kid === signing,
+        signing: signs.has(k.kid),
+        signs: signs.get(k.kid) ?? [],
         created_at: k.createdAt,
         activates_at: k.activatesAt,
         retired_at: k.retiredAt,

@@ -11,9 +11,35 @@ const grantType = z
   .transform((g) => GRANT_ALIASES[g] ?? g)
   .pipe(z.enum(['authorization_code', 'refresh_token', 'client_credentials', DEVICE_GRANT]));
 
+/** Members that only a private JWK has (RFC 7518 §6): a client registers public keys. */
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** One public signing key of a private_key_jwt client (README "private_key_jwt"). */
+const publicJwk = z
+  .object({ kty: z.enum(['EC', 'RSA']) })
+  .catchall(z.unknown())
+  .superRefine((jwk, ctx) => {
+    const present = PRIVATE_JWK_MEMBERS.filter((m) => m in jwk);
+    if (present.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `a private key was sent (${present.join(', ')}): register the public key only`,
+      });
+    }
+  });
+
+/** https, or http on a loopback host (development and tests; refused in production). */
+const jwksUri = z.url().refine((u) => {
+  const url = new URL(u);
+  return (
+    url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))
+  );
+}, 'must be an https URL (http only for localhost)');
+
 /**
  * RFC 7591 §2 client metadata (the subset this server supports), RFC 9449's
- * `dpop_bound_access_tokens`, plus `roles` and `first_party`.
+ * `dpop_bound_access_tokens`, plus `roles`, `first_party` and `introspection`.
  */
 export const newClientSchema = z
   .object({
@@ -27,13 +53,30 @@ export const newClientSchema = z
     grant_types: z.array(grantType).min(1).default(['authorization_code', 'refresh_token']),
     response_types: z.array(z.literal('code')).optional(),
     token_endpoint_auth_method: z
-      .enum(['client_secret_basic', 'client_secret_post', 'none'])
+      .enum(['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'])
       .default('client_secret_basic'),
+    /** private_key_jwt: the client's public keys, inline or by URL (one of the two). */
+    jwks: z
+      .object({ keys: z.array(publicJwk).min(1).max(10) })
+      .strict()
+      .optional(),
+    jwks_uri: jwksUri.optional(),
+    token_endpoint_auth_signing_alg: z.enum(['ES256', 'PS256', 'RS256']).optional(),
+    /** A resource server that may introspect tokens (README "Token introspection"). */
+    introspection: z.boolean().optional(),
     scope: z.string().max(1000).optional(),
     roles: z.array(role).max(10).optional(),
     first_party: z.boolean().optional(),
+    /** Every sign-in for this client needs a second factor (README "Multi-factor sign-in"). */
+    require_mfa: z.boolean().optional(),
     /** The client must send a DPoP proof with every token request (README "DPoP"). */
     dpop_bound_access_tokens: z.boolean().optional(),
+    /** native: an app on the user's device (RFC 8252, README "Native apps"). */
+    application_type: z.enum(['web', 'native']).optional(),
+    /** The client must push its authorization requests first (README "PAR"). */
+    require_pushed_authorization_requests: z.boolean().optional(),
+    /** FAPI 2.0 Security Profile (README "FAPI 2.0"): its rules are in provider/fapi.ts. */
+    fapi: z.literal('2.0').optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -49,11 +92,43 @@ export const newClientSchema = z
         }
       }
     }
+    const usesKeys = c.token_endpoint_auth_method === 'private_key_jwt';
+    if (usesKeys && (c.jwks === undefined) === (c.jwks_uri === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['jwks'],
+        message: 'private_key_jwt needs exactly one of jwks and jwks_uri',
+      });
+    }
+    if (!usesKeys && (c.jwks || c.jwks_uri || c.token_endpoint_auth_signing_alg)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['token_endpoint_auth_method'],
+        message: 'jwks, jwks_uri and token_endpoint_auth_signing_alg are for private_key_jwt',
+      });
+    }
     if (c.grant_types.includes('authorization_code') && c.redirect_uris.length === 0) {
       ctx.addIssue({
         code: 'custom',
         path: ['redirect_uris'],
         message: 'required for authorization_code',
+      });
+    }
+    for (const message of redirectProblems(c.application_type ?? 'web', c.redirect_uris)) {
+      ctx.addIssue({ code: 'custom', path: ['redirect_uris'], message });
+    }
+    if (c.application_type === 'native' && !isPublic) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['token_endpoint_auth_method'],
+        message: 'a native app cannot keep a secret: use none (with PKCE)',
+      });
+    }
+    if (c.introspection && isPublic) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['introspection'],
+        message: 'only for a confidential client (a resource server authenticates)',
       });
     }
     if (c.roles && !c.grant_types.includes('client_credentials')) {
@@ -66,6 +141,37 @@ export const newClientSchema = z
   });
 
 export type NewClient = z.output<typeof newClientSchema>;
+
+/** Loopback IP literals a native app may listen on (RFC 8252 §7.3, §8.3: not localhost). */
+const NATIVE_LOOPBACKS = new Set(['127.0.0.1', '[::1]']);
+
+/**
+ * Redirect URIs by application type (README "Native apps"). web: http(s) only. native:
+ * http on a loopback IP literal (any port at request time), a private-use scheme in
+ * reverse-DNS form (com.example.app:/callback), or a claimed https URL.
+ */
+function redirectProblems(type: 'web' | 'native', uris: string[]): string[] {
+  const problems: string[] = [];
+  for (const uri of uris) {
+    const url = URL.parse(uri);
+    if (!url) continue; // the url check names it
+    const web = url.protocol === 'https:' || url.protocol === 'http:';
+    if (type === 'web' && !web) {
+      problems.push(`${uri}: a web client redirects to http(s); a custom scheme is for native`);
+    } else if (type === 'native' && url.protocol === 'http:') {
+      if (!NATIVE_LOOPBACKS.has(url.hostname)) {
+        problems.push(`${uri}: a native app's http redirect must be 127.0.0.1 or [::1]`);
+      }
+    } else if (
+      type === 'native' &&
+      !web &&
+      !/^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(url.protocol)
+    ) {
+      problems.push(`${uri}: a private-use scheme must be reverse DNS (com.example.app:/cb)`);
+    }
+  }
+  return problems;
+}
 
 export const newUserSchema = z
   .object({

@@ -1,20 +1,32 @@
 /**
- * `pnpm admin <command> [options]`: a client of the admin API (ADMIN_URL, ADMIN_TOKEN or
- * DATA_DIR/admin-token). `--json` prints the API's JSON answer.
+ * `pnpm admin <command> [options]`: a client of the admin API (ADMIN_URL, else
+ * 127.0.0.1:ADMIN_PORT; ADMIN_TOKEN or DATA_DIR/admin-token). `--json` prints the API's
+ * JSON answer. Exits 64 for bad usage, 69 when the admin API cannot be reached, 77
+ * without a token, 78 for bad configuration, 1 when the API refuses.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseCliConfig } from './config.js';
+import { CliConfigError, parseCliConfig } from './config.js';
 
 const USAGE = `usage: pnpm admin <command> [options] [--json]
 
   user:create --email E --password P [--roles admin,editor] [--name N]
   user:list [--limit N] [--after CURSOR]
+  user:factors <user_id>        the user's second factors and recovery codes left
+  user:reset-factors <user_id>  removes them all (a lost phone or key; audited)
   client:create [--name N] [--client-id ID] [--redirect-uri URI]... [--grant-types a,b]
-                [--auth-method client_secret_basic|client_secret_post|none] [--roles r1,r2]
-                [--scope S] [--first-party] [--dpop-bound]
+                [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none]
+                [--jwks FILE | --jwks-uri URL] [--auth-alg ES256|PS256|RS256]
+                [--roles r1,r2] [--scope S] [--first-party] [--dpop-bound] [--introspection]
+                [--require-par] [--native] [--fapi]
                 --dpop-bound: every token request must carry a DPoP proof
+                --jwks/--jwks-uri: the public keys of a private_key_jwt client
+                --introspection: a resource server that may call /token/introspection
+                --native: an app on the user's device (loopback or com.example.app:/cb)
+                --require-par: /authorize takes only a pushed request_uri (RFC 9126)
+                --fapi: FAPI 2.0 (private_key_jwt with --jwks/--jwks-uri; PAR and
+                DPoP implied; ES256 assertions and ID tokens)
   client:list
   client:delete <client_id>
   signing-key:rotate [--alg RS256|ES256] [--now]
@@ -49,6 +61,13 @@ async function main(argv: string[]): Promise<number> {
       scope: { type: 'string' },
       'first-party': { type: 'boolean' },
       'dpop-bound': { type: 'boolean' },
+      'require-par': { type: 'boolean' },
+      native: { type: 'boolean' },
+      fapi: { type: 'boolean' },
+      jwks: { type: 'string' },
+      'jwks-uri': { type: 'string' },
+      'auth-alg': { type: 'string' },
+      introspection: { type: 'boolean' },
       alg: { type: 'string' },
       now: { type: 'boolean' },
       kind: { type: 'string' },
@@ -75,21 +94,31 @@ async function main(argv: string[]): Promise<number> {
   }
 
   async function call(method: string, pathname: string, body?: unknown) {
-    const res = await fetch(`${config.adminUrl}${pathname}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      signal: AbortSignal.timeout(15_000),
-    });
-    const text = await res.text();
-    return {
-      status: res.status,
-      ok: res.ok,
-      body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-    };
+    const url = `${config.adminUrl}${pathname}`;
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(url, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(15_000),
+      });
+      text = await res.text();
+    } catch (error) {
+      throw new Unreachable(`cannot reach the admin API at ${method} ${url}: ${reason(error)}`);
+    }
+    const json = parseJson(text);
+    if (json === undefined || !res.headers.get('content-type')?.includes('application/json')) {
+      if (res.status === 204) return { status: 204, ok: true, body: {} };
+      throw new Unreachable(
+        `${method} ${url} answered ${res.status} ${res.headers.get('content-type') ?? 'without a content type'}: not the admin API`,
+      );
+    }
+    return { status: res.status, ok: res.ok, body: json };
   }
 
   const query = (params: Record<string, string | undefined>) => {
@@ -112,6 +141,17 @@ async function main(argv: string[]): Promise<number> {
     case 'user:list':
       res = await call('GET', `/admin/users${query({ limit: values.limit, after: values.after })}`);
       break;
+    case 'user:factors':
+    case 'user:reset-factors':
+      if (!arg) {
+        console.error(`usage: pnpm admin ${command} <user_id>`);
+        return 64;
+      }
+      res = await call(
+        command === 'user:factors' ? 'GET' : 'DELETE',
+        `/admin/users/${encodeURIComponent(arg)}/factors`,
+      );
+      break;
     case 'client:create':
       res = await call('POST', '/admin/clients', {
         ...(values['client-id'] ? { client_id: values['client-id'] } : {}),
@@ -123,6 +163,15 @@ async function main(argv: string[]): Promise<number> {
         ...(values.scope ? { scope: values.scope } : {}),
         ...(values['first-party'] ? { first_party: true } : {}),
         ...(values['dpop-bound'] ? { dpop_bound_access_tokens: true } : {}),
+        ...(values.jwks
+          ? { jwks: JSON.parse(await readFile(values.jwks, 'utf8')) as unknown }
+          : {}),
+        ...(values['jwks-uri'] ? { jwks_uri: values['jwks-uri'] } : {}),
+        ...(values['auth-alg'] ? { token_endpoint_auth_signing_alg: values['auth-alg'] } : {}),
+        ...(values.introspection ? { introspection: true } : {}),
+        ...(values['require-par'] ? { require_pushed_authorization_requests: true } : {}),
+        ...(values.native ? { application_type: 'native' } : {}),
+        ...(values.fapi ? { fapi: '2.0' } : {}),
       });
       break;
     case 'client:list':
@@ -165,10 +214,37 @@ async function main(argv: string[]): Promise<number> {
   return res.ok ? 0 : 1;
 }
 
+/** The admin API is not where the configuration says: exit 69 (EX_UNAVAILABLE). */
+class Unreachable extends Error {}
+
+const HINT =
+  'The auth server serves the admin API on 127.0.0.1:$ADMIN_PORT (default 4001): is it running, ' +
+  'with the same ADMIN_PORT? ADMIN_URL overrides the address (README "Configuration").';
+
+/** fetch's own message is "fetch failed"; the cause says what happened (ECONNREFUSED, …). */
+function reason(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if ((error as Error).name === 'TimeoutError') return 'no answer within 15 s';
+  return [cause?.code, cause?.message ?? (error as Error).message].filter(Boolean).join(' ');
+}
+
+function parseJson(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
+    if (error instanceof Unreachable) {
+      console.error(`${error.message}\n${HINT}`);
+      process.exit(69);
+    }
     console.error((error as Error).message);
-    process.exit(1);
+    process.exit(error instanceof CliConfigError ? 78 : 1);
   },
 );

@@ -1,6 +1,12 @@
 import { toJsonb, type Db } from '@portcullis/db';
 
 export type AuditKind =
+  | 'mfa_enrolled'
+  | 'mfa_removed'
+  | 'mfa_failed'
+  | 'mfa_reset'
+  | 'recovery_codes_generated'
+  | 'recovery_code_used'
   | 'refresh_token_reuse'
   | 'code_reuse'
   | 'grant_revoked'
@@ -9,7 +15,10 @@ export type AuditKind =
   | 'client_created'
   | 'client_deleted'
   | 'user_created'
-  | 'signing_key_rotated';
+  | 'signing_key_rotated'
+  | 'passkey_added'
+  | 'passkey_removed'
+  | 'passkey_refused';
 
 export interface AuditEvent {
   id: string;

@@ -4,9 +4,16 @@ import Provider, {
   type AdapterPayload,
   type KoaContextWithOIDC,
 } from 'oidc-provider';
-import { coalesced, prepared, toJsonb, type Db } from '@portcullis/db';
+import { toUser, type User } from '@portcullis/accounts';
+import { coalesced, prepared, toJsonb, type Db, type UserRow } from '@portcullis/db';
 import { containsNul } from '@portcullis/observability';
-import { dropAsides, memoizeInRequest, putAside, takeAside } from '../provider/request-memo.js';
+import {
+  dropAsides,
+  memoizeInRequest,
+  putAside,
+  rememberAccount,
+  takeAside,
+} from '../provider/request-memo.js';
 import type { ArtifactGuard, FreshRevocations } from '../provider/subject-logout.js';
 import type { ClientsRepo } from './clients-repo.js';
 
@@ -36,9 +43,10 @@ const CONSUMED_AT_AS_READ = `case when awaiting_successor
 
 const unexpired = (alias: string) => `(${alias}.expires_at is null or ${alias}.expires_at > ?)`;
 /**
- * Tokens (type, id) with their grant, their session and their subject's logout-everywhere
- * revocations (as rows of type SubjectRevocation, payload {before}); `n` is the key's
- * position, from 1. One statement that starts after the request: every revocation
+ * Tokens (type, id) with their grant, their session, their subject's logout-everywhere
+ * revocations (as rows of type SubjectRevocation, payload {before}) and their subject's
+ * user row without its password hash (type Account; the next read oidc-provider makes,
+ * findAccount, is then answered without a round trip); `n` is the key's position, from 1. One statement that starts after the request: every revocation
  * committed before the request is in its answer.
  */
 const TOKEN_GRANT_SESSION_SQL = `with t as (
@@ -57,7 +65,10 @@ const TOKEN_GRANT_SESSION_SQL = `with t as (
   union all
   select t.n, 'SubjectRevocation', jsonb_build_object('before', r.issued_before), null, null from t
     join revocations r on r.kind = 'subject' and r.value = t.payload->>'accountId'
-      and r.expires_at > now()`;
+      and r.expires_at > now()
+  union all
+  select t.n, 'Account', to_jsonb(u) - 'password_hash', null, null from t
+    join users u on u.id = t.payload->>'accountId'`;
 
 /**
  * Marks artifacts consumed, locking them in one order (type, id) so that two batches
@@ -242,6 +253,20 @@ const ALREADY_USED: Record<string, string> = {
   AuthorizationCode: 'authorization code already consumed',
   DeviceCode: 'device code already consumed',
 };
+
+/** The user read with a token (undefined: no such user), as the accounts repository gives it. */
+function accountOf(rows: readonly { type: string; payload: unknown }[]): User | undefined {
+  const row = rows.find((r) => r.type === 'Account')?.payload as
+    | (Omit<UserRow, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string })
+    | undefined;
+  if (!row) return undefined;
+  return toUser({
+    ...row,
+    password_hash: '',
+    created_at: new Date(row.created_at),
+    updated_at: new Date(row.updated_at),
+  });
+}
 
 const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
 
@@ -431,7 +456,8 @@ export class KnexOidcAdapter implements Adapter {
     const revokedBefore = rows
       .filter((r) => r.type === 'SubjectRevocation')
       .map((r) => Number((r.payload as { before?: unknown }).before) / 1000);
-    const { grantId, sessionUid } = token.payload;
+    const { grantId, sessionUid, accountId } = token.payload;
+    if (typeof accountId === 'string') rememberAccount(accountId, accountOf(rows));
     const grant = rows.find((r) => r.type === 'Grant');
     // Put aside even when missing: "no such grant" was just read, not worth a second look.
     if (typeof grantId === 'string') putAside(asideKey('Grant', { id: grantId }), grant ?? null);

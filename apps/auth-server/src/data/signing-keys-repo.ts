@@ -1,6 +1,6 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { toJsonb, type Db } from '@portcullis/db';
 import { EX_CONFIG, StartupError } from '@portcullis/observability';
+import { open, seal, SealedFormatError } from '../sealed.js';
 
 export type KeyAlg = 'RS256' | 'ES256';
 export type Jwk = Record<string, unknown> & { kid: string };
@@ -32,17 +32,9 @@ interface KeyRow {
   expires_at: Date | null;
 }
 
-/**
- * AES-256-GCM with the key id as additional data, so a ciphertext cannot be moved to
- * another row. Format: `v1.<iv>.<ciphertext>.<tag>`, each base64url.
- */
+/** Sealed with the key id as context (sealed.ts), so a ciphertext cannot move to another row. */
 export function sealJwk(kek: Buffer, kid: string, jwk: Jwk): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', kek, iv).setAAD(Buffer.from(kid));
-  const ct = Buffer.concat([cipher.update(JSON.stringify(jwk), 'utf8'), cipher.final()]);
-  return ['v1', iv, ct, cipher.getAuthTag()]
-    .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
-    .join('.');
+  return seal(kek, kid, JSON.stringify(jwk));
 }
 
 /**
@@ -66,19 +58,15 @@ export class KeyDecryptionError extends StartupError {
 }
 
 export function openJwk(kek: Buffer, kid: string, sealed: string): Jwk {
-  const [version, iv, ct, tag] = sealed.split('.');
-  if (version !== 'v1' || !iv || !ct || !tag) throw new Error(`signing key ${kid}: unknown format`);
-  const decipher = createDecipheriv('aes-256-gcm', kek, Buffer.from(iv, 'base64url'))
-    .setAAD(Buffer.from(kid))
-    .setAuthTag(Buffer.from(tag, 'base64url'));
-  let clear: Buffer;
+  let clear: string;
   try {
-    clear = Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]);
+    clear = open(kek, kid, sealed);
   } catch (error) {
+    if (error instanceof SealedFormatError) throw new Error(`signing key ${kid}: unknown format`);
     // GCM authentication failed: another key (or a tampered row, which the same fix suits).
     throw new KeyDecryptionError(kid, error);
   }
-  return JSON.parse(clear.toString('utf8')) as Jwk;
+  return JSON.parse(clear) as Jwk;
 }
 
 export type NewSigningKey = Pick<SigningKey, 'kid' | 'alg' | 'publicJwk' | 'privateJwk'>;

@@ -1,15 +1,16 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { bodyParser } from '@koa/bodyparser';
 import type Router from '@koa/router';
-import type { AccountsRepo } from '@portcullis/accounts';
+import type { AccountsRepo, SignInLimiter } from '@portcullis/accounts';
 import { bodyFailureOf, refuseNul } from '@portcullis/observability';
 import type { Context, Middleware } from 'koa';
 import type { InteractionResults } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { AuditRepo } from '../data/audit-repo.js';
-import type { FailureLimiter } from '../limits.js';
+import { AMR, type MfaStep } from '../mfa/index.js';
 import type { ProviderHost } from '../provider/provider-host.js';
-import { htmlHeaders } from '../security-headers.js';
+import { htmlHeaders, httpOrigins } from '../security-headers.js';
+import { passkeySignIn } from '../mfa/passkeys-views.js';
 import { consentPage, loginPage, messagePage } from './views.js';
 
 export interface InteractionDeps {
@@ -17,9 +18,11 @@ export interface InteractionDeps {
   accounts: AccountsRepo;
   audit: AuditRepo;
   logger: Logger;
-  /** Failed logins per IP and per account (lower-cased email). */
-  loginLimiters: { ip: FailureLimiter; account: FailureLimiter };
+  /** Failed logins per IP and per account (LOGIN_*), the API's POST /login limiter. */
+  signInLimiter: SignInLimiter;
   csrfKey: string;
+  /** The second factor: the one way a sign-in ends, the factor page and its routes. */
+  mfa: MfaStep;
 }
 
 const GENERIC_LOGIN_ERROR = 'Invalid email or password.';
@@ -29,11 +32,11 @@ const GENERIC_LOGIN_ERROR = 'Invalid email or password.';
  * path-scoped to /interaction/<uid>), which a cross-site POST does not carry; each form
  * also carries an HMAC of the interaction uid, so a forged POST would need both.
  */
-function csrfToken(key: string, uid: string): string {
+export function csrfToken(key: string, uid: string): string {
   return createHmac('sha256', key).update(`interaction:${uid}`).digest('base64url');
 }
 
-function checkCsrf(key: string, uid: string, presented: unknown): boolean {
+export function checkCsrf(key: string, uid: string, presented: unknown): boolean {
   if (typeof presented !== 'string') return false;
   const expected = Buffer.from(csrfToken(key, uid));
   const actual = Buffer.from(presented);
@@ -43,12 +46,7 @@ function checkCsrf(key: string, uid: string, presented: unknown): boolean {
 function redirectOrigins(
   client: { redirectUris?: readonly string[] | undefined } | undefined,
 ): string[] {
-  const origins = new Set<string>();
-  for (const uri of client?.redirectUris ?? []) {
-    const url = URL.parse(uri);
-    if (url && (url.protocol === 'http:' || url.protocol === 'https:')) origins.add(url.origin);
-  }
-  return [...origins];
+  return httpOrigins(client?.redirectUris);
 }
 
 export function interactionRoutes(router: Router, deps: InteractionDeps): void {
@@ -69,9 +67,13 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
     return host.current.interactionDetails(ctx.req, ctx.res);
   }
 
+  /**
+   * Consent (or abort). Merged with the sign-in's result: with prompt=login (the account
+   * page's sign-in) oidc-provider would otherwise ask for the sign-in again at consent.
+   */
   async function finish(ctx: Context, result: InteractionResults) {
     const to = await host.current.interactionResult(ctx.req, ctx.res, result, {
-      mergeWithLastSubmission: false,
+      mergeWithLastSubmission: true,
     });
     ctx.redirect(to);
     ctx.status = 303;
@@ -79,19 +81,26 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
 
   async function render(ctx: Context, status: number, error?: string, email?: string) {
     const interaction = await details(ctx);
+    const pending = deps.mfa.pendingOf(interaction);
+    if (pending) {
+      await deps.mfa.renderFactorPage(ctx, interaction, pending);
+      return;
+    }
     const client = await host.current.Client.find(String(interaction.params['client_id']));
     const clientName = client?.clientName ?? client?.clientId ?? 'an application';
     const csrf = csrfToken(deps.csrfKey, interaction.uid);
-    htmlHeaders(ctx, redirectOrigins(client));
+    const isLogin = interaction.prompt.name === 'login';
+    htmlHeaders(ctx, redirectOrigins(client), { passkeyScript: isLogin });
     ctx.status = status;
     ctx.type = 'html';
-    if (interaction.prompt.name === 'login') {
+    if (isLogin) {
       ctx.body = loginPage({
         action: `/interaction/${interaction.uid}/login`,
         csrf,
         clientName,
         email,
         error,
+        passkey: passkeySignIn(interaction.uid, csrf),
       });
       return;
     }
@@ -152,6 +161,8 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
     return false;
   }
 
+  deps.mfa.routes(router, form);
+
   router.get('/interaction/:uid', async function showInteraction(ctx) {
     await render(ctx, 200);
   });
@@ -165,19 +176,13 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
     const body = ctx.request.body as Record<string, unknown>;
     const email = typeof body['email'] === 'string' ? body['email'].trim().slice(0, 320) : '';
     const password = typeof body['password'] === 'string' ? body['password'] : '';
-    const ipKey = ctx.ip;
-    const accountKey = email.toLowerCase();
-
-    const wait = Math.max(
-      await deps.loginLimiters.ip.retryAfter(ipKey),
-      await deps.loginLimiters.account.retryAfter(accountKey),
-    );
-    if (wait > 0) {
-      ctx.set('Retry-After', String(wait));
+    const attempt = await deps.signInLimiter.begin(ctx.ip, email);
+    if (attempt.retryAfter > 0) {
+      ctx.set('Retry-After', String(attempt.retryAfter));
       await render(
         ctx,
         429,
-        `Too many failed sign-in attempts. Try again in ${wait} seconds.`,
+        `Too many failed sign-in attempts. Try again in ${attempt.retryAfter} seconds.`,
         email,
       );
       return;
@@ -186,17 +191,13 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
     const user =
       email && password ? await deps.accounts.verifyCredentials(email, password) : undefined;
     if (!user) {
-      await Promise.all([
-        deps.loginLimiters.ip.fail(ipKey),
-        deps.loginLimiters.account.fail(accountKey),
-      ]);
       logger.warn({ event: 'login_failed', ip: ctx.ip }, 'failed login');
       await deps.audit.record({ kind: 'login_failed', detail: { ip: ctx.ip } });
       await render(ctx, 400, GENERIC_LOGIN_ERROR, email);
       return;
     }
-    await deps.loginLimiters.account.reset(accountKey);
-    await finish(ctx, { login: { accountId: user.id } });
+    await attempt.succeeded();
+    await deps.mfa.completeSignIn(ctx, interaction, { accountId: user.id, amr: [AMR.password] });
   });
 
   router.post('/interaction/:uid/confirm', form, async function submitConsent(ctx) {

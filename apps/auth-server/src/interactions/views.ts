@@ -1,6 +1,6 @@
 /**
- * Server-rendered pages: no script, every interpolated value escaped, styles inline
- * (allowed by the CSP set in security-headers.ts).
+ * Server-rendered pages: no inline script (a passkey form loads /passkeys.js), every
+ * interpolated value escaped, styles inline (allowed by the CSP set in security-headers.ts).
  */
 export function escapeHtml(value: unknown): string {
   return String(value ?? '')
@@ -36,6 +36,8 @@ export function loginPage(input: {
   clientName: string;
   email?: string | undefined;
   error?: string | undefined;
+  /** "Sign in with a passkey": its form and script (mfa/passkeys-views.ts). */
+  passkey?: string | undefined;
 }): string {
   return page(
     'Sign in',
@@ -49,6 +51,7 @@ ${errorLine(input.error)}
 <input id="password" type="password" name="password" required>
 <button type="submit">Sign in</button>
 </form>
+${input.passkey ?? ''}
 <form method="post" action="${escapeHtml(input.action.replace(/\/login$/, '/abort'))}">
 <input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}"><button type="submit">Cancel</button></form>`,
   );
@@ -93,6 +96,17 @@ export function deviceConfirmPage(form: string, clientName: string, userCode: st
 ${form}
 <button type="submit" form="op.deviceConfirmForm">Continue</button>
 <button type="submit" form="op.deviceConfirmForm" name="abort" value="yes">Abort</button>`,
+  );
+}
+
+/** RP-initiated logout: oidc-provider's hidden form, and our buttons for it. */
+export function logoutPage(form: string): string {
+  return page(
+    'Sign out',
+    `<p>Do you want to sign out?</p>
+${form}
+<button type="submit" form="op.logoutForm" name="logout" value="yes">Yes, sign me out</button>
+<button type="submit" form="op.logoutForm">No, stay signed in</button>`,
   );
 }
 

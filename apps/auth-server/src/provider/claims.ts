@@ -23,8 +23,9 @@ export function resourceServerInfo(
   keys: KeyRing,
 ): (ctx: KoaContextWithOIDC, resource: string) => Promise<ResourceServer> {
   const scope = API_SCOPES.join(' ');
-  return async function getResourceServerInfo(_ctx, resource) {
+  return async function getResourceServerInfo(ctx, resource) {
     if (resource !== apiAudience) throw new errors.InvalidTarget();
+    applyRegisteredScope(ctx);
     return {
       scope,
       audience: apiAudience,
@@ -33,6 +34,19 @@ export function resourceServerInfo(
       jwt: { sign: { alg: keys.current.alg, kid: keys.current.kid } },
     };
   };
+}
+
+/**
+ * A client-credentials request without `scope` gets the client's registered `scope`
+ * (README "Client credentials"); oidc-provider would issue a token holding nothing.
+ * oidc-provider asks for the resource server (here) after authenticating the client and
+ * before it reads the requested scope, so this is where the default can be filled in.
+ */
+function applyRegisteredScope(ctx: KoaContextWithOIDC) {
+  const params = ctx.oidc.params as { grant_type?: unknown; scope?: unknown } | undefined;
+  const registered = (ctx.oidc.client as { scope?: string } | undefined)?.scope;
+  if (params?.grant_type !== 'client_credentials' || params.scope !== undefined) return;
+  if (registered) params.scope = registered;
 }
 
 /**
@@ -45,6 +59,7 @@ export function resourceServerInfo(
 export function createExtraTokenClaims(accounts: AccountsRepo) {
   return async function extraTokenClaims(ctx: KoaContextWithOIDC, token: TokenLike) {
     if (token.kind === 'ClientCredentials') {
+      refuseUnknownScopes(ctx);
       // Extra metadata sits on the Client as a property (metadata() would copy them all).
       const roles = (ctx.oidc.client as { roles?: unknown } | undefined)?.roles;
       return { roles: Array.isArray(roles) ? roles : [] };
@@ -57,11 +72,52 @@ export function createExtraTokenClaims(accounts: AccountsRepo) {
       const grantIat = await grantIssuedAt(token.grantId);
       if (grantIat !== undefined) claims['grant_iat'] = grantIat;
     }
+    Object.assign(claims, signInClaims(ctx));
     const grant = ctx.oidc.entities.Grant;
     const oidcScope = grant?.getOIDCScope().split(' ') ?? [];
     if (user && oidcScope.includes('email')) claims['email'] = user.email;
     return claims;
   };
+}
+
+/**
+ * The sign-in behind a user's access token (RFC 9068 §2.2.1: acr, amr, auth_time), from
+ * the code, refresh token or device code it is issued for; the API's step-up reads them
+ * (README "Multi-factor sign-in").
+ */
+function signInClaims(ctx: KoaContextWithOIDC): Record<string, unknown> {
+  const { AuthorizationCode, RefreshToken, DeviceCode } = ctx.oidc.entities as Record<
+    string,
+    { acr?: string; amr?: string[]; authTime?: number } | undefined
+  >;
+  const source = AuthorizationCode ?? RefreshToken ?? DeviceCode;
+  if (!source) return {};
+  return {
+    ...(source.acr ? { acr: source.acr } : {}),
+    ...(source.amr ? { amr: source.amr } : {}),
+    ...(source.authTime ? { auth_time: source.authTime } : {}),
+  };
+}
+
+/** Scopes of the ID token and /me (the provider's `scopes`); a client may also ask for API_SCOPES. */
+export const OIDC_SCOPES: readonly string[] = ['openid', 'offline_access', 'profile', 'email'];
+
+/** The first scope the server does not know, if any. */
+export function unknownScope(scope: string): string | undefined {
+  return scope.split(' ').find((s) => s !== '' && !isApiScope(s) && !OIDC_SCOPES.includes(s));
+}
+
+/**
+ * oidc-provider drops a client-credentials scope it does not know and answers 200 with a
+ * token holding nothing; RFC 6749 §5.2 wants invalid_scope (README "Client credentials").
+ * Runs while the token is saved, before anything is issued.
+ */
+function refuseUnknownScopes(ctx: KoaContextWithOIDC) {
+  const requested = (ctx.oidc.params as { scope?: unknown } | undefined)?.scope;
+  if (typeof requested !== 'string') return;
+  const unknown = unknownScope(requested);
+  if (unknown !== undefined)
+    throw new errors.InvalidScope('requested scope is not supported', unknown);
 }
 
 /**

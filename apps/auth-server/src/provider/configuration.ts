@@ -1,17 +1,36 @@
 import { hkdfSync } from 'node:crypto';
 import type { AccountsRepo } from '@portcullis/accounts';
-import type { DenyList } from '@portcullis/claims';
+import { ACR, type DenyList } from '@portcullis/claims';
 import type { Db } from '@portcullis/db';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config.js';
 import type { ClientsRepo } from '../data/clients-repo.js';
 import { createOidcAdapterFactory } from '../data/oidc-adapter.js';
-import { htmlHeaders } from '../security-headers.js';
-import { deviceConfirmPage, deviceInputPage, messagePage } from '../interactions/views.js';
+import { htmlHeaders, httpOrigins } from '../security-headers.js';
+import {
+  deviceConfirmPage,
+  deviceInputPage,
+  logoutPage,
+  messagePage,
+} from '../interactions/views.js';
+import { interactionPolicyWithSecondFactor, type SecondFactorPolicy } from '../mfa/sign-in.js';
 import { createFindAccount } from './account.js';
-import { memoizeInRequest } from './request-memo.js';
-import { createExtraTokenClaims, customizeJwt, isApiScope, resourceServerInfo } from './claims.js';
+import { memoizedAccount } from './request-memo.js';
+import {
+  API_SCOPES,
+  createExtraTokenClaims,
+  customizeJwt,
+  isApiScope,
+  OIDC_SCOPES,
+  resourceServerInfo,
+} from './claims.js';
 import type { DeviceGuard } from './device-guard.js';
+import { assertClientAssertion, CLIENT_ASSERTION_ALGS } from './client-assertion.js';
+import { mayIntrospect } from './introspection.js';
+import { RESPONSE_MODES } from './response-modes.js';
+import { fapiProfile, validateFapiMetadata } from './fapi.js';
+import { userCodeForm } from './device-complete-uri.js';
+import { checkRequestedScope } from './requested-scope.js';
 import type { KeyRing } from './keys.js';
 import { createLogoutGuard } from './subject-logout.js';
 
@@ -25,16 +44,35 @@ export interface ProviderSetup {
   deviceGuard: DeviceGuard;
   /** Logout everywhere: artifacts of a denied subject issued before the logout are gone. */
   denyList: Pick<DenyList, 'isDenied' | 'sync'>;
+  /** Who must sign in with a second factor (README "Multi-factor sign-in"). */
+  secondFactor: SecondFactorPolicy;
 }
 
 const DAY = 24 * 60 * 60;
 export const REFRESH_TOKEN_TTL = 30 * DAY;
 export const ID_TOKEN_TTL = 60 * 60;
+export const PAR_REQUEST_URI_TTL = 60;
+const CLIENT_AUTH_METHODS = [
+  'client_secret_basic',
+  'client_secret_post',
+  'private_key_jwt',
+  'none',
+] as const;
 export const SESSION_COOKIE = '_session';
 export const INTERACTION_RESUME_COOKIE = '_interaction_resume';
 
-/** Extra client metadata: `roles` (client-credentials tokens) and `first_party` (skips consent). */
-function validateClientMetadata(_ctx: KoaContextWithOIDC | undefined, key: string, value: unknown) {
+/**
+ * Extra client metadata: `roles` (client-credentials tokens), `first_party` (skips
+ * consent), `introspection` (may introspect tokens, README "Token introspection") and
+ * `fapi` (README "FAPI 2.0").
+ */
+function validateClientMetadata(
+  _ctx: KoaContextWithOIDC | undefined,
+  key: string,
+  value: unknown,
+  metadata: object,
+) {
+  if (key === 'fapi') validateFapiMetadata(metadata as Record<string, unknown>);
   if (key === 'roles' && value !== undefined) {
     if (!Array.isArray(value) || !value.every((r) => typeof r === 'string')) {
       throw new TypeError('roles must be an array of strings');
@@ -42,6 +80,13 @@ function validateClientMetadata(_ctx: KoaContextWithOIDC | undefined, key: strin
   }
   if (key === 'first_party' && value !== undefined && typeof value !== 'boolean') {
     throw new TypeError('first_party must be a boolean');
+  }
+  if (key === 'introspection' && value !== undefined && typeof value !== 'boolean') {
+    throw new TypeError('introspection must be a boolean');
+  }
+  // README "Multi-factor sign-in": every sign-in for this client needs a second factor.
+  if (key === 'require_mfa' && value !== undefined && typeof value !== 'boolean') {
+    throw new TypeError('require_mfa must be a boolean');
   }
 }
 
@@ -73,7 +118,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
   // findAccount and extraTokenClaims both read the user: once per request.
   const accounts: AccountsRepo = {
     ...s.accounts,
-    findById: (id) => memoizeInRequest(`account:${id}`, () => s.accounts.findById(id)),
+    findById: (id) => memoizedAccount(id, () => s.accounts.findById(id)),
   };
   const { config } = s;
   const apiResource = config.apiAudience;
@@ -100,29 +145,41 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       short: { httpOnly: true, sameSite: 'lax', signed: true, secure: !isLocalhostDev },
     },
     claims: {
-      openid: ['sub'],
+      // The sign-in in every ID token (README "Multi-factor sign-in"); /me has none of it.
+      openid: ['sub', 'acr', 'amr', 'auth_time'],
       email: ['email', 'email_verified'],
       profile: ['name'],
     },
-    scopes: ['openid', 'offline_access', 'profile', 'email'],
+    // Every scope a client may request or register (README "Trust model", "Scope
+    // narrows"); the API's are also resource scopes, deciding what its tokens hold.
+    scopes: [...OIDC_SCOPES, ...API_SCOPES],
+    // Unknown scopes refused, offline_access kept (README "Authorization Code + PKCE").
+    extraParams: { scope: checkRequestedScope },
     responseTypes: ['code'],
     // oidc-provider 9 implements S256 only: `plain` is refused as an unsupported method.
     pkce: { required: () => true },
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    clientAuthMethods: [...CLIENT_AUTH_METHODS],
+    // RFC 7523bis: aud is the issuer alone, exp is near (README "private_key_jwt").
+    assertJwtClientAuthClaimsAndHeader: assertClientAssertion,
     clientDefaults: {
       grant_types: ['authorization_code'],
       response_types: ['code'],
       id_token_signed_response_alg: config.signingAlg,
       token_endpoint_auth_method: 'client_secret_basic',
+      response_modes: RESPONSE_MODES,
     },
+    // The classes a sign-in can have (discovery's acr_values_supported); acr_values
+    // asking for ACR.mfa requires a second factor (mfa/sign-in.ts).
+    acrValues: [ACR.password, ACR.mfa],
     enabledJWA: {
       idTokenSigningAlgValues: ['RS256', 'ES256'],
       userinfoSigningAlgValues: ['RS256', 'ES256'],
       requestObjectSigningAlgValues: ['RS256', 'ES256'],
-      clientAuthSigningAlgValues: ['RS256', 'ES256'],
+      // private_key_jwt only: no HS* (no client_secret_jwt), no none.
+      clientAuthSigningAlgValues: [...CLIENT_ASSERTION_ALGS],
     },
     extraClientMetadata: {
-      properties: ['roles', 'first_party'],
+      properties: ['roles', 'first_party', 'introspection', 'fapi', 'require_mfa'],
       validator: validateClientMetadata,
     },
     allowOmittingSingleRegisteredRedirectUri: false,
@@ -140,8 +197,20 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       Grant: REFRESH_TOKEN_TTL,
       Session: 14 * DAY,
       Interaction: 60 * 60,
+      // A pushed request is used at once by the browser redirect that follows it.
+      PushedAuthorizationRequest: PAR_REQUEST_URI_TTL,
     },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    discovery: {
+      claim_types_supported: ['normal'],
+      // RFC 8414 §2: without it a resource server must guess (README "Token introspection").
+      introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS.filter(
+        (m) => m !== 'none',
+      ),
+    },
+    interactions: {
+      policy: interactionPolicyWithSecondFactor(s.secondFactor),
+      url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
+    },
     routes: {
       authorization: '/authorize',
       jwks: '/.well-known/jwks.json',
@@ -149,11 +218,21 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       device_authorization: '/device/auth',
       code_verification: '/device',
       revocation: '/token/revocation',
+      introspection: '/token/introspection',
       userinfo: '/me',
       end_session: '/session/end',
     },
     features: {
       devInteractions: { enabled: false },
+      // Per client, `"fapi": "2.0"` (README "FAPI 2.0"); no client is FAPI by default.
+      fapi: { enabled: true, profile: fapiProfile },
+      // RFC 9126 (README "PAR"): per client through require_pushed_authorization_requests,
+      // for every client with REQUIRE_PAR; a request_uri works once, for 60 s.
+      pushedAuthorizationRequests: {
+        enabled: true,
+        requirePushedAuthorizationRequests: config.requirePar,
+        allowUnregisteredRedirectUris: false,
+      },
       dPoP: dpopFeature(config, s.cookieKeys),
       clientCredentials: { enabled: true },
       revocation: {
@@ -161,15 +240,32 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
         // A client may revoke only its own tokens (RFC 7009 §2.1); others are ignored silently.
         allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
       },
+      introspection: {
+        enabled: true,
+        // Only resource servers registered with `introspection: true`; others get active:false.
+        allowedPolicy: async (_ctx, client) => mayIntrospect(client),
+      },
       userinfo: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
+      // README "Features of oidc-provider": our pages and headers, registered targets only.
+      rpInitiatedLogout: {
+        enabled: true,
+        async logoutSource(ctx, form) {
+          const client = ctx.oidc.client as { postLogoutRedirectUris?: string[] } | undefined;
+          htmlHeaders(ctx, httpOrigins(client?.postLogoutRedirectUris));
+          ctx.body = logoutPage(form);
+        },
+        async postLogoutSuccessSource(ctx) {
+          htmlHeaders(ctx);
+          ctx.body = messagePage('Signed out', 'You are signed out.');
+        },
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => apiResource,
         // The access token is for the API whenever the requested (else granted) scope
-        // holds an API scope; otherwise it is an opaque token for /me. So a client with
-        // one grant gets both: the API JWT from the code exchange, and a userinfo token
-        // from a refresh_token request narrowed to OIDC scopes (`scope=openid email`).
+        // holds an API scope; otherwise it is an opaque token for /me. /me accepts the API
+        // JWT too (README "Userinfo"), and a refresh_token request narrowed to OIDC scopes
+        // (`scope=openid email`) still answers an opaque one.
         useGrantedResource: async (ctx, model) => {
           const requested = (ctx.oidc.params as { scope?: string } | undefined)?.scope;
           const scope = requested ?? (model as { scope?: string }).scope ?? '';
@@ -181,7 +277,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
         enabled: true,
         charset: 'base-20',
         mask: '****-****',
-        async userCodeInputSource(ctx, form, _out, err) {
+        async userCodeInputSource(ctx, _form, _out, err) {
           const error = err as { name?: string; userCode?: string } | undefined;
           let message: string | undefined;
           if (error?.name === 'NotFoundError') {
@@ -194,7 +290,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
           else if (error?.name === 'NoCodeError') message = 'Enter the code shown on your device.';
           else if (error) message = 'Something went wrong. Try again.';
           htmlHeaders(ctx);
-          ctx.body = deviceInputPage(form, message);
+          ctx.body = deviceInputPage(userCodeForm(ctx), message);
         },
         async userCodeConfirmSource(ctx, form, client, _deviceInfo, userCode) {
           htmlHeaders(ctx);

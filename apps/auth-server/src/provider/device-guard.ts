@@ -1,19 +1,17 @@
-import { createHash } from 'node:crypto';
+import type { AttemptLimiter, CheckedAttempt } from '@portcullis/accounts';
 import type { Context, Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import type { Db } from '@portcullis/db';
+import type { DevicePollsRepo } from '../data/device-polls-repo.js';
 import { messagePage } from '../interactions/views.js';
-import type { FailureLimiter } from '../limits.js';
 import { htmlHeaders } from '../security-headers.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-const SLOW_DOWN_STEP = 5;
 
 export interface DeviceGuardOptions {
   /** Seconds between polls announced in the device authorization response (RFC 8628 §3.2). */
   intervalSeconds: number;
-  /** Wrong user codes, counted per IP and per browser session. */
-  userCodeLimiter: FailureLimiter;
+  /** Wrong user codes, counted per IP and per browser session (only failures count). */
+  userCodeLimiter: AttemptLimiter<'ip' | 'session'>;
   /** Cookie naming the browser session (oidc-provider's session cookie). */
   sessionCookie: string;
   /** oidc-provider's interaction resume cookie (configuration.ts `cookies.names.resume`). */
@@ -39,8 +37,6 @@ function cannotSucceed(ctx: Context, options: DeviceGuardOptions): boolean {
   );
 }
 
-const hashCode = (deviceCode: string) => createHash('sha256').update(deviceCode).digest('hex');
-
 function expiredPage(ctx: Context): void {
   htmlHeaders(ctx);
   ctx.status = 400;
@@ -55,52 +51,34 @@ function expiredPage(ctx: Context): void {
  * What oidc-provider leaves to us in RFC 8628:
  * - `interval` in the device authorization response (§3.2);
  * - `slow_down` (§3.5): a poll earlier than the device code's current interval after the
- *   previous one answers slow_down and raises that code's interval by 5 s. Only an
- *   `authorization_pending` answer is turned into slow_down (slow_down is its variant); a
- *   poll that redeems the code is not held back. Poll times live in `device_polls`, one
- *   atomic upsert per poll, so every instance sees them;
+ *   previous one answers slow_down and raises that code's interval (DevicePollsRepo). Only
+ *   an `authorization_pending` answer is turned into slow_down (slow_down is its variant); a
+ *   poll that redeems the code is not held back;
  * - a limit on wrong user codes (§5.1 brute force): 429 with Retry-After.
  */
-export function createDeviceGuard(db: Db, options: DeviceGuardOptions) {
-  const limiterKeys = (ctx: { ip: string; cookies: { get(name: string): string | undefined } }) => {
-    const keys = [`ip:${ctx.ip}`];
-    const session = ctx.cookies.get(options.sessionCookie);
-    if (session) keys.push(`session:${session}`);
-    return keys;
-  };
-
-  /** Records a poll; true when it came earlier than the interval allows. */
-  async function recordPoll(deviceCode: string): Promise<{ slow: boolean; interval: number }> {
-    const result = await db.raw(
-      `insert into device_polls (id, last_poll_at, interval_s, slow, expires_at)
-       values (?, now(), ?, false, now() + interval '1 hour')
-       on conflict (id) do update set
-         slow = device_polls.last_poll_at > now() - device_polls.interval_s * interval '1 second',
-         interval_s = case
-           when device_polls.last_poll_at > now() - device_polls.interval_s * interval '1 second'
-           then device_polls.interval_s + ? else device_polls.interval_s end,
-         last_poll_at = now()
-       returning slow, interval_s`,
-      [hashCode(deviceCode), options.intervalSeconds, SLOW_DOWN_STEP],
-    );
-    const row = (result as { rows: { slow: boolean; interval_s: number }[] }).rows[0]!;
-    return { slow: row.slow, interval: row.interval_s };
-  }
+export function createDeviceGuard(polls: DevicePollsRepo, options: DeviceGuardOptions) {
+  // Without a session the code form cannot succeed (cannotSucceed); the IP stands in.
+  const limiterKeys = (ctx: {
+    ip: string;
+    cookies: { get(name: string): string | undefined };
+  }) => ({
+    ip: ctx.ip,
+    session: ctx.cookies.get(options.sessionCookie) ?? `ip:${ctx.ip}`,
+  });
+  const checked = new WeakMap<object, CheckedAttempt>();
 
   const middleware: Middleware = async function deviceGuard(ctx, next) {
     if (cannotSucceed(ctx, options)) return expiredPage(ctx);
     if (ctx.method === 'POST' && ctx.path === '/device') {
-      const waits = await Promise.all(
-        limiterKeys(ctx).map((k) => options.userCodeLimiter.retryAfter(k)),
-      );
-      const wait = Math.max(0, ...waits);
-      if (wait > 0) {
+      const attempt = await options.userCodeLimiter.check(limiterKeys(ctx));
+      if (attempt.retryAfter > 0) {
         ctx.status = 429;
-        ctx.set('Retry-After', String(wait));
+        ctx.set('Retry-After', String(attempt.retryAfter));
         ctx.type = 'text/plain';
         ctx.body = 'Too many wrong codes. Try again later.';
         return;
       }
+      checked.set(ctx, attempt);
     }
     try {
       await next();
@@ -125,7 +103,7 @@ export function createDeviceGuard(db: Db, options: DeviceGuardOptions) {
       const params = oidc?.params as Record<string, unknown> | undefined;
       const deviceCode = params?.['device_code'];
       if (params?.['grant_type'] !== DEVICE_GRANT || typeof deviceCode !== 'string') return;
-      const { slow } = await recordPoll(deviceCode);
+      const { slow } = await polls.record(deviceCode, options.intervalSeconds);
       const body = ctx.body as Record<string, unknown> | undefined;
       if (slow && ctx.status === 400 && body?.['error'] === 'authorization_pending') {
         ctx.body = {
@@ -140,7 +118,8 @@ export function createDeviceGuard(db: Db, options: DeviceGuardOptions) {
     middleware,
     /** Called by the user-code page renderer when a submitted code matched nothing. */
     async recordWrongUserCode(ctx: KoaContextWithOIDC): Promise<void> {
-      await Promise.all(limiterKeys(ctx).map((k) => options.userCodeLimiter.fail(k)));
+      const attempt = checked.get(ctx) ?? (await options.userCodeLimiter.check(limiterKeys(ctx)));
+      await attempt.failed();
     },
   };
 }

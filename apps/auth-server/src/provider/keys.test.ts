@@ -60,3 +60,23 @@ describe('key states on a frozen clock', () => {
     expect(ringOf([k1], T0)).toBeUndefined();
   });
 });
+
+describe('what each key signs', () => {
+  const rsa = key('rsa', { activatesAt: s(-1000) });
+  const ec = { ...key('ec', { activatesAt: s(0) }), alg: 'ES256' as const };
+  const oldRsa = key('rsa-old', { activatesAt: s(-2000), retiredAt: s(-1000) });
+
+  test('after a rotation to ES256 the RS256 key still signs ID tokens of RS256 clients', () => {
+    const ring = ringOf([rsa, ec, oldRsa], T0)!;
+    expect(ring.current).toEqual({ kid: 'ec', alg: 'ES256' });
+    expect(Object.fromEntries(ring.signs)).toEqual({
+      ec: ['access_token', 'id_token'],
+      rsa: ['id_token'],
+    });
+  });
+
+  test('a key not yet active, or retired, signs nothing', () => {
+    const ring = ringOf([rsa, ec, oldRsa], T0 - 1)!;
+    expect(Object.fromEntries(ring.signs)).toEqual({ rsa: ['access_token', 'id_token'] });
+  });
+});

@@ -17,6 +17,13 @@ export function keyState(key: KeyTimes, now: number): KeyState {
   return 'active';
 }
 
+/**
+ * What a key signs: `access_token` (the newest active key, whatever its alg) and
+ * `id_token` (the signing key of each alg, for the clients whose
+ * id_token_signed_response_alg is that alg: SIGNING_ALG by default, ES256 for FAPI 2.0).
+ */
+export type SignedToken = 'access_token' | 'id_token';
+
 /** The keys one Provider instance is built with. */
 export interface KeyRing {
   /**
@@ -27,12 +34,21 @@ export interface KeyRing {
   readonly jwks: Jwk[];
   /** The newest active key: it signs access tokens. */
   readonly current: { kid: string; alg: KeyAlg };
+  /** What each key signs; a key absent from it signs nothing (verify-only). */
+  readonly signs: ReadonlyMap<string, readonly SignedToken[]>;
   /** Each published key and its state when the ring was built. */
   readonly states: ReadonlyMap<string, KeyState>;
   /** Milliseconds time of the next scheduled state change (activation, retirement, expiry). */
   readonly nextChangeAt: number | undefined;
   /** Changes whenever a key's state changes (triggers a Provider rebuild). */
   readonly fingerprint: string;
+}
+
+/** Whether the ring has an active key that signs ID tokens of `alg`. */
+export function signsIdTokensWith(ring: KeyRing, alg: string): boolean {
+  return ring.jwks.some(
+    (k) => k.alg === alg && ring.signs.get(String(k.kid))?.includes('id_token'),
+  );
 }
 
 export interface RotateOptions {
@@ -93,6 +109,9 @@ export function ringOf(keys: SigningKey[], now: number): KeyRing | undefined {
       ...others.map((k) => ({ ...k.privateJwk, key_ops: ['verify'] })),
     ],
     current: { kid: signing[0]!.kid, alg: signing[0]!.alg },
+    signs: new Map(
+      signing.map((k, i) => [k.kid, i === 0 ? ['access_token', 'id_token'] : ['id_token']]),
+    ),
     states,
     nextChangeAt: times.length ? Math.min(...times) : undefined,
     fingerprint: [...signing, ...others].map((k) => `${k.kid}:${states.get(k.kid)}`).join(','),

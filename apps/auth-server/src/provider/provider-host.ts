@@ -2,9 +2,17 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import Provider, { type Client } from 'oidc-provider';
 import type { Logger } from 'pino';
+import { accountClientMetadata } from '../mfa/account-routes.js';
+import type { ClientAuthLimiter } from './client-auth-limits.js';
 import { providerConfiguration, type ProviderSetup } from './configuration.js';
+import { introspectApiJwts } from './introspection.js';
+import { claimJtiOnce } from './replay-detection.js';
 import { watchGrantEvents, type GrantEventDeps } from './grant-events.js';
 import type { KeyManager, KeyRing } from './keys.js';
+import { advertiseResponseModes, removeFormPost } from './response-modes.js';
+import { prefilledUserCodePage } from './device-complete-uri.js';
+import { reportGrantedScope } from './token-scope.js';
+import { acceptApiTokensAtUserinfo } from './userinfo.js';
 
 /** SHA-256 hex: what the clients table stores instead of a client secret. */
 export function hashClientSecret(secret: string): string {
@@ -44,6 +52,8 @@ export interface ProviderHostOptions {
   keyManager: KeyManager;
   events: GrantEventDeps;
   logger: Logger;
+  /** Failed client authentications (CLIENT_AUTH_*); none: unlimited. */
+  clientAuthLimiter?: ClientAuthLimiter;
   /** Milliseconds clock the key states are computed with; default Date.now. */
   now?: () => number;
 }
@@ -70,12 +80,29 @@ function reuseClientInstances(provider: Provider, clients: ProviderSetup['client
 }
 
 function build(issuer: string, setup: ProviderSetup, options: ProviderHostOptions): Provider {
-  const provider = new Provider(issuer, providerConfiguration(setup));
+  // The account page's own client (README "Multi-factor sign-in"), not in the clients table.
+  const configuration = providerConfiguration(setup);
+  configuration.clients = [accountClientMetadata(issuer)];
+  const provider = new Provider(issuer, configuration);
   provider.proxy = false;
   Object.defineProperty(provider.Client.prototype, 'compareClientSecret', {
     value: compareHashedClientSecret,
   });
   reuseClientInstances(provider, setup.clients);
+  options.clientAuthLimiter?.watch(provider);
+  claimJtiOnce(provider, setup.db);
+  removeFormPost(provider);
+  provider.use(advertiseResponseModes);
+  provider.use(prefilledUserCodePage);
+  provider.use(reportGrantedScope);
+  const apiTokens = {
+    issuer,
+    apiAudience: setup.config.apiAudience,
+    keys: setup.keys,
+    denyList: setup.denyList,
+  };
+  provider.use(introspectApiJwts(apiTokens));
+  acceptApiTokensAtUserinfo(provider, apiTokens);
   watchGrantEvents(provider, options.events);
   return provider;
 }

@@ -37,6 +37,18 @@ export function memoizeInRequest<T>(key: string, load: () => Promise<T>): Promis
   return value;
 }
 
+const accountKey = (id: string) => `account:${id}`;
+
+/** The account `id` loaded once per request (findAccount, extraTokenClaims and the ID token). */
+export function memoizedAccount<T>(id: string, load: () => Promise<T>): Promise<T> {
+  return memoizeInRequest(accountKey(id), load);
+}
+
+/** An account already read in this request (with its token, by the OIDC adapter). */
+export function rememberAccount(id: string, account: unknown): void {
+  void memoizeInRequest(accountKey(id), () => Promise.resolve(account));
+}
+
 /**
  * Puts a value aside for one later `takeAside` of the same key within the current
  * request; outside a request nothing is kept. The OIDC adapter reads a token together

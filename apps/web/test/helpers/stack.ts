@@ -1,9 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { pino } from 'pino';
-import { parseAuthConfig, startAuthServer, type RunningAuthServer } from '@portcullis/auth-server';
+import type { RunningAuthServer } from '@portcullis/auth-server';
+import {
+  freePort,
+  startTestAuthServer,
+  TEST_API_AUDIENCE as API_AUDIENCE,
+} from '@portcullis/testing';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '@portcullis/api';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import {
@@ -12,22 +17,10 @@ import {
   type RunningWebServer,
   type WebConfig,
 } from '../../src/index.js';
+import { buildPage } from '../../../../infra/scripts/build.mjs';
 
-export const API_AUDIENCE = 'http://api.portcullis.test';
 /** Known to the tests so they can open the sealed cookies the browser holds. */
 export const COOKIE_KEY = 'test-cookie-key-0123456789abcdef0123456789';
-
-/** A free TCP port: the issuer and the redirect URI must be known before anything starts. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Stack {
   auth: RunningAuthServer;
@@ -54,7 +47,8 @@ let seq = 0;
  * The real authorization server, (optionally) the real API and the web app on one fresh
  * database, all addressed as `localhost` like a developer's browser would: the issuer
  * and the SPA's redirect URI are fixed before start, so their ports are picked first.
- * The SPA client is registered through the admin API, as an operator would.
+ * The SPA client is registered through the admin API, as an operator would. The page is
+ * built from its sources for this stack, as `pnpm build` builds it.
  */
 export async function startStack(
   options: { api?: boolean; refreshGraceMs?: number } = {},
@@ -65,19 +59,14 @@ export async function startStack(
   const database = await createTestDatabase();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'portcullis-web-'));
   const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
+  const pageDir = path.join(dataDir, 'page');
+  await buildPage(pageDir);
 
-  const auth = await startAuthServer(
-    parseAuthConfig({
-      NODE_ENV: 'test',
-      AUTH_PORT: String(authPort),
-      ADMIN_PORT: '0',
-      ISSUER: issuer,
-      API_AUDIENCE,
-      DATA_DIR: dataDir,
-      SEED_DEMO: 'false',
-    }),
-    { db: database.db, logger, print: () => {} },
+  const testAuth = await startTestAuthServer(
+    { AUTH_PORT: String(authPort), ISSUER: issuer },
+    { db: database.db, logger },
   );
+  const auth = testAuth.server;
 
   let api: RunningApiServer | undefined;
   let apiUrl = 'http://localhost:9';
@@ -97,14 +86,9 @@ export async function startStack(
   }
 
   async function admin(pathname: string, body: unknown) {
-    const res = await fetch(`${auth.adminUrl}${pathname}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${auth.adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
-    if (res.status !== 201) throw new Error(`${pathname}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
+    const { status, body: json } = await testAuth.admin('POST', pathname, body);
+    if (status !== 201) throw new Error(`${pathname}: ${status} ${JSON.stringify(json)}`);
+    return json as Record<string, unknown>;
   }
 
   const clientId = `web-${Date.now().toString(36)}`;
@@ -129,6 +113,7 @@ export async function startStack(
   });
   const web = await startWebServer(webConfig, {
     logger,
+    pageDir: pathToFileURL(`${pageDir}/`),
     ...(options.refreshGraceMs !== undefined ? { refreshGraceMs: options.refreshGraceMs } : {}),
   });
 
@@ -152,7 +137,7 @@ export async function startStack(
     async close() {
       await web.close();
       await api?.close();
-      await auth.close();
+      await testAuth.close();
       await database.close();
       await rm(dataDir, { recursive: true, force: true });
     },

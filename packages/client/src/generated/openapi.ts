@@ -624,6 +624,15 @@ export interface components {
       /** @description The version the change was based on; stale -> 409 */
       version?: number;
     };
+    StepUpError: {
+      /** @description The authorization request's `acr_values` */
+      acr_values: string;
+      /** @enum {string} */
+      error: 'insufficient_user_authentication';
+      /** @description The authorization request's `max_age`, seconds */
+      max_age?: number;
+      message: string;
+    };
     Upload: {
       caption: string | null;
       contentType: string;
@@ -768,16 +777,16 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Missing or invalid credential (`WWW-Authenticate: Bearer`) */
+      /** @description Missing or invalid credential (`WWW-Authenticate: Bearer`), or `insufficient_user_authentication`: sign in again with `acr_values` and `max_age` (RFC 9470; README "Step-up") */
       401: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] | components['schemas']['StepUpError'];
         };
       };
-      /** @description Authenticated but lacking the permission: exactly `{"error":"forbidden"}` */
+      /** @description Lacking the permission, or a credential that is no user sign-in (API key, client credentials): exactly `{"error":"forbidden"}` */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1921,16 +1930,16 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Missing or invalid credential (`WWW-Authenticate: Bearer`) */
+      /** @description Missing or invalid credential (`WWW-Authenticate: Bearer`), or `insufficient_user_authentication`: sign in again with `acr_values` and `max_age` (RFC 9470; README "Step-up") */
       401: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] | components['schemas']['StepUpError'];
         };
       };
-      /** @description Authenticated but lacking the permission: exactly `{"error":"forbidden"}` */
+      /** @description Lacking the permission, or a credential that is no user sign-in (API key, client credentials): exactly `{"error":"forbidden"}` */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2523,16 +2532,16 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Missing or invalid credential (`WWW-Authenticate: Bearer`) */
+      /** @description Missing or invalid credential (`WWW-Authenticate: Bearer`), or `insufficient_user_authentication`: sign in again with `acr_values` and `max_age` (RFC 9470; README "Step-up") */
       401: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': components['schemas']['Error'] | components['schemas']['StepUpError'];
         };
       };
-      /** @description Authenticated but lacking the permission: exactly `{"error":"forbidden"}` */
+      /** @description Lacking the permission, or a credential that is no user sign-in (API key, client credentials): exactly `{"error":"forbidden"}` */
       403: {
         headers: {
           [name: string]: unknown;

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 /**
  * Browser sessions and API keys (apps/api). Neither table holds a usable secret: a
  * session is found by the SHA-256 of its cookie value, an API key by the SHA-256 hex of
- * the key (spec §2 "API key record"), so a database dump signs nobody in.
+ * the key (docs/api-contracts.md, credentials), so a database dump signs nobody in.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('sessions', (t) => {

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 
 /**
- * Payments with their idempotency records, the event outbox and uploads (apps/api,
- * issue 7). Owners are token subjects (users or `client:` ids), as for orders: no
+ * Payments with their idempotency records, the event outbox and uploads
+ * (apps/api). Owners are token subjects (users or `client:` ids), as for orders: no
  * foreign key to users, so bookkeeping outlives a deleted user.
  */
 export async function up(knex: Knex): Promise<void> {

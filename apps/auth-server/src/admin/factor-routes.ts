@@ -1,0 +1,57 @@
+import type Router from '@koa/router';
+import type { AccountsRepo } from '@portcullis/accounts';
+import type { AuditRepo } from '../data/audit-repo.js';
+import type { MfaCore } from '../mfa/index.js';
+import { AdminError } from './errors.js';
+
+export interface FactorAdminDeps {
+  accounts: AccountsRepo;
+  audit: AuditRepo;
+  mfa: MfaCore;
+}
+
+/**
+ * A user's second factors (README "Multi-factor sign-in"): GET lists them, every kind
+ * (authenticator app, passkeys) and the recovery codes left; DELETE removes them all, for
+ * a user who lost them, with an `mfa_reset` audit row. The user then signs in with the
+ * password alone (unless a client requires a second factor) and may enrol again.
+ */
+export function factorRoutes(router: Router, deps: FactorAdminDeps): void {
+  async function userOf(id: string) {
+    const user = await deps.accounts.findById(id);
+    if (!user) throw new AdminError(404, 'not_found', 'no such user');
+    return user;
+  }
+
+  router.get('/admin/users/:id/factors', async function listFactors(ctx) {
+    const user = await userOf(ctx.params['id']!);
+    const [factors, left] = await Promise.all([
+      deps.mfa.factors.factorsOf(user.id),
+      deps.mfa.repo.countRecoveryCodes(user.id),
+    ]);
+    ctx.body = {
+      items: factors.map((f) => ({
+        kind: f.kind,
+        id: f.id,
+        name: f.name,
+        created_at: f.createdAt,
+        last_used_at: f.lastUsedAt,
+      })),
+      recovery_codes_remaining: left,
+    };
+  });
+
+  router.delete('/admin/users/:id/factors', async function resetFactors(ctx) {
+    const user = await userOf(ctx.params['id']!);
+    const removed = await deps.mfa.factors.removeAll(user.id);
+    const recoveryCodes = await deps.mfa.repo.deleteRecoveryCodes(user.id);
+    // An enrolment in progress is no factor yet, but goes too.
+    await deps.mfa.repo.deleteTotp(user.id);
+    await deps.audit.record({
+      kind: 'mfa_reset',
+      subject: user.id,
+      detail: { removed, recovery_codes: recoveryCodes },
+    });
+    ctx.body = { removed, recovery_codes_removed: recoveryCodes };
+  });
+}

@@ -1,0 +1,275 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type Router from '@koa/router';
+import type { AccountsRepo, SignInLimiter, User } from '@portcullis/accounts';
+import { ACR, acrSatisfies } from '@portcullis/claims';
+import type { Context, Middleware } from 'koa';
+import type { ClientMetadata } from 'oidc-provider';
+import type { AuditRepo } from '../data/audit-repo.js';
+import type { MfaRepo } from '../data/mfa-repo.js';
+import type { ProviderHost } from '../provider/provider-host.js';
+import { htmlHeaders } from '../security-headers.js';
+import type { FactorRegistry } from './factors.js';
+import type { RecoveryCodes } from './recovery-codes.js';
+import { qrSvg, type TotpService } from './totp.js';
+import { accountPage, accountSignInPage, recoveryCodesPage, totpEnrolPage } from './views.js';
+
+/**
+ * The account page (README "Multi-factor sign-in"): a user enrols, lists and removes
+ * second factors. Changing how one signs in needs a fresh sign-in (within
+ * FRESH_SIGN_IN_SECONDS, with the second factor when the user has one), read from
+ * oidc-provider's own session; /account/sign-in gets one through the auth server's own
+ * first-party client, ACCOUNT_CLIENT_ID, whose code is never redeemed: the session is
+ * what the page needs.
+ */
+export const FRESH_SIGN_IN_SECONDS = 5 * 60;
+export const ACCOUNT_CLIENT_ID = 'portcullis-account';
+const CALLBACK = '/account/callback';
+
+/** The static client of the account page (provider-host.ts adds it to the provider). */
+export function accountClientMetadata(issuer: string): ClientMetadata {
+  return {
+    client_id: ACCOUNT_CLIENT_ID,
+    client_name: 'Your account',
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+    redirect_uris: [`${issuer}${CALLBACK}`],
+    first_party: true,
+  };
+}
+
+export interface AccountUser {
+  user: User;
+  /** CSRF token of the account page's forms for this session. */
+  csrf: string;
+  /** Signed in within FRESH_SIGN_IN_SECONDS, with the second factor when the user has one. */
+  fresh: boolean;
+}
+
+export interface AccountDeps {
+  host: ProviderHost;
+  accounts: AccountsRepo;
+  audit: AuditRepo;
+  factors: FactorRegistry;
+  totp: TotpService;
+  recoveryCodes: RecoveryCodes;
+  repo: MfaRepo;
+  limiter: SignInLimiter;
+  csrfKey: string;
+}
+
+/** The account page's signed-in user (fresh or not), or undefined without a session. */
+export function createAccountOf(
+  deps: Pick<AccountDeps, 'host' | 'accounts' | 'factors' | 'csrfKey'>,
+) {
+  return async function accountOf(ctx: Context): Promise<AccountUser | undefined> {
+    const session = await deps.host.current.Session.get(ctx);
+    if (!session.accountId) return undefined;
+    const user = await deps.accounts.findById(session.accountId);
+    if (!user) return undefined;
+    const age = Math.floor(Date.now() / 1000) - (session.loginTs ?? 0);
+    const fresh =
+      age <= FRESH_SIGN_IN_SECONDS &&
+      (acrSatisfies(session.acr, ACR.mfa) || !(await deps.factors.hasSecondFactor(user.id)));
+    const csrf = createHmac('sha256', deps.csrfKey)
+      .update(`account:${session.uid}`)
+      .digest('base64url');
+    return { user, csrf, fresh };
+  };
+}
+
+function sameToken(expected: string, presented: unknown): boolean {
+  if (typeof presented !== 'string') return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(presented);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function accountRoutes(router: Router, deps: AccountDeps, form: Middleware) {
+  const accountOf = createAccountOf(deps);
+
+  function html(ctx: Context, status: number, body: string, passkeyScript = false) {
+    htmlHeaders(ctx, [], { passkeyScript });
+    ctx.status = status;
+    ctx.type = 'html';
+    ctx.body = body;
+  }
+
+  /** The fresh user of this request, or undefined after answering with the sign-in page. */
+  async function freshUser(ctx: Context, post: boolean): Promise<AccountUser | undefined> {
+    const account = await accountOf(ctx);
+    if (!account || !account.fresh) {
+      html(
+        ctx,
+        401,
+        accountSignInPage(
+          account
+            ? 'To change how you sign in, sign in again first (with your second factor if you have one).'
+            : 'Sign in to manage how you sign in.',
+        ),
+      );
+      return undefined;
+    }
+    if (post && !sameToken(account.csrf, (ctx.request.body as Record<string, unknown>)?.['csrf'])) {
+      html(ctx, 403, accountSignInPage('The form expired. Go back and try again.'));
+      return undefined;
+    }
+    return account;
+  }
+
+  async function showAccount(ctx: Context, account: AccountUser, notice?: string) {
+    const { user } = account;
+    const [factors, left, sections] = await Promise.all([
+      deps.factors.factorsOf(user.id),
+      deps.recoveryCodes.remaining(user.id),
+      Promise.all(deps.factors.kinds.map((k) => k.accountSection?.(user.id, account.csrf) ?? '')),
+    ]);
+    const totp = factors.find((f) => f.kind === 'totp');
+    html(
+      ctx,
+      200,
+      accountPage({
+        email: user.email,
+        csrf: account.csrf,
+        totp: totp && { enrolledAt: totp.createdAt },
+        recoveryCodesLeft: left,
+        hasFactor: factors.length > 0,
+        sections: sections.filter(Boolean),
+        notice,
+      }),
+      true,
+    );
+  }
+
+  router.get('/account', async function showAccountPage(ctx) {
+    const account = await freshUser(ctx, false);
+    if (account) await showAccount(ctx, account);
+  });
+
+  router.get('/account/sign-in', async function accountSignIn(ctx) {
+    const issuer = deps.host.current.issuer;
+    const challenge = createHash('sha256').update(randomBytes(32)).digest('base64url');
+    const url = new URL(`${issuer}/authorize`);
+    url.search = new URLSearchParams({
+      client_id: ACCOUNT_CLIENT_ID,
+      response_type: 'code',
+      redirect_uri: `${issuer}${CALLBACK}`,
+      scope: 'openid',
+      prompt: 'login',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    }).toString();
+    ctx.redirect(url.href);
+  });
+
+  router.get(CALLBACK, function accountCallback(ctx) {
+    ctx.redirect('/account');
+  });
+
+  router.post('/account/totp/start', form, async function startTotp(ctx) {
+    const account = await freshUser(ctx, true);
+    if (!account) return;
+    if (!(await deps.totp.start(account.user.id, account.user.email))) {
+      await showAccount(ctx, account, 'An authenticator app is already set up: remove it first.');
+      ctx.status = 409;
+      return;
+    }
+    ctx.redirect('/account/totp');
+    ctx.status = 303;
+  });
+
+  router.get('/account/totp', async function showTotpEnrolment(ctx) {
+    const account = await freshUser(ctx, false);
+    if (!account) return;
+    const enrolment = await deps.totp.pending(account.user.id, account.user.email);
+    if (!enrolment) return ctx.redirect('/account');
+    html(
+      ctx,
+      200,
+      totpEnrolPage({
+        csrf: account.csrf,
+        secret: enrolment.secret,
+        qrUrl: '/account/totp/qr.svg',
+      }),
+    );
+  });
+
+  router.get('/account/totp/qr.svg', async function totpQrCode(ctx) {
+    const account = await freshUser(ctx, false);
+    if (!account) return;
+    const enrolment = await deps.totp.pending(account.user.id, account.user.email);
+    if (!enrolment) return ctx.throw(404);
+    htmlHeaders(ctx);
+    ctx.type = 'image/svg+xml';
+    ctx.body = await qrSvg(enrolment.uri);
+  });
+
+  router.post('/account/totp/confirm', form, async function confirmTotp(ctx) {
+    const account = await freshUser(ctx, true);
+    if (!account) return;
+    const { user } = account;
+    const enrolment = await deps.totp.pending(user.id, user.email);
+    if (!enrolment) return ctx.redirect('/account');
+    const counted = await deps.limiter.begin(ctx.ip, user.id);
+    const page = (status: number, error: string) =>
+      html(
+        ctx,
+        status,
+        totpEnrolPage({
+          csrf: account.csrf,
+          secret: enrolment.secret,
+          qrUrl: '/account/totp/qr.svg',
+          error,
+        }),
+      );
+    if (counted.retryAfter > 0) {
+      ctx.set('Retry-After', String(counted.retryAfter));
+      return page(429, `Too many wrong codes. Try again in ${counted.retryAfter} seconds.`);
+    }
+    const code = (ctx.request.body as Record<string, unknown>)['code'];
+    const hadFactor = await deps.factors.hasSecondFactor(user.id);
+    if (!(await deps.totp.confirm(user.id, typeof code === 'string' ? code : ''))) {
+      return page(400, 'That code is not valid. Check the time on your device and try again.');
+    }
+    await counted.succeeded();
+    await deps.audit.record({ kind: 'mfa_enrolled', subject: user.id, detail: { factor: 'totp' } });
+    if (hadFactor && (await deps.recoveryCodes.remaining(user.id)) > 0) {
+      await showAccount(ctx, account, 'Your authenticator app is on.');
+      return;
+    }
+    const codes = await deps.recoveryCodes.generate(user.id);
+    await deps.audit.record({ kind: 'recovery_codes_generated', subject: user.id });
+    html(ctx, 200, recoveryCodesPage(codes, 'Your authenticator app is on.'));
+  });
+
+  router.post('/account/totp/remove', form, async function removeTotp(ctx) {
+    const account = await freshUser(ctx, true);
+    if (!account) return;
+    const { user } = account;
+    if (await deps.totp.remove(user.id)) {
+      await deps.audit.record({
+        kind: 'mfa_removed',
+        subject: user.id,
+        detail: { factor: 'totp' },
+      });
+    }
+    // Recovery codes stand in for a factor: with none left they would be a way in of their own.
+    if (!(await deps.factors.hasSecondFactor(user.id)))
+      await deps.repo.deleteRecoveryCodes(user.id);
+    await showAccount(ctx, account, 'The authenticator app is removed.');
+  });
+
+  router.post('/account/recovery-codes', form, async function regenerateRecoveryCodes(ctx) {
+    const account = await freshUser(ctx, true);
+    if (!account) return;
+    const { user } = account;
+    if (!(await deps.factors.hasSecondFactor(user.id))) {
+      await showAccount(ctx, account, 'Set up a second factor first.');
+      ctx.status = 409;
+      return;
+    }
+    const codes = await deps.recoveryCodes.generate(user.id);
+    await deps.audit.record({ kind: 'recovery_codes_generated', subject: user.id });
+    html(ctx, 200, recoveryCodesPage(codes, 'Your old recovery codes no longer work.'));
+  });
+}

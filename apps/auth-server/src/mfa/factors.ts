@@ -1,0 +1,68 @@
+/**
+ * The second factors a user can have, by kind: the authenticator app (totp.ts) and
+ * passkeys (passkeys.ts) register here, so the policy ("an enrolled user must use one"),
+ * the factor page, the account page and the admin API see every kind the same way.
+ * Recovery codes are not a factor of their own: they stand in for one.
+ */
+export interface FactorSummary {
+  kind: string;
+  /** Unique within its kind (for one passkey among several). */
+  id: string;
+  name: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export interface FactorKind {
+  kind: string;
+  /** The user's usable factors of this kind (enrolments in progress left out). */
+  list(userId: string): Promise<FactorSummary[]>;
+  /** Removes every factor of this kind the user has; returns how many. */
+  removeAll(userId: string): Promise<number>;
+  /**
+   * HTML offering this kind on the factor page (a form posting to the interaction), when
+   * the user has one; the page escapes nothing in it.
+   */
+  signInForm?(input: { uid: string; csrf: string; userId: string }): Promise<string>;
+  /**
+   * HTML offering to set this kind up on the factor page itself, shown to a user who has
+   * no factor yet and is asked for one; trusted like signInForm.
+   */
+  setupForm?(input: { uid: string; csrf: string; userId: string }): Promise<string>;
+  /**
+   * HTML of this kind's section of the account page (its forms carry `csrf`), trusted
+   * like signInForm; a section may load the page script (passkeys).
+   */
+  accountSection?(userId: string, csrf: string): Promise<string>;
+}
+
+export interface FactorRegistry {
+  register(kind: FactorKind): void;
+  readonly kinds: readonly FactorKind[];
+  /** Every usable second factor of the user, of every kind. */
+  factorsOf(userId: string): Promise<FactorSummary[]>;
+  hasSecondFactor(userId: string): Promise<boolean>;
+  /** Removes every factor of every kind; returns the count per kind. */
+  removeAll(userId: string): Promise<Record<string, number>>;
+}
+
+export function createFactorRegistry(): FactorRegistry {
+  const kinds: FactorKind[] = [];
+  const factorsOf = async (userId: string) =>
+    (await Promise.all(kinds.map((k) => k.list(userId)))).flat();
+  return {
+    register(kind) {
+      if (kinds.some((k) => k.kind === kind.kind)) throw new Error(`factor ${kind.kind} twice`);
+      kinds.push(kind);
+    },
+    kinds,
+    factorsOf,
+    async hasSecondFactor(userId) {
+      return (await factorsOf(userId)).length > 0;
+    },
+    async removeAll(userId) {
+      const counts = await Promise.all(kinds.map((k) => k.removeAll(userId)));
+      return Object.fromEntries(kinds.map((k, i) => [k.kind, counts[i]!]));
+    },
+  };
+}

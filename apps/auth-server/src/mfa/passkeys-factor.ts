@@ -1,0 +1,39 @@
+import type { PasskeysRepo } from '../data/passkeys-repo.js';
+import type { FactorKind } from './factors.js';
+import {
+  passkeyScriptTag,
+  passkeySetupForm,
+  passkeySignInForm,
+  passkeysSection,
+} from './passkeys-views.js';
+
+/**
+ * Passkeys as a second-factor kind (mfa/factors.ts): the policy counts them, the factor
+ * page offers "Use a passkey" (or "Add a passkey" to a user without any factor), the
+ * account page shows them, the admin API lists and removes them. A page showing these forms allows our script (htmlHeaders' passkeyScript).
+ */
+export function createPasskeyFactor(repo: PasskeysRepo): FactorKind {
+  return {
+    kind: 'passkey',
+    async list(userId) {
+      return (await repo.listByUser(userId)).map((p) => ({
+        kind: 'passkey',
+        id: p.id,
+        name: p.name,
+        createdAt: p.createdAt,
+        lastUsedAt: p.lastUsedAt,
+      }));
+    },
+    removeAll: (userId) => repo.removeAll(userId),
+    async signInForm(input) {
+      if ((await repo.listByUser(input.userId)).length === 0) return '';
+      return `${passkeySignInForm(input.uid, input.csrf, 'Use a passkey')}\n${passkeyScriptTag}`;
+    },
+    async setupForm(input) {
+      return `${passkeySetupForm(input.uid, input.csrf)}\n${passkeyScriptTag}`;
+    },
+    async accountSection(userId, csrf) {
+      return passkeysSection(await repo.listByUser(userId), csrf);
+    },
+  };
+}

@@ -1,0 +1,265 @@
+import type Router from '@koa/router';
+import type { AccountsRepo, SignInLimiter } from '@portcullis/accounts';
+import type { Context, Middleware } from 'koa';
+import type { Interaction } from 'oidc-provider';
+import type { Logger } from 'pino';
+import type { AuditRepo } from '../data/audit-repo.js';
+import type { ProviderHost } from '../provider/provider-host.js';
+import { htmlHeaders, httpOrigins } from '../security-headers.js';
+import type { FactorRegistry } from './factors.js';
+import type { RecoveryCodes } from './recovery-codes.js';
+import {
+  AMR,
+  pendingSignInOf,
+  type CompleteSignIn,
+  type FinishSignIn,
+  type PendingSignIn,
+} from './sign-in.js';
+import { qrSvg, type TotpService } from './totp.js';
+import { factorPage, recoveryCodesPage, totpEnrolPage } from './views.js';
+
+export interface SecondFactorDeps {
+  host: ProviderHost;
+  factors: FactorRegistry;
+  totp: TotpService;
+  recoveryCodes: RecoveryCodes;
+  completeSignIn: CompleteSignIn;
+  finishSignIn: FinishSignIn;
+  /** Failed second-factor codes per IP and per user (README "Multi-factor sign-in"). */
+  limiter: SignInLimiter;
+  audit: AuditRepo;
+  accounts: AccountsRepo;
+  logger: Logger;
+  csrfToken(uid: string): string;
+  checkCsrf(uid: string, presented: unknown): boolean;
+}
+
+const INVALID_CODE = 'That code is not valid. Try again.';
+
+/** The factor page of a pending sign-in: what this user can use, and a way out. */
+export async function renderFactorPage(
+  ctx: Context,
+  deps: SecondFactorDeps,
+  interaction: Interaction,
+  pending: PendingSignIn,
+  status = 200,
+  error?: string,
+): Promise<void> {
+  const client = await deps.host.current.Client.find(String(interaction.params['client_id']));
+  const csrf = deps.csrfToken(interaction.uid);
+  const [factors, recoveryLeft, otherForms] = await Promise.all([
+    deps.factors.factorsOf(pending.accountId),
+    deps.recoveryCodes.remaining(pending.accountId),
+    Promise.all(
+      deps.factors.kinds.map(
+        (k) =>
+          k.signInForm?.({ uid: interaction.uid, csrf, userId: pending.accountId }) ??
+          Promise.resolve(''),
+      ),
+    ),
+  ]);
+  const input = { uid: interaction.uid, csrf, userId: pending.accountId };
+  const setupForms =
+    factors.length > 0
+      ? []
+      : await Promise.all(deps.factors.kinds.map((k) => k.setupForm?.(input) ?? ''));
+  // Its forms end at the client's redirect_uri (CSP form-action follows the redirects).
+  htmlHeaders(ctx, httpOrigins(client?.redirectUris), {
+    passkeyScript: [...otherForms, ...setupForms].some(Boolean),
+  });
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.body = factorPage({
+    uid: interaction.uid,
+    csrf,
+    clientName: client?.clientName ?? client?.clientId ?? 'an application',
+    hasTotp: factors.some((f) => f.kind === 'totp'),
+    hasRecoveryCodes: factors.length > 0 && recoveryLeft > 0,
+    otherForms: otherForms.filter(Boolean),
+    setupForms: setupForms.filter(Boolean),
+    error,
+  });
+}
+
+/**
+ * POST /interaction/:uid/totp and /recovery: the second step of a sign-in. Only at a
+ * pending step, with the interaction's CSRF token, for the pending user's own factor;
+ * failures count per IP and per user like passwords (429 with Retry-After beyond).
+ */
+export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form: Middleware) {
+  async function pendingStep(ctx: Context) {
+    const interaction = await deps.host.current.interactionDetails(ctx.req, ctx.res);
+    const body = ctx.request.body as Record<string, unknown> | undefined;
+    if (!deps.checkCsrf(interaction.uid, body?.['csrf'])) {
+      htmlHeaders(ctx);
+      ctx.throw(403, 'form expired');
+    }
+    const pending = pendingSignInOf(interaction);
+    if (!pending) ctx.throw(400, 'not a second-factor step');
+    return { interaction, pending, body: body ?? {} };
+  }
+
+  async function attempt(
+    ctx: Context,
+    interaction: Interaction,
+    pending: PendingSignIn,
+    factor: string,
+    check: () => Promise<boolean>,
+  ): Promise<boolean> {
+    const counted = await deps.limiter.begin(ctx.ip, pending.accountId);
+    if (counted.retryAfter > 0) {
+      ctx.set('Retry-After', String(counted.retryAfter));
+      await renderFactorPage(
+        ctx,
+        deps,
+        interaction,
+        pending,
+        429,
+        `Too many wrong codes. Try again in ${counted.retryAfter} seconds.`,
+      );
+      return false;
+    }
+    if (await check()) {
+      await counted.succeeded();
+      return true;
+    }
+    deps.logger.warn({ event: 'mfa_failed', factor, ip: ctx.ip }, 'wrong second factor');
+    await deps.audit.record({
+      kind: 'mfa_failed',
+      subject: pending.accountId,
+      detail: { factor, ip: ctx.ip },
+    });
+    await renderFactorPage(ctx, deps, interaction, pending, 400, INVALID_CODE);
+    return false;
+  }
+
+  router.post('/interaction/:uid/totp', form, async function submitTotp(ctx) {
+    const { interaction, pending, body } = await pendingStep(ctx);
+    const code = typeof body['code'] === 'string' ? body['code'] : '';
+    if (
+      await attempt(ctx, interaction, pending, 'totp', () =>
+        deps.totp.verify(pending.accountId, code),
+      )
+    )
+      await deps.completeSignIn(ctx, interaction, { accountId: pending.accountId, amr: [AMR.otp] });
+  });
+
+  router.post('/interaction/:uid/recovery', form, async function submitRecoveryCode(ctx) {
+    const { interaction, pending, body } = await pendingStep(ctx);
+    const code = typeof body['recovery_code'] === 'string' ? body['recovery_code'] : '';
+    const used = await attempt(ctx, interaction, pending, 'recovery_code', async () =>
+      (await deps.factors.hasSecondFactor(pending.accountId))
+        ? deps.recoveryCodes.use(pending.accountId, code)
+        : false,
+    );
+    if (!used) return;
+    const left = await deps.recoveryCodes.remaining(pending.accountId);
+    await deps.audit.record({
+      kind: 'recovery_code_used',
+      subject: pending.accountId,
+      detail: { remaining: left },
+    });
+    await deps.completeSignIn(ctx, interaction, { accountId: pending.accountId, amr: [AMR.otp] });
+  });
+
+  /**
+   * A user without any second factor, at a sign-in that requires one (a require_mfa
+   * client, acr_values), sets up an authenticator app right here: the password was just
+   * given, and there is no existing factor to ask for. Refused once the user has any
+   * factor, so a password alone never adds one to an enrolled account.
+   */
+  async function enrolmentStep(ctx: Context, post: boolean) {
+    const interaction = await deps.host.current.interactionDetails(ctx.req, ctx.res);
+    const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+    if (post && !deps.checkCsrf(interaction.uid, body['csrf'])) ctx.throw(403, 'form expired');
+    const pending = pendingSignInOf(interaction);
+    if (!pending) ctx.throw(400, 'not a second-factor step');
+    if (await deps.factors.hasSecondFactor(pending.accountId))
+      ctx.throw(400, 'the account has a second factor: use it');
+    const user = await deps.accounts.findById(pending.accountId);
+    if (!user) ctx.throw(400, 'no such user');
+    return { interaction, pending, user, body };
+  }
+
+  async function showEnrolment(
+    ctx: Context,
+    interaction: Interaction,
+    secret: string,
+    status = 200,
+    error?: string,
+  ) {
+    const client = await deps.host.current.Client.find(String(interaction.params['client_id']));
+    htmlHeaders(ctx, httpOrigins(client?.redirectUris));
+    ctx.status = status;
+    ctx.type = 'html';
+    ctx.body = totpEnrolPage({
+      csrf: deps.csrfToken(interaction.uid),
+      secret,
+      qrUrl: `/interaction/${interaction.uid}/totp/qr.svg`,
+      action: `/interaction/${interaction.uid}/totp/confirm`,
+      cancelHref: `/interaction/${interaction.uid}`,
+      error,
+    });
+  }
+
+  router.post('/interaction/:uid/totp/start', form, async function startTotpAtSignIn(ctx) {
+    const { interaction, user } = await enrolmentStep(ctx, true);
+    const enrolment =
+      (await deps.totp.pending(user.id, user.email)) ??
+      (await deps.totp.start(user.id, user.email));
+    if (!enrolment) return ctx.throw(400, 'the account has a second factor: use it');
+    await showEnrolment(ctx, interaction, enrolment.secret);
+  });
+
+  router.get('/interaction/:uid/totp/qr.svg', async function totpQrAtSignIn(ctx) {
+    const { user } = await enrolmentStep(ctx, false);
+    const enrolment = await deps.totp.pending(user.id, user.email);
+    if (!enrolment) return ctx.throw(404);
+    htmlHeaders(ctx);
+    ctx.type = 'image/svg+xml';
+    ctx.body = await qrSvg(enrolment.uri);
+  });
+
+  router.post('/interaction/:uid/totp/confirm', form, async function confirmTotpAtSignIn(ctx) {
+    const { interaction, pending, user, body } = await enrolmentStep(ctx, true);
+    const enrolment = await deps.totp.pending(user.id, user.email);
+    if (!enrolment) return ctx.throw(400, 'no enrolment in progress');
+    const code = typeof body['code'] === 'string' ? body['code'] : '';
+    const counted = await deps.limiter.begin(ctx.ip, user.id);
+    if (counted.retryAfter > 0) {
+      ctx.set('Retry-After', String(counted.retryAfter));
+      return showEnrolment(
+        ctx,
+        interaction,
+        enrolment.secret,
+        429,
+        `Too many wrong codes. Try again in ${counted.retryAfter} seconds.`,
+      );
+    }
+    if (!(await deps.totp.confirm(user.id, code))) {
+      return showEnrolment(
+        ctx,
+        interaction,
+        enrolment.secret,
+        400,
+        'That code is not valid. Check the time on your device and try again.',
+      );
+    }
+    await counted.succeeded();
+    await deps.audit.record({ kind: 'mfa_enrolled', subject: user.id, detail: { factor: 'totp' } });
+    const codes = await deps.recoveryCodes.generate(user.id);
+    await deps.audit.record({ kind: 'recovery_codes_generated', subject: user.id });
+    // The sign-in is complete (password and this code); the codes are shown before going on.
+    const to = await deps.finishSignIn(interaction, {
+      accountId: pending.accountId,
+      amr: [AMR.otp],
+    });
+    const client = await deps.host.current.Client.find(String(interaction.params['client_id']));
+    htmlHeaders(ctx, httpOrigins(client?.redirectUris));
+    ctx.type = 'html';
+    ctx.body = recoveryCodesPage(codes, 'Your authenticator app is on.', {
+      href: to,
+      label: 'Continue',
+    });
+  });
+}

@@ -1,0 +1,179 @@
+import { ACR, acrSatisfies } from '@portcullis/claims';
+import type { Context } from 'koa';
+import { interactionPolicy, type Interaction, type KoaContextWithOIDC } from 'oidc-provider';
+import type { ProviderHost } from '../provider/provider-host.js';
+import type { FactorRegistry } from './factors.js';
+
+/**
+ * How a sign-in ends (README "Multi-factor sign-in"). RFC 8176 `amr` values:
+ * `pwd` a password, `otp` a one-time code (an authenticator app, or a recovery code that
+ * stands in for it), `hwk` / `swk` a passkey bound to one device / synced, `mfa` more
+ * than one factor. A passkey with user verification is possession plus a PIN or
+ * biometrics: `mfa` on its own. The `acr` follows from the amr: ACR.mfa with `mfa`,
+ * ACR.password otherwise (packages/claims, the strings the API's step-up compares).
+ */
+export const AMR = {
+  password: 'pwd',
+  otp: 'otp',
+  hardwareKey: 'hwk',
+  softwareKey: 'swk',
+  mfa: 'mfa',
+} as const;
+
+const POSSESSION: readonly string[] = [AMR.otp, AMR.hardwareKey, AMR.softwareKey];
+
+/** The amr (with `mfa` added for a password and a possession factor) and the acr it earns. */
+export function signInClass(amr: readonly string[]): { acr: string; amr: string[] } {
+  const all = [...new Set(amr)];
+  if (all.includes(AMR.password) && all.some((m) => POSSESSION.includes(m))) all.push(AMR.mfa);
+  const unique = [...new Set(all)];
+  return { acr: unique.includes(AMR.mfa) ? ACR.mfa : ACR.password, amr: unique };
+}
+
+type ClientLike = { metadata(): Record<string, unknown> } | undefined;
+
+/** Client metadata `require_mfa: true` (POST /admin/clients): every sign-in needs a second factor. */
+export const clientRequiresMfa = (client: ClientLike) => client?.metadata()['require_mfa'] === true;
+
+/**
+ * `acr_values` asking for ACR.mfa and not for anything weaker: the sign-in must have a
+ * second factor, even over a password-only session (OIDC Core §3.1.2.1 makes acr_values
+ * voluntary; Portcullis honours a request for the stronger class).
+ */
+export function acrValuesAskMfa(params: Record<string, unknown> | undefined): boolean {
+  const raw = params?.['acr_values'];
+  if (typeof raw !== 'string') return false;
+  const asked = raw.split(' ').filter(Boolean);
+  return asked.includes(ACR.mfa) && !asked.some((v) => !acrSatisfies(v, ACR.mfa));
+}
+
+export interface SecondFactorPolicy {
+  /** Whether a sign-in of `accountId` for this client and request needs a second factor. */
+  required(
+    accountId: string,
+    client: ClientLike,
+    params: Record<string, unknown> | undefined,
+  ): Promise<boolean>;
+}
+
+/** An enrolled user always; any user of a `require_mfa` client, or asked by acr_values. */
+export function createSecondFactorPolicy(factors: FactorRegistry): SecondFactorPolicy {
+  return {
+    async required(accountId, client, params) {
+      if (clientRequiresMfa(client) || acrValuesAskMfa(params)) return true;
+      return factors.hasSecondFactor(accountId);
+    },
+  };
+}
+
+export const SECOND_FACTOR_REASON = 'second_factor';
+
+/**
+ * oidc-provider's interaction policy with one more login check: a session without a
+ * second factor where one is required asks for the login prompt again. So no request
+ * reaches consent or a code (nor `prompt=none`, which gets login_required) on a
+ * password-only session of an enrolled user, of a require_mfa client or with acr_values
+ * asking for it, whatever pages were skipped.
+ */
+export function interactionPolicyWithSecondFactor(policy: SecondFactorPolicy) {
+  const base = interactionPolicy.base();
+  base.get('login')!.checks.add(
+    new interactionPolicy.Check(
+      SECOND_FACTOR_REASON,
+      'a second sign-in factor is required',
+      'login_required',
+      async (ctx: KoaContextWithOIDC) => {
+        const { session, client, params } = ctx.oidc;
+        if (!session?.accountId || acrSatisfies(session.acr, ACR.mfa)) return false;
+        return policy.required(session.accountId, client as ClientLike, params);
+      },
+    ),
+  );
+  return base;
+}
+
+/** A sign-in that passed its first factor and owes the second. */
+export interface PendingSignIn {
+  accountId: string;
+  amr: string[];
+}
+
+const PENDING = 'portcullis_second_factor';
+
+/**
+ * The pending second-factor step of an interaction, if it is at one: after a correct
+ * password (kept in the interaction's stored result, which oidc-provider ignores: only
+ * `login`, `consent` and `error` resolve anything), or when a signed-in session is asked
+ * for a second factor only (step-up: acr_values, a require_mfa client, a new enrolment).
+ */
+export function pendingSignInOf(interaction: Interaction): PendingSignIn | undefined {
+  if (interaction.prompt.name !== 'login') return undefined;
+  const stored = (interaction.result as Record<string, unknown> | undefined)?.[PENDING] as
+    PendingSignIn | undefined;
+  if (stored && typeof stored.accountId === 'string') return stored;
+  const reasons = interaction.prompt.reasons;
+  const session = interaction.session;
+  if (session?.accountId && reasons.length > 0 && reasons.every((r) => r === SECOND_FACTOR_REASON))
+    return { accountId: session.accountId, amr: session.amr ?? [AMR.password] };
+  return undefined;
+}
+
+/** The user owing a second factor at this interaction (passkeys' integration point). */
+export const pendingUserOf = (interaction: Interaction) => pendingSignInOf(interaction)?.accountId;
+
+export type CompleteSignIn = (
+  ctx: Context,
+  interaction: Interaction,
+  result: { accountId: string; amr: string[] },
+) => Promise<void>;
+
+/** completeSignIn without the redirect: where the browser goes next. */
+export type FinishSignIn = (
+  interaction: Interaction,
+  result: { accountId: string; amr: string[] },
+) => Promise<string>;
+
+export class SignInStepError extends Error {
+  override name = 'SignInStepError';
+  readonly status = 400;
+  readonly expose = true;
+}
+
+/**
+ * The one place a finished sign-in becomes oidc-provider's login result
+ * (`{ accountId, acr, amr }`): when the factors so far are not enough for this user,
+ * client and request, the interaction keeps them as pending and the browser goes to the
+ * factor page instead. A second factor must be the pending user's own.
+ */
+export function createFinishSignIn(deps: {
+  host: ProviderHost;
+  policy: SecondFactorPolicy;
+}): FinishSignIn {
+  return async function finishSignIn(interaction, { accountId, amr }) {
+    if (interaction.prompt.name !== 'login') throw new SignInStepError('not a sign-in step');
+    const pending = pendingSignInOf(interaction);
+    if (pending && pending.accountId !== accountId)
+      throw new SignInStepError('a factor of another user');
+    const signIn = signInClass([...(pending?.amr ?? []), ...amr]);
+    const remaining = interaction.exp - Math.floor(Date.now() / 1000);
+    if (signIn.acr !== ACR.mfa) {
+      const client = await deps.host.current.Client.find(String(interaction.params['client_id']));
+      if (await deps.policy.required(accountId, client, interaction.params)) {
+        interaction.result = { [PENDING]: { accountId, amr: signIn.amr } } as never;
+        await interaction.save(remaining);
+        return `/interaction/${interaction.uid}`;
+      }
+    }
+    // As oidc-provider's interactionResult does, on the interaction this request read.
+    interaction.result = { login: { accountId, acr: signIn.acr, amr: signIn.amr } };
+    await interaction.save(remaining);
+    return interaction.returnTo;
+  };
+}
+
+export function createCompleteSignIn(finishSignIn: FinishSignIn): CompleteSignIn {
+  return async function completeSignIn(ctx, interaction, result) {
+    ctx.redirect(await finishSignIn(interaction, result));
+    ctx.status = 303;
+  };
+}

@@ -1,0 +1,92 @@
+import { Secret, TOTP } from 'otpauth';
+import QRCode from 'qrcode';
+import type { MfaRepo } from '../data/mfa-repo.js';
+import { open, seal } from '../sealed.js';
+
+/**
+ * Authenticator apps (RFC 6238): SHA-1, 6 digits, 30 s, the parameters every app
+ * supports. A code is accepted for the current time step and one step either side
+ * (RFC 6238 §5.2: clock drift and typing time), and only for a step later than the last
+ * accepted one (§5.2: a code is used once), so a code seen over a shoulder is useless.
+ */
+const PERIOD = 30;
+const WINDOW = 1;
+const ISSUER = 'Portcullis';
+
+export interface TotpEnrolment {
+  /** Base32, for typing into the app by hand. */
+  secret: string;
+  /** The otpauth:// URI the QR code holds. */
+  uri: string;
+}
+
+export interface TotpService {
+  /** A new secret for `userId`, sealed and stored as an enrolment waiting for its first code. */
+  start(userId: string, label: string): Promise<TotpEnrolment | undefined>;
+  /** The enrolment in progress (to show again), or undefined. */
+  pending(userId: string, label: string): Promise<TotpEnrolment | undefined>;
+  /** A valid code for the enrolment in progress confirms it. */
+  confirm(userId: string, code: string): Promise<boolean>;
+  /** A valid, never used code of the user's confirmed app. */
+  verify(userId: string, code: string): Promise<boolean>;
+  remove(userId: string): Promise<boolean>;
+}
+
+const context = (userId: string) => `totp:${userId}`;
+const normalize = (code: string) => code.replace(/\s+/g, '');
+
+function enrolment(secret: Secret, label: string): TotpEnrolment {
+  const uri = new TOTP({ issuer: ISSUER, label, secret, period: PERIOD }).toString();
+  return { secret: secret.base32, uri };
+}
+
+/** The QR code of an otpauth URI, as an SVG document (served by us: the CSP allows images from 'self'). */
+export function qrSvg(uri: string): Promise<string> {
+  return QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+}
+
+/** `now`: the clock codes are checked against (tests move it by whole periods). */
+export function createTotpService(
+  repo: MfaRepo,
+  kek: Buffer,
+  now: () => number = Date.now,
+): TotpService {
+  /** The time step `code` belongs to, or undefined when it is not valid now. */
+  async function stepOf(
+    userId: string,
+    code: string,
+    state: 'pending' | 'confirmed',
+  ): Promise<number | undefined> {
+    const token = normalize(code);
+    if (!/^\d{6}$/.test(token)) return undefined;
+    const record = await repo.findTotp(userId);
+    if (!record || (record.confirmedAt !== null) !== (state === 'confirmed')) return undefined;
+    const secret = Secret.fromBase32(open(kek, context(userId), record.secretEnc));
+    const timestamp = now();
+    const delta = TOTP.validate({ token, secret, period: PERIOD, timestamp, window: WINDOW });
+    if (delta === null) return undefined;
+    return TOTP.counter({ period: PERIOD, timestamp }) + delta;
+  }
+
+  return {
+    async start(userId, label) {
+      const secret = new Secret({ size: 20 });
+      const stored = await repo.startTotp(userId, seal(kek, context(userId), secret.base32));
+      return stored ? enrolment(secret, label) : undefined;
+    },
+    async pending(userId, label) {
+      const record = await repo.findTotp(userId);
+      if (!record || record.confirmedAt) return undefined;
+      return enrolment(Secret.fromBase32(open(kek, context(userId), record.secretEnc)), label);
+    },
+    async confirm(userId, code) {
+      const step = await stepOf(userId, code, 'pending');
+      return step !== undefined && repo.useTotpStep(userId, step, false);
+    },
+    async verify(userId, code) {
+      const step = await stepOf(userId, code, 'confirmed');
+      return step !== undefined && repo.useTotpStep(userId, step, true);
+    },
+    remove: (userId) => repo.deleteTotp(userId),
+  };
+}

@@ -1,0 +1,37 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+/**
+ * Secrets at rest under KEY_ENCRYPTION_KEY (signing keys, TOTP secrets): AES-256-GCM
+ * with `context` (what the value belongs to, such as a key id) as additional data, so a
+ * ciphertext cannot be moved to another row. Format: `v1.<iv>.<ciphertext>.<tag>`,
+ * each base64url.
+ */
+export function seal(kek: Buffer, context: string, clear: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', kek, iv).setAAD(Buffer.from(context));
+  const ct = Buffer.concat([cipher.update(clear, 'utf8'), cipher.final()]);
+  return ['v1', iv, ct, cipher.getAuthTag()]
+    .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+    .join('.');
+}
+
+/** A sealed value that is not `v1.…` at all. */
+export class SealedFormatError extends Error {
+  override name = 'SealedFormatError';
+}
+
+/**
+ * Opens what `seal` made with the same key and context. Throws SealedFormatError for an
+ * unknown format, and the cipher's error when the key or context differ (or the value
+ * was tampered with).
+ */
+export function open(kek: Buffer, context: string, sealed: string): string {
+  const [version, iv, ct, tag] = sealed.split('.');
+  if (version !== 'v1' || !iv || !ct || !tag) throw new SealedFormatError('unknown format');
+  const decipher = createDecipheriv('aes-256-gcm', kek, Buffer.from(iv, 'base64url'))
+    .setAAD(Buffer.from(context))
+    .setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString(
+    'utf8',
+  );
+}

@@ -1,0 +1,783 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdir } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
+import { ACR } from '@portcullis/claims';
+import { isoCBOR } from '@simplewebauthn/server/helpers';
+import * as oidc from 'openid-client';
+import {
+  createUser,
+  decodeJwt,
+  discover,
+  freePort,
+  publicSpa,
+  startTestAuthServer,
+  type TestAuthServer,
+} from '@portcullis/testing';
+import {
+  addVirtualAuthenticator,
+  launchBrowser,
+  readmeScreenshot,
+  type Browser,
+  type CDPSession,
+  type Page,
+} from '@portcullis/testing/browser';
+import { createPasskeysRepo } from '../src/data/passkeys-repo.js';
+import { createPasskeyService, PasskeyError } from '../src/mfa/passkeys.js';
+
+// Passkeys in real Chromium (README "Passkeys"): a CDP virtual authenticator stands in for
+// the device. WebAuthn wants a secure context whose host is the RP id, so the server's
+// issuer is http://localhost:<port>.
+const DOCS_IMG = new URL('../../../docs/img/', import.meta.url);
+
+// A shared machine can be slow; a step that hangs fails first, naming itself (20 s).
+jest.setTimeout(60_000);
+
+let t: TestAuthServer;
+let browser: Browser;
+// The clients' redirect_uri: a page of the test's own, so the browser lands somewhere.
+let app: Server;
+let redirectUri: string;
+beforeAll(async () => {
+  await mkdir(DOCS_IMG, { recursive: true });
+  const port = await freePort();
+  t = await startTestAuthServer({ AUTH_PORT: String(port), ISSUER: `http://localhost:${port}` });
+  app = createServer((_req, res) => res.end('signed in'));
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  redirectUri = `http://localhost:${(app.address() as AddressInfo).port}/callback`;
+  browser = await launchBrowser();
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => app?.close(resolve));
+  await t?.close();
+});
+
+const client = () => publicSpa(t, { redirect_uris: [redirectUri], client_name: 'Example app' });
+
+interface Session {
+  page: Page;
+  cdp: CDPSession;
+  authenticatorId: string;
+  close(): Promise<void>;
+}
+
+/** A fresh browser profile with its own virtual authenticator. */
+async function openBrowser(): Promise<Session> {
+  // Small pages: the screenshots go into the README.
+  const context = await browser.newContext({ viewport: { width: 520, height: 720 } });
+  context.setDefaultTimeout(20_000);
+  const page = await context.newPage();
+  const { cdp, authenticatorId } = await addVirtualAuthenticator(page);
+
+  return { page, cdp, authenticatorId, close: () => context.close() };
+}
+
+/**
+ * A passkey of `userId` held by the session's authenticator and registered with the server
+ * (written to the table as enrolment would), for sign-in tests that need no enrolment.
+ */
+async function injectPasskey(
+  s: Session,
+  userId: string,
+  options: { userHandleOf?: string; signCount?: number; storedCounter?: number } = {},
+) {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = publicKey.export({ format: 'jwk' });
+  const id = randomBytes(16);
+  await s.cdp.send('WebAuthn.addCredential', {
+    authenticatorId: s.authenticatorId,
+    credential: {
+      credentialId: id.toString('base64'),
+      isResidentCredential: true,
+      rpId: 'localhost',
+      privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+      userHandle: Buffer.from(options.userHandleOf ?? userId).toString('base64'),
+      signCount: options.signCount ?? 0,
+    },
+  });
+  const cose = isoCBOR.encode(
+    new Map<number, number | Uint8Array>([
+      [1, 2],
+      [3, -7],
+      [-1, 1],
+      [-2, new Uint8Array(Buffer.from(jwk.x!, 'base64url'))],
+      [-3, new Uint8Array(Buffer.from(jwk.y!, 'base64url'))],
+    ]),
+  );
+  const credentialId = id.toString('base64url');
+  const created = await createPasskeysRepo(t.database.db).create({
+    id: credentialId,
+    userId,
+    name: 'Injected',
+    publicKey: Uint8Array.from(cose),
+    counter: options.storedCounter ?? 0,
+    transports: ['internal'],
+    deviceType: 'singleDevice',
+    backedUp: false,
+  });
+  expect(created).toBe(true);
+  return credentialId;
+}
+
+/** Starts a code flow in the page; returns what finishes it. */
+async function authorize(page: Page, clientId: string, extra: Record<string, string> = {}) {
+  const config = await discover(t, clientId);
+  const verifier = oidc.randomPKCECodeVerifier();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    scope: 'openid email api',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...extra,
+  });
+  await page.goto(url.href);
+  await page.waitForURL((u) => u.pathname.startsWith('/interaction/'));
+  return {
+    uid: new URL(page.url()).pathname.split('/')[2]!,
+    /** The tokens, and the sign-in they carry (ID token and access token agree). */
+    async tokens() {
+      await page.waitForURL((u) => u.href.startsWith(redirectUri));
+      const redirect = new URL(page.url());
+      const tokens = await oidc.authorizationCodeGrant(config, redirect, {
+        pkceCodeVerifier: verifier,
+      });
+      const id = decodeJwt(tokens.id_token!).payload;
+      const access = decodeJwt(tokens.access_token).payload;
+      expect({ acr: access.acr, amr: access.amr }).toEqual({ acr: id.acr, amr: id.amr });
+      return { sub: id.sub as string, acr: id.acr as string, amr: id.amr as string[] };
+    },
+  };
+}
+
+const passkeyButton = (page: Page) => page.getByRole('button', { name: 'Sign in with a passkey' });
+
+/**
+ * Clicks "Sign in with a passkey" and keeps what the page would post (the CSRF token and the
+ * assertion) instead of sending it: the test decides where it goes.
+ */
+async function captureAssertion(page: Page) {
+  const captured = new Promise<{ csrf: string; response: string }>((resolve) => {
+    void page.route(
+      (url) => url.pathname.endsWith('/passkey'),
+      async (route) => {
+        const form = new URLSearchParams(route.request().postData() ?? '');
+        resolve({ csrf: form.get('csrf')!, response: form.get('response')! });
+        // No content: the page stays where it is.
+        await route.fulfill({ status: 204 });
+      },
+    );
+  });
+  await passkeyButton(page).click();
+  const form = await captured;
+  await page.unroute((url) => url.pathname.endsWith('/passkey'));
+  return form;
+}
+
+/** POSTs a captured passkey form with the page's cookies; no redirects followed. */
+const postPasskey = (page: Page, uid: string, form: { csrf: string; response: string }) =>
+  page.request.post(`${t.issuer}/interaction/${uid}/passkey`, { form, maxRedirects: 0 });
+
+describe('passkey sign-in', () => {
+  test('a passkey alone signs in: no email typed, tokens with amr hwk+mfa and the mfa acr', async () => {
+    const user = await createUser(t);
+    const spa = await client();
+    const s = await openBrowser();
+    try {
+      await injectPasskey(s, user.id);
+      const flow = await authorize(s.page, spa.client_id);
+      await expect(passkeyButton(s.page).isVisible()).resolves.toBe(true);
+      await readmeScreenshot(s.page, new URL('passkey-sign-in.png', DOCS_IMG));
+      await passkeyButton(s.page).click();
+      await expect(flow.tokens()).resolves.toEqual({
+        sub: user.id,
+        acr: ACR.mfa,
+        amr: ['hwk', 'mfa'],
+      });
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a synced passkey is stored as backed up and signs in with amr swk', async () => {
+    const user = await createUser(t);
+    const spa = await client();
+    const s = await openBrowser();
+    try {
+      await s.cdp.send('WebAuthn.removeVirtualAuthenticator', {
+        authenticatorId: s.authenticatorId,
+      });
+      await addVirtualAuthenticator(s.page, {
+        defaultBackupEligibility: true,
+        defaultBackupState: true,
+      });
+      await accountPasswordSignIn(s.page, user);
+      await enrolPasskey(s.page, 'Synced');
+      const [stored] = await createPasskeysRepo(t.database.db).listByUser(user.id);
+      expect(stored).toMatchObject({ deviceType: 'multiDevice', backedUp: true });
+
+      const flow = await authorize(s.page, spa.client_id, { prompt: 'login' });
+      await passkeyButton(s.page).click();
+      await expect(flow.tokens()).resolves.toEqual({
+        sub: user.id,
+        acr: ACR.mfa,
+        amr: ['swk', 'mfa'],
+      });
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('the login page loads only our script file: script-src self, no inline script', async () => {
+    const spa = await client();
+    const s = await openBrowser();
+    try {
+      await authorize(s.page, spa.client_id);
+      const csp = (await s.page.reload())!.headers()['content-security-policy']!;
+      expect(csp).toContain("default-src 'none'; script-src 'self'; connect-src 'self';");
+      // A string, evaluated in the page: this file is compiled without the DOM library.
+      const scripts = await s.page.evaluate(
+        '[...document.scripts].map((e) => ({ src: e.getAttribute("src"), text: e.textContent }))',
+      );
+      expect(scripts).toEqual([{ src: '/passkeys.js', text: '' }]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a discoverable passkey whose user handle names another user is refused', async () => {
+    const owner = await createUser(t);
+    const other = await createUser(t);
+    const spa = await client();
+    const s = await openBrowser();
+    try {
+      await injectPasskey(s, owner.id, { userHandleOf: other.id });
+      await authorize(s.page, spa.client_id);
+      await passkeyButton(s.page).click();
+      await s.page.getByRole('heading', { name: 'Passkey not accepted' }).waitFor();
+      await expect(s.page.getByRole('alert').first().textContent()).resolves.toBe(
+        'This passkey belongs to another account.',
+      );
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+type User = Awaited<ReturnType<typeof createUser>>;
+
+/** Signs in at the account page with email and password; lands on /account. */
+async function accountPasswordSignIn(page: Page, user: User) {
+  await page.goto(`${t.issuer}/account/sign-in`);
+  await page.fill('input[name="email"]', user.email);
+  await page.fill('input[name="password"]', user.password);
+  await page.click('form:has(input[name="password"]) button[type="submit"]');
+  await page.waitForURL(`${t.issuer}/account`);
+}
+
+/** Signs in at the account page with a passkey alone; lands on /account. */
+async function accountPasskeySignIn(page: Page) {
+  await page.goto(`${t.issuer}/account/sign-in`);
+  await passkeyButton(page).click();
+  await page.waitForURL(`${t.issuer}/account`);
+}
+
+/** Adds a passkey named `name` from the account page, with the page's authenticator. */
+async function enrolPasskey(page: Page, name: string) {
+  await page.fill('#passkey-name', name);
+  await page.getByRole('button', { name: 'Add a passkey' }).click();
+  await page.getByRole('heading', { name: 'Passkey added' }).waitFor();
+  await expect(page.getByRole('status').textContent()).resolves.toContain(name);
+}
+
+const passkeyItems = (page: Page) => page.locator('#passkeys li strong').allTextContents();
+
+describe('passkeys from the account page', () => {
+  test('enrol, then sign in with the passkey alone and as the second factor after the password', async () => {
+    const user = await createUser(t);
+    const spa = await client();
+    const s = await openBrowser();
+    const repo = createPasskeysRepo(t.database.db);
+    try {
+      await accountPasswordSignIn(s.page, user);
+      await expect(s.page.locator('#passkeys').textContent()).resolves.toContain(
+        'No passkeys yet.',
+      );
+      await enrolPasskey(s.page, 'Laptop');
+      const [stored] = await repo.listByUser(user.id);
+      expect(stored).toMatchObject({
+        name: 'Laptop',
+        counter: expect.any(Number),
+        deviceType: 'singleDevice',
+        backedUp: false,
+        transports: ['internal'],
+        lastUsedAt: null,
+      });
+
+      // Changing factors now wants a sign-in with one: the passkey alone, no email typed.
+      await s.page.goto(`${t.issuer}/account`);
+      await expect(s.page.textContent('main')).resolves.toContain('sign in again first');
+      await accountPasskeySignIn(s.page);
+      expect(await passkeyItems(s.page)).toEqual(['Laptop']);
+      await readmeScreenshot(s.page, new URL('passkey-account.png', DOCS_IMG));
+
+      const alone = await authorize(s.page, spa.client_id, { prompt: 'login' });
+      await passkeyButton(s.page).click();
+      await expect(alone.tokens()).resolves.toEqual({
+        sub: user.id,
+        acr: ACR.mfa,
+        amr: ['hwk', 'mfa'],
+      });
+
+      // The password is no longer enough: the factor page offers the passkey.
+      const second = await authorize(s.page, spa.client_id, { prompt: 'login' });
+      await s.page.fill('input[name="email"]', user.email);
+      await s.page.fill('input[name="password"]', user.password);
+      await s.page.click('form:has(input[name="password"]) button[type="submit"]');
+      const usePasskey = s.page.getByRole('button', { name: 'Use a passkey' });
+      await usePasskey.waitFor();
+      await usePasskey.click();
+      await expect(second.tokens()).resolves.toEqual({
+        sub: user.id,
+        acr: ACR.mfa,
+        amr: ['pwd', 'hwk', 'mfa'],
+      });
+      const [used] = await repo.listByUser(user.id);
+      expect(used!.lastUsedAt).toBeInstanceOf(Date);
+      expect(used!.counter).toBeGreaterThan(stored!.counter);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('rename and remove; a removed passkey signs nobody in', async () => {
+    const user = await createUser(t);
+    const spa = await client();
+    const s = await openBrowser();
+    try {
+      await accountPasswordSignIn(s.page, user);
+      await enrolPasskey(s.page, 'Phone');
+      await accountPasskeySignIn(s.page);
+      // A second device: one authenticator holds one passkey per account (the server
+      // names the user's passkeys in excludeCredentials).
+      await s.cdp.send('WebAuthn.removeVirtualAuthenticator', {
+        authenticatorId: s.authenticatorId,
+      });
+      await addVirtualAuthenticator(s.page);
+      await enrolPasskey(s.page, 'Security key');
+      await s.page.goto(`${t.issuer}/account`);
+      expect(await passkeyItems(s.page)).toEqual(['Phone', 'Security key']);
+
+      const phone = s.page.locator('#passkeys li', { hasText: 'Phone' });
+      await phone.locator('input[name="name"]').fill('Work phone');
+      await phone.getByRole('button', { name: 'Rename' }).click();
+      await s.page.waitForURL(`${t.issuer}/account#passkeys`);
+      expect(await passkeyItems(s.page)).toEqual(['Work phone', 'Security key']);
+
+      for (const name of ['Work phone', 'Security key']) {
+        const item = s.page.locator('#passkeys li', { hasText: name });
+        await item.getByRole('button', { name: 'Remove' }).click();
+        await s.page.locator('#passkeys li', { hasText: name }).waitFor({ state: 'detached' });
+      }
+      await expect(s.page.locator('#passkeys').textContent()).resolves.toContain(
+        'No passkeys yet.',
+      );
+      await expect(createPasskeysRepo(t.database.db).listByUser(user.id)).resolves.toEqual([]);
+
+      // The authenticator still holds the credentials; the server no longer knows them.
+      await authorize(s.page, spa.client_id, { prompt: 'login' });
+      await passkeyButton(s.page).click();
+      await s.page.getByRole('heading', { name: 'Passkey not accepted' }).waitFor();
+      await expect(s.page.getByRole('alert').first().textContent()).resolves.toBe(
+        'This passkey is not registered here.',
+      );
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('step-up: a password session asked for the mfa acr finishes with a passkey', async () => {
+    const user = await createUser(t);
+    const spa = await client();
+    const s = await openBrowser();
+    try {
+      const first = await authorize(s.page, spa.client_id);
+      await s.page.fill('input[name="email"]', user.email);
+      await s.page.fill('input[name="password"]', user.password);
+      await s.page.click('form:has(input[name="password"]) button[type="submit"]');
+      await expect(first.tokens()).resolves.toMatchObject({ acr: ACR.password, amr: ['pwd'] });
+
+      await injectPasskey(s, user.id);
+      const stepUp = await authorize(s.page, spa.client_id, { acr_values: ACR.mfa });
+      // The session's password stands: only the second factor is asked for.
+      await s.page.getByRole('button', { name: 'Use a passkey' }).click();
+      await expect(stepUp.tokens()).resolves.toEqual({
+        sub: user.id,
+        acr: ACR.mfa,
+        amr: ['pwd', 'hwk', 'mfa'],
+      });
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('an account keeps at most 10 passkeys: the page says so', async () => {
+    const user = await createUser(t);
+    const s = await openBrowser();
+    const repo = createPasskeysRepo(t.database.db);
+    try {
+      await injectPasskey(s, user.id);
+      for (let i = 0; i < 9; i++) {
+        await repo.create({
+          id: randomBytes(16).toString('base64url'),
+          userId: user.id,
+          name: `Key ${i}`,
+          publicKey: new Uint8Array(randomBytes(77)),
+          counter: 0,
+          transports: [],
+          deviceType: 'multiDevice',
+          backedUp: true,
+        });
+      }
+      await accountPasskeySignIn(s.page);
+      await s.page.getByRole('button', { name: 'Add a passkey' }).click();
+      const error = s.page.locator('[data-passkey-error]:visible');
+      await error.waitFor();
+      await expect(error.textContent()).resolves.toBe(
+        'An account keeps at most 10 passkeys. Remove one first.',
+      );
+      expect(await repo.listByUser(user.id)).toHaveLength(10);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a user without a factor adds a passkey at a sign-in that requires one', async () => {
+    const user = await createUser(t);
+    const strict = await publicSpa(t, {
+      redirect_uris: [redirectUri],
+      client_name: 'Example app',
+      require_mfa: true,
+    });
+    const s = await openBrowser();
+    const signInWithPassword = async () => {
+      await s.page.fill('input[name="email"]', user.email);
+      await s.page.fill('input[name="password"]', user.password);
+      await s.page.click('form:has(input[name="password"]) button[type="submit"]');
+    };
+    try {
+      const flow = await authorize(s.page, strict.client_id);
+      await signInWithPassword();
+      await s.page.getByRole('button', { name: 'Set up an authenticator app' }).waitFor();
+      await s.page.getByRole('button', { name: 'Add a passkey' }).click();
+      await expect(flow.tokens()).resolves.toEqual({
+        sub: user.id,
+        acr: ACR.mfa,
+        amr: ['pwd', 'hwk', 'mfa'],
+      });
+      const repo = createPasskeysRepo(t.database.db);
+      expect(await repo.listByUser(user.id)).toEqual([
+        expect.objectContaining({ name: 'Passkey', deviceType: 'singleDevice' }),
+      ]);
+
+      // Now the password asks for that passkey, and a second one cannot be added this way.
+      const again = await authorize(s.page, strict.client_id, { prompt: 'login' });
+      await signInWithPassword();
+      await s.page.getByRole('button', { name: 'Use a passkey' }).waitFor();
+      await expect(s.page.getByRole('button', { name: 'Add a passkey' }).count()).resolves.toBe(0);
+      const csrf = await s.page.locator('input[name="csrf"]').first().inputValue();
+      const refused = await s.page.request.post(
+        `${t.issuer}/interaction/${again.uid}/passkey/register/options`,
+        { form: { csrf } },
+      );
+      expect(refused.status()).toBe(400);
+      expect((await refused.json()).error_description).toBe(
+        'A passkey is added here only at a sign-in of an account without a second factor.',
+      );
+      expect(await repo.listByUser(user.id)).toHaveLength(1);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("the admin API lists a user's passkeys and its reset removes them", async () => {
+    const user = await createUser(t);
+    const s = await openBrowser();
+    try {
+      const id = await injectPasskey(s, user.id);
+      const listed = await t.admin('GET', `/admin/users/${user.id}/factors`);
+      expect(listed.status).toBe(200);
+      expect(listed.body.items).toEqual([
+        expect.objectContaining({ kind: 'passkey', id, name: 'Injected' }),
+      ]);
+      const reset = await t.admin('DELETE', `/admin/users/${user.id}/factors`);
+      expect(reset.body.removed).toMatchObject({ passkey: 1 });
+      await expect(createPasskeysRepo(t.database.db).listByUser(user.id)).resolves.toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("another user's passkey is refused at the second-factor step", async () => {
+    const alice = await createUser(t);
+    const bob = await createUser(t);
+    const spa = await client();
+    const s = await openBrowser();
+    try {
+      const alices = await injectPasskey(s, alice.id);
+      const bobs = await injectPasskey(s, bob.id);
+      await authorize(s.page, spa.client_id);
+      await s.page.fill('input[name="email"]', alice.email);
+      await s.page.fill('input[name="password"]', alice.password);
+      // A tampered page (or a relayed assertion): the browser is told to use Bob's passkey.
+      const offered: { id: string }[][] = [];
+      await s.page.route(
+        (url) => url.pathname.endsWith('/passkey/options'),
+        async (route) => {
+          const options = await (await route.fetch()).json();
+          offered.push(options.allowCredentials);
+          await route.fulfill({
+            json: { ...options, allowCredentials: [{ id: bobs, type: 'public-key' }] },
+          });
+        },
+      );
+      await s.page.click('form:has(input[name="password"]) button[type="submit"]');
+      await s.page.getByRole('button', { name: 'Use a passkey' }).click();
+      await s.page.getByRole('heading', { name: 'Passkey not accepted' }).waitFor();
+      // The server offered Alice's passkey only.
+      expect(offered).toEqual([[expect.objectContaining({ id: alices })]]);
+      await expect(s.page.getByRole('alert').first().textContent()).resolves.toBe(
+        'This passkey belongs to another account.',
+      );
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("enrolment needs the account page's fresh session and its CSRF token", async () => {
+    const s = await openBrowser();
+    try {
+      const options = await s.page.request.post(`${t.issuer}/account/passkeys/options`, {
+        form: { csrf: 'x' },
+      });
+      expect(options.status()).toBe(403);
+      expect((await options.json()).error).toBe('invalid_request');
+      const enrol = await s.page.request.post(`${t.issuer}/account/passkeys`, {
+        form: { csrf: 'x', response: '{}', name: 'x' },
+        maxRedirects: 0,
+      });
+      expect(enrol.status()).toBe(403);
+      await accountPasswordSignIn(s.page, await createUser(t));
+      const forged = await s.page.request.post(`${t.issuer}/account/passkeys/options`, {
+        form: { csrf: 'forged' },
+      });
+      expect(forged.status()).toBe(403);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('passkey assertions are checked', () => {
+  test('a signature counter that does not grow is refused (a cloned authenticator)', async () => {
+    const user = await createUser(t);
+    const spa = await client();
+    const s = await openBrowser();
+    try {
+      // The server saw counter 10; this copy of the key is at 5 and signs 6.
+      await injectPasskey(s, user.id, { signCount: 5, storedCounter: 10 });
+      await authorize(s.page, spa.client_id);
+      await passkeyButton(s.page).click();
+      await s.page.getByRole('heading', { name: 'Passkey not accepted' }).waitFor();
+      await expect(s.page.getByRole('alert').first().textContent()).resolves.toBe(
+        'The passkey could not be verified.',
+      );
+      const [stored] = await createPasskeysRepo(t.database.db).listByUser(user.id);
+      expect(stored).toMatchObject({ counter: 10, lastUsedAt: null });
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a replayed assertion is refused: of the same response posted twice at once, one signs in', async () => {
+    const user = await createUser(t);
+    const spa = await client();
+    const s = await openBrowser();
+    try {
+      await injectPasskey(s, user.id);
+      const flow = await authorize(s.page, spa.client_id);
+      const form = await captureAssertion(s.page);
+      const answers = await Promise.all([
+        postPasskey(s.page, flow.uid, form),
+        postPasskey(s.page, flow.uid, form),
+      ]);
+      expect(answers.map((a) => a.status()).sort()).toEqual([303, 400]);
+      const refused = answers.find((a) => a.status() === 400)!;
+      expect(await refused.text()).toContain(
+        'This passkey request has expired or was already used.',
+      );
+      const later = await postPasskey(s.page, flow.uid, form);
+      expect(later.status()).toBe(400);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('an assertion made for another origin or relying party is refused', async () => {
+    const user = await createUser(t);
+    const spa = await client();
+    const s = await openBrowser();
+    const repo = createPasskeysRepo(t.database.db);
+    try {
+      await injectPasskey(s, user.id);
+      const flow = await authorize(s.page, spa.client_id);
+      const binding = `interaction:${flow.uid}`;
+      // The browser signed for this server's origin; a server at another origin (a
+      // phishing site relaying it) or with another RP id must not accept it.
+      const elsewhere = createPasskeyService(repo, {
+        rpId: 'localhost',
+        origin: 'http://localhost:1',
+        rpName: 'Elsewhere',
+      });
+      const first = await captureAssertion(s.page);
+      await expect(elsewhere.authenticate(binding, first.response)).rejects.toEqual(
+        new PasskeyError('verification_failed'),
+      );
+      // Its challenge was spent by that attempt: the right server refuses it too.
+      expect((await postPasskey(s.page, flow.uid, first)).status()).toBe(400);
+
+      await s.page.goto(`${t.issuer}/interaction/${flow.uid}`);
+      const otherRp = createPasskeyService(repo, {
+        rpId: 'example.com',
+        origin: t.issuer,
+        rpName: 'Elsewhere',
+      });
+      const second = await captureAssertion(s.page);
+      await expect(otherRp.authenticate(binding, second.response)).rejects.toEqual(
+        new PasskeyError('verification_failed'),
+      );
+
+      // A clientDataJSON edited to name another origin breaks the signature.
+      await s.page.goto(`${t.issuer}/interaction/${flow.uid}`);
+      const third = await captureAssertion(s.page);
+      const assertion = JSON.parse(third.response);
+      const clientData = JSON.parse(
+        Buffer.from(assertion.response.clientDataJSON, 'base64url').toString(),
+      );
+      assertion.response.clientDataJSON = Buffer.from(
+        JSON.stringify({ ...clientData, origin: 'http://localhost:1' }),
+      ).toString('base64url');
+      const edited = await postPasskey(s.page, flow.uid, {
+        csrf: third.csrf,
+        response: JSON.stringify(assertion),
+      });
+      expect(edited.status()).toBe(400);
+      expect(await edited.text()).toContain('The passkey could not be verified.');
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('one assertion posted to two instances at once signs in once', async () => {
+    const user = await createUser(t);
+    const spa = await client();
+    const s = await openBrowser();
+    // A second process of the same deployment: same database, issuer and cookie keys.
+    const port = await freePort();
+    const other = await t.startInstance({ AUTH_PORT: String(port), ISSUER: t.issuer });
+    try {
+      await injectPasskey(s, user.id);
+      const flow = await authorize(s.page, spa.client_id);
+      const form = await captureAssertion(s.page);
+      // Cookies are not port-bound: the interaction's cookie goes to both.
+      const answers = await Promise.all(
+        [t.issuer, `http://localhost:${port}`].map((base) =>
+          s.page.request.post(`${base}/interaction/${flow.uid}/passkey`, {
+            form,
+            maxRedirects: 0,
+          }),
+        ),
+      );
+      expect(answers.map((a) => a.status()).sort()).toEqual([303, 400]);
+      // Refused for its spent challenge (the counter check would catch it too, but not
+      // for a passkey that keeps no counter).
+      const refused = answers.find((a) => a.status() === 400)!;
+      expect(await refused.text()).toContain(
+        'This passkey request has expired or was already used.',
+      );
+    } finally {
+      await s.close();
+      await other.close();
+    }
+  });
+
+  test('an expired challenge is refused', async () => {
+    const user = await createUser(t);
+    const spa = await client();
+    const s = await openBrowser();
+    try {
+      await injectPasskey(s, user.id);
+      const flow = await authorize(s.page, spa.client_id);
+      const form = await captureAssertion(s.page);
+      // Three minutes later, as the database sees it.
+      await t.database.db.raw(
+        "update webauthn_challenges set expires_at = now() - interval '1 second' where binding = ?",
+        [`interaction:${flow.uid}`],
+      );
+      const late = await postPasskey(s.page, flow.uid, form);
+      expect(late.status()).toBe(400);
+      expect(await late.text()).toContain('This passkey request has expired or was already used.');
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('one sign-in holds at most 5 challenges: asking again drops the oldest', async () => {
+    const spa = await client();
+    const s = await openBrowser();
+    try {
+      const flow = await authorize(s.page, spa.client_id);
+      const csrf = await s.page.locator('input[name="csrf"]').first().inputValue();
+      const issued: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        const res = await s.page.request.post(
+          `${t.issuer}/interaction/${flow.uid}/passkey/options`,
+          { form: { csrf } },
+        );
+        expect(res.status()).toBe(200);
+        issued.push((await res.json()).challenge);
+      }
+      const rows = await t.database
+        .db('webauthn_challenges')
+        .where({ binding: `interaction:${flow.uid}` })
+        .pluck('challenge');
+      expect(rows.sort()).toEqual(issued.slice(3).sort());
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('garbage in the response field is a 400 page, not a 500', async () => {
+    const spa = await client();
+    const s = await openBrowser();
+    try {
+      const flow = await authorize(s.page, spa.client_id);
+      const csrf = await s.page.locator('input[name="csrf"]').first().inputValue();
+      for (const response of [
+        '',
+        'not json',
+        '{"id":"x"}',
+        JSON.stringify({ id: 'a'.repeat(5000) }),
+      ]) {
+        const res = await postPasskey(s.page, flow.uid, { csrf, response });
+        expect(res.status()).toBe(400);
+        expect(await res.text()).toContain('The passkey response is not valid.');
+      }
+      const forged = await postPasskey(s.page, flow.uid, { csrf: 'forged', response: '{}' });
+      expect(forged.status()).toBe(403);
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -1,0 +1,245 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import * as oidc from 'openid-client';
+import {
+  createClient,
+  createUser,
+  discover,
+  pkceSignIn,
+  REDIRECT_URI,
+  startTestAuthServer,
+  type TestAuthServer,
+  tokenRequest,
+} from '@portcullis/testing';
+import { registerClient } from '../src/admin/register-client.js';
+import { newClientSchema } from '../src/admin/schemas.js';
+
+const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+let t: TestAuthServer;
+let key: { privateKey: CryptoKey; publicKey: CryptoKey; jwk: JWK };
+
+beforeAll(async () => {
+  t = await startTestAuthServer();
+  const pair = await generateKeyPair('ES256', { extractable: true });
+  key = { ...pair, jwk: { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256' } };
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const keyClient = (extra: Record<string, unknown> = {}) =>
+  createClient(t, {
+    token_endpoint_auth_method: 'private_key_jwt',
+    jwks: { keys: [key.jwk] },
+    grant_types: ['client_credentials'],
+    roles: ['viewer'],
+    ...extra,
+  });
+
+const now = () => Math.floor(Date.now() / 1000);
+
+/** A client assertion as RFC 7523 describes it; `claims` overrides the defaults. */
+function assertion(clientId: string, claims: Record<string, unknown> = {}) {
+  return new SignJWT({
+    iss: clientId,
+    sub: clientId,
+    aud: t.issuer,
+    jti: randomUUID(),
+    iat: now(),
+    exp: now() + 60,
+    ...claims,
+  })
+    .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+    .sign(key.privateKey);
+}
+
+const withAssertion = (server: TestAuthServer, clientId: string, jwt: string) =>
+  tokenRequest(server, {
+    grant_type: 'client_credentials',
+    client_id: clientId,
+    client_assertion_type: ASSERTION_TYPE,
+    client_assertion: jwt,
+  });
+
+function expectRefused(res: Awaited<ReturnType<typeof tokenRequest>>) {
+  expect(res.status).toBe(401);
+  expect(res.body.error).toBe('invalid_client');
+  expect(res.body.access_token).toBeUndefined();
+}
+
+describe('private_key_jwt (RFC 7523)', () => {
+  test('discovery lists the method and its asymmetric algorithms', async () => {
+    const res = await fetch(`${t.issuer}/.well-known/openid-configuration`);
+    const doc = (await res.json()) as Record<string, string[]>;
+    expect(doc['token_endpoint_auth_methods_supported']).toContain('private_key_jwt');
+    expect(doc['token_endpoint_auth_signing_alg_values_supported']).toEqual([
+      'ES256',
+      'PS256',
+      'RS256',
+    ]);
+  });
+
+  test('client_credentials with openid-client PrivateKeyJwt; no secret is issued', async () => {
+    const client = await keyClient();
+    expect(client.client_secret).toBeUndefined();
+    expect(client['jwks']).toEqual({ keys: [key.jwk] });
+    const config = await discover(
+      t,
+      client.client_id,
+      undefined,
+      oidc.PrivateKeyJwt({ key: key.privateKey, kid: 'k1' }),
+    );
+    const tokens = await oidc.clientCredentialsGrant(config, { scope: 'api' });
+    expect(tokens.access_token).toBeTruthy();
+  });
+
+  test('authorization code flow of a confidential client with PrivateKeyJwt', async () => {
+    const client = await keyClient({
+      grant_types: ['authorization_code', 'refresh_token'],
+      redirect_uris: [REDIRECT_URI],
+      roles: undefined,
+      first_party: true,
+    });
+    const config = await discover(
+      t,
+      client.client_id,
+      undefined,
+      oidc.PrivateKeyJwt({ key: key.privateKey, kid: 'k1' }),
+    );
+    const user = await createUser(t);
+    const tokens = await pkceSignIn(config, user);
+    expect(tokens.access_token).toBeTruthy();
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(refreshed.access_token).toBeTruthy();
+  });
+
+  test('a client_secret_basic client keeps working', async () => {
+    const client = await createClient(t, {
+      grant_types: ['client_credentials'],
+      roles: ['viewer'],
+    });
+    const config = await discover(t, client.client_id, client.client_secret);
+    expect((await oidc.clientCredentialsGrant(config)).access_token).toBeTruthy();
+  });
+
+  test('a reused jti is refused', async () => {
+    const client = await keyClient();
+    const jwt = await assertion(client.client_id);
+    expect((await withAssertion(t, client.client_id, jwt)).status).toBe(200);
+    expectRefused(await withAssertion(t, client.client_id, jwt));
+  });
+
+  test('a jti used at one instance is refused at another on the same database', async () => {
+    const other = await t.startInstance();
+    try {
+      const client = await keyClient();
+      const jwt = await assertion(client.client_id);
+      expect((await withAssertion(t, client.client_id, jwt)).status).toBe(200);
+      expectRefused(await withAssertion(other, client.client_id, jwt));
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('one assertion sent to two instances at once is accepted once', async () => {
+    const other = await t.startInstance();
+    try {
+      const client = await keyClient();
+      await withAssertion(t, client.client_id, await assertion(client.client_id)); // warm both
+      await withAssertion(other, client.client_id, await assertion(client.client_id));
+      const jwt = await assertion(client.client_id);
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          withAssertion(i % 2 ? other : t, client.client_id, jwt),
+        ),
+      );
+      expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+      for (const refused of answers.filter((a) => a.status !== 200)) expectRefused(refused);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('aud other than the issuer identifier (RFC 7523bis) is refused', async () => {
+    const client = await keyClient();
+    for (const aud of [`${t.issuer}/token`, [t.issuer], 'https://other.example']) {
+      expectRefused(
+        await withAssertion(t, client.client_id, await assertion(client.client_id, { aud })),
+      );
+    }
+  });
+
+  test('an expired or far-future exp is refused', async () => {
+    const client = await keyClient();
+    const id = client.client_id;
+    expectRefused(
+      await withAssertion(t, id, await assertion(id, { iat: now() - 600, exp: now() - 300 })),
+    );
+    expectRefused(await withAssertion(t, id, await assertion(id, { exp: now() + 24 * 3600 })));
+  });
+
+  test('alg none and HS256 signed with the public key are refused', async () => {
+    const client = await keyClient();
+    const id = client.client_id;
+    const claims = { iss: id, sub: id, aud: t.issuer, jti: randomUUID(), exp: now() + 60 };
+    const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const unsigned = `${b64({ alg: 'none' })}.${b64(claims)}.`;
+    expectRefused(await withAssertion(t, id, unsigned));
+
+    const publicPem = new TextEncoder().encode(await exportSPKI(key.publicKey));
+    const hs = await new SignJWT({ ...claims, jti: randomUUID() })
+      .setProtectedHeader({ alg: 'HS256', kid: 'k1' })
+      .sign(publicPem);
+    expectRefused(await withAssertion(t, id, hs));
+  });
+
+  test('admin API: a private key, no keys, or a plain-http jwks_uri is a clear 422', async () => {
+    const privateJwk = await exportJWK(key.privateKey);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ jwks: { keys: [privateJwk] } }, 'register the public key only'],
+      [{ jwks: undefined }, 'exactly one of jwks and jwks_uri'],
+      [{ jwks: undefined, jwks_uri: 'http://keys.example/jwks' }, 'https'],
+      [{ token_endpoint_auth_signing_alg: 'HS256' }, ''],
+    ];
+    for (const [extra, message] of cases) {
+      const res = await t.admin('POST', '/admin/clients', {
+        token_endpoint_auth_method: 'private_key_jwt',
+        jwks: { keys: [key.jwk] },
+        grant_types: ['client_credentials'],
+        ...extra,
+      });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toBe('validation_failed');
+      expect(JSON.stringify(res.body)).toContain(message);
+    }
+    const secretClient = await t.admin('POST', '/admin/clients', {
+      grant_types: ['client_credentials'],
+      jwks: { keys: [key.jwk] },
+    });
+    expect(secretClient.status).toBe(422);
+  });
+
+  test('in production a jwks_uri must be https, even on localhost', async () => {
+    const input = newClientSchema.parse({
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks_uri: 'http://localhost:9/jwks',
+      grant_types: ['client_credentials'],
+    });
+    // Refused before the client is looked at or stored.
+    const register = registerClient(undefined as never, undefined as never, input, {
+      httpsJwksUriOnly: true,
+    });
+    await expect(register).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_client_metadata',
+      message: 'jwks_uri must be an https URL',
+    });
+  });
+
+  test('admin API: a localhost http jwks_uri is accepted outside production', async () => {
+    const client = await keyClient({ jwks: undefined, jwks_uri: 'http://localhost:9/jwks' });
+    expect(client['jwks_uri']).toBe('http://localhost:9/jwks');
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * What every app's config.ts parses alike: the variables each app reads, and the one way an
+ * environment is read (README "Configuration"). An app's own variables stay in its config.ts.
+ */
+import { z } from 'zod';
+import { ConfigError } from './lifecycle.js';
+
+/** NODE_ENV, DATA_DIR and LOG_LEVEL: read by every app. */
+export const processVariables = {
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  /** Embedded database, generated secrets, uploads. */
+  DATA_DIR: z.string().min(1).default('./data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+};
+
+export type ProcessSettings = Readonly<{
+  env: 'development' | 'test' | 'production';
+  dataDir: string;
+  logLevel: string;
+}>;
+
+/** An app's process settings from its parsed processVariables. */
+export function processSettingsOf(e: {
+  NODE_ENV: ProcessSettings['env'];
+  DATA_DIR: string;
+  LOG_LEVEL: string;
+}): ProcessSettings {
+  return { env: e.NODE_ENV, dataDir: e.DATA_DIR, logLevel: e.LOG_LEVEL };
+}
+
+/** ISSUER and API_AUDIENCE: the exact `iss` and `aud` of the API's access tokens. */
+export const tokenVariables = {
+  ISSUER: z.url().default('http://localhost:4000'),
+  API_AUDIENCE: z.url().default('http://localhost:3000'),
+};
+
+/** A port to listen on; 0 takes a free one (tests). */
+export const portVariable = (fallback: number) =>
+  z.coerce.number().int().min(0).max(65535).default(fallback);
+
+/**
+ * Parses `env` with `schema`. An empty variable counts as unset, as a shell `FOO= cmd` or a
+ * blank compose entry intends. Throws one ConfigError listing every problem, each naming
+ * its variable.
+ */
+export function parseEnvironment<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined>,
+): z.output<S> {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const result = schema.safeParse(present);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`));
+  }
+  return result.data;
+}

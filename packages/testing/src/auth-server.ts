@@ -1,0 +1,158 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import {
+  parseAuthConfig,
+  startAuthServer,
+  type AuthDeps,
+  type RunningAuthServer,
+} from '@portcullis/auth-server';
+import type { Db } from '@portcullis/db';
+import { createTestDatabase } from '@portcullis/db/testing';
+import { TEST_API_AUDIENCE } from './constants.js';
+
+/** Response bodies as tests read them: any shape, asserted by the test itself. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type JsonBody = Record<string, any>;
+
+export interface AdminResponse {
+  status: number;
+  body: JsonBody;
+  res: Response;
+}
+
+export interface TestAuthServer {
+  server: RunningAuthServer;
+  /** The server's database: its own fresh one, or the `db` it was given. */
+  database: { db: Db; close(): Promise<void> };
+  issuer: string;
+  apiAudience: string;
+  /** Every log line, parsed (only when the caller gave no logger). */
+  logs: Record<string, unknown>[];
+  /** A call of the admin API; `token: null` sends none. */
+  admin(
+    method: string,
+    pathname: string,
+    body?: unknown,
+    token?: string | null,
+  ): Promise<AdminResponse>;
+  /**
+   * Another instance of the same deployment, as a second process would run: on this
+   * server's database and DATA_DIR (so with the same generated cookie keys, admin token and
+   * key-encryption key), with this server's env and deps and the given ones over them, on
+   * ports of its own. The caller may close it; this server's close closes it too.
+   */
+  startInstance(env?: Record<string, string>, deps?: Partial<AuthDeps>): Promise<TestAuthServer>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the real authorization server with a DATA_DIR of its own and the test defaults
+ * (port 0, no demo seed, tokens for TEST_API_AUDIENCE); `env` overrides them. With
+ * `deps.db` it runs on that database (the API's tests share theirs) and leaves it open at
+ * close; otherwise it gets a fresh test database and drops it at close. A second instance
+ * on the same database: `startInstance` of the first.
+ */
+export async function startTestAuthServer(
+  env: Record<string, string> = {},
+  deps: Partial<AuthDeps> = {},
+): Promise<TestAuthServer> {
+  const ownDatabase = deps.db ? undefined : await createTestDatabase();
+  const db = deps.db ?? ownDatabase!.db;
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'portcullis-auth-'));
+  let instance: TestAuthServer;
+  try {
+    instance = await startInstance({ ...TEST_DEFAULTS, DATA_DIR: dataDir, ...env }, deps, db);
+  } catch (error) {
+    await rm(dataDir, { recursive: true, force: true });
+    await ownDatabase?.close();
+    throw error;
+  }
+  return {
+    ...instance,
+    database: ownDatabase ?? instance.database,
+    async close() {
+      await instance.close();
+      await ownDatabase?.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const TEST_DEFAULTS = {
+  NODE_ENV: 'test',
+  AUTH_PORT: '0',
+  ADMIN_PORT: '0',
+  API_AUDIENCE: TEST_API_AUDIENCE,
+  SEED_DEMO: 'false',
+};
+
+/** One running server on `db`; its DATA_DIR is in `env` and outlives it. */
+async function startInstance(
+  env: Record<string, string>,
+  deps: Partial<AuthDeps>,
+  db: Db,
+): Promise<TestAuthServer> {
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line));
+      cb();
+    },
+  });
+  const server = await startAuthServer(parseAuthConfig(env), {
+    logger: pino({ level: 'info' }, sink),
+    print: () => {},
+    ...deps,
+    db,
+  });
+  const others = new Set<TestAuthServer>();
+
+  async function admin(
+    method: string,
+    pathname: string,
+    body?: unknown,
+    token: string | null = server.adminToken,
+  ): Promise<AdminResponse> {
+    const headers: Record<string, string> = {};
+    if (token !== null) headers['authorization'] = `Bearer ${token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${server.adminUrl}${pathname}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined, res };
+  }
+
+  return {
+    server,
+    database: { db, close: async () => {} },
+    issuer: server.issuer,
+    apiAudience: env['API_AUDIENCE']!,
+    logs,
+    admin,
+    async startInstance(overrides = {}, moreDeps = {}) {
+      const other = await startInstance(
+        { ...env, AUTH_PORT: '0', ADMIN_PORT: '0', ...overrides },
+        { ...deps, ...moreDeps },
+        db,
+      );
+      others.add(other);
+      return {
+        ...other,
+        async close() {
+          if (others.delete(other)) await other.close();
+        },
+      };
+    },
+    async close() {
+      await Promise.all([...others].map((other) => other.close()));
+      others.clear();
+      await server.close();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * What the tests of every app share: the one way to start a real authorization server (and
+ * more instances of it), users and clients made through its admin API, sign-ins driven
+ * through its pages, a test issuer for tokens the real one never signs, a browser-like
+ * cookie jar, and the test audience. Test files import it as `@portcullis/testing`.
+ */
+export {
+  startTestAuthServer,
+  type AdminResponse,
+  type JsonBody,
+  type TestAuthServer,
+} from './auth-server.js';
+export { TEST_API_AUDIENCE } from './constants.js';
+export {
+  browser,
+  CookieJar,
+  type Browser,
+  type BrowserOptions,
+  type StoredCookie,
+} from './cookie-jar.js';
+export {
+  startJwksServer,
+  startTestIssuer,
+  type JwksServer,
+  type TestIssuer,
+  type TokenOptions,
+} from './issuer.js';
+export {
+  createClient,
+  createUser,
+  decodeJwt,
+  discover,
+  publicSpa,
+  PUBLIC_SPA_METADATA,
+  REDIRECT_URI,
+  tokenRequest,
+} from './factories.js';
+export { accountSignIn, enrolTotp, submitSecondFactor, totpCode } from './mfa.js';
+export { fetchFrom, freePort } from './net.js';
+export { until } from './poll.js';
+export { deleteRedisKeys } from './redis.js';
+export {
+  approveDevice,
+  browserLogin,
+  pkceSignIn,
+  submitDeviceCode,
+  type BrowserLoginOptions,
+} from './sign-in.js';

@@ -1,0 +1,16 @@
+/**
+ * Calls `probe` every 100 ms until its value is `ok` or `ms` have passed; returns the last
+ * value, for the test to assert on (so a timeout fails with what was seen).
+ */
+export async function until<T>(
+  probe: () => Promise<T>,
+  ok: (value: T) => boolean,
+  ms: number,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (ok(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
