@@ -184,6 +184,7 @@ export const sections: Record<string, () => Promise<Row[]>> = {
           section: 'http',
           metric: 'JWT / bare Koa by server CPU per request',
           value: ratio(bare.cpuUsPerRequest!, authed.cpuUsPerRequest!),
+          goal: '>= 0.5',
         },
         {
           section: 'http',
@@ -453,6 +454,7 @@ export const sections: Record<string, () => Promise<Row[]>> = {
             section: 'refresh',
             metric: `${alg} PostgreSQL / in-memory`,
             value: median(rates[0]!.map((r, i) => ratio(r, rates[1]![i]!))),
+            goal: '>= 0.8',
           },
           {
             section: 'refresh',
@@ -686,7 +688,7 @@ export const sections: Record<string, () => Promise<Row[]>> = {
           section: 'logins',
           metric: 'logins / bare verify',
           value: ratio(loginsPerVerify, 1),
-          goal: '>= 0.9',
+          goal: '>= 0.95',
         },
       ];
     } finally {

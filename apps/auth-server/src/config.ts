@@ -14,6 +14,8 @@ import {
   portVariable,
   processSettingsOf,
   processVariables,
+  webOriginOf,
+  webVariables,
   tokenVariables,
   type ProcessSettings,
 } from '@portcullis/observability';
@@ -62,6 +64,8 @@ const schema = z
     SIGNING_KEY_PUBLISH_LEAD: z.coerce.number().int().min(1).max(86_400).default(60),
     ALERT_WEBHOOK_URL: z.url().optional(),
     SEED_DEMO: boolean.optional(),
+    /** The browser demo's origin: the seed registers `${origin}/callback` for demo-spa. */
+    ...webVariables,
     /** Comma-separated secrets for signing cookies; generated in development when absent. */
     COOKIE_KEYS: z.string().min(32).optional(),
     /** 32 bytes, base64url: encrypts signing keys at rest; generated under DATA_DIR outside production. */
@@ -127,6 +131,8 @@ type OwnConfig = Readonly<{
   signingKeyPublishLead: number;
   alertWebhookUrl: string | undefined;
   seedDemo: boolean;
+  /** The browser demo's origin (WEB_ORIGIN, or http://localhost:$WEB_PORT), for the seed. */
+  demoWebOrigin: string;
   cookieKeys: string[] | undefined;
   keyEncryptionKey: string | undefined;
   /** WEBAUTHN_RP_ID; unset: the issuer's host. */
@@ -163,6 +169,7 @@ export function parseAuthConfig(env: Record<string, string | undefined>): AuthCo
     signingKeyPublishLead: e.SIGNING_KEY_PUBLISH_LEAD,
     alertWebhookUrl: e.ALERT_WEBHOOK_URL,
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV === 'development',
+    demoWebOrigin: webOriginOf(e),
     cookieKeys: e.COOKIE_KEYS?.split(',').map((k) => k.trim()),
     keyEncryptionKey: e.KEY_ENCRYPTION_KEY,
     webauthnRpId: e.WEBAUTHN_RP_ID,

@@ -25,6 +25,8 @@ export interface SeedDeps {
   accounts: AccountsRepo;
   clients: ClientsRepo;
   host: ProviderHost;
+  /** The browser demo's origin: demo-spa's redirect URI is `${webOrigin}/callback`. */
+  webOrigin: string;
   print: (text: string) => void;
 }
 
@@ -47,8 +49,8 @@ export async function seedDemo(deps: SeedDeps): Promise<boolean> {
     client_id: 'demo-spa',
     client_name: 'Portcullis demo SPA',
     token_endpoint_auth_method: 'none',
-    redirect_uris: ['http://localhost:5173/callback'],
-    post_logout_redirect_uris: ['http://localhost:5173/'],
+    redirect_uris: [`${deps.webOrigin}/callback`],
+    post_logout_redirect_uris: [`${deps.webOrigin}/`],
     grant_types: ['authorization_code', 'refresh_token'],
   });
   const service = await register({
@@ -71,7 +73,7 @@ export async function seedDemo(deps: SeedDeps): Promise<boolean> {
     ...DEMO_USERS.map(
       (u) => `  user    ${u.email.padEnd(20)} password ${u.password}  roles ${u.roles.join(',')}`,
     ),
-    '  client  demo-spa      public, PKCE, redirect http://localhost:5173/callback',
+    `  client  demo-spa      public, PKCE, redirect ${deps.webOrigin}/callback`,
     `  client  demo-service  confidential, client_credentials, roles editor${
       service?.clientSecret ? `\n          client_secret ${service.clientSecret}` : ''
     }`,

@@ -253,7 +253,8 @@ export async function startAuthServer(
 
   if (config.seedDemo) {
     const print = deps.print ?? ((text: string) => process.stdout.write(`${text}\n`));
-    if (await seedDemo({ accounts, clients, host, print })) logger.info('demo data seeded');
+    if (await seedDemo({ accounts, clients, host, webOrigin: config.demoWebOrigin, print }))
+      logger.info('demo data seeded');
   }
 
   const timers = [

@@ -1,7 +1,4 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { ACR } from '@portcullis/claims';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
@@ -12,14 +9,15 @@ import {
   discover,
   freePort,
   publicSpa,
-  startTestAuthServer,
   type TestAuthServer,
 } from '@portcullis/testing';
 import {
   addVirtualAuthenticator,
-  launchBrowser,
   readmeScreenshot,
+  README_IMG,
+  startBrowserSignIn,
   type Browser,
+  type BrowserSignIn,
   type CDPSession,
   type Page,
 } from '@portcullis/testing/browser';
@@ -29,30 +27,19 @@ import { createPasskeyService, PasskeyError } from '../src/mfa/passkeys.js';
 // Passkeys in real Chromium (README "Passkeys"): a CDP virtual authenticator stands in for
 // the device. WebAuthn wants a secure context whose host is the RP id, so the server's
 // issuer is http://localhost:<port>.
-const DOCS_IMG = new URL('../../../docs/img/', import.meta.url);
 
 // A shared machine can be slow; a step that hangs fails first, naming itself (20 s).
 jest.setTimeout(60_000);
 
 let t: TestAuthServer;
 let browser: Browser;
-// The clients' redirect_uri: a page of the test's own, so the browser lands somewhere.
-let app: Server;
 let redirectUri: string;
+let stack: BrowserSignIn;
 beforeAll(async () => {
-  await mkdir(DOCS_IMG, { recursive: true });
-  const port = await freePort();
-  t = await startTestAuthServer({ AUTH_PORT: String(port), ISSUER: `http://localhost:${port}` });
-  app = createServer((_req, res) => res.end('signed in'));
-  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-  redirectUri = `http://localhost:${(app.address() as AddressInfo).port}/callback`;
-  browser = await launchBrowser();
+  stack = await startBrowserSignIn();
+  ({ auth: t, browser, redirectUri } = stack);
 }, 90_000);
-afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => app?.close(resolve));
-  await t?.close();
-});
+afterAll(() => stack?.close());
 
 const client = () => publicSpa(t, { redirect_uris: [redirectUri], client_name: 'Example app' });
 
@@ -188,7 +175,7 @@ describe('passkey sign-in', () => {
       await injectPasskey(s, user.id);
       const flow = await authorize(s.page, spa.client_id);
       await expect(passkeyButton(s.page).isVisible()).resolves.toBe(true);
-      await readmeScreenshot(s.page, new URL('passkey-sign-in.png', DOCS_IMG));
+      await readmeScreenshot(s.page, new URL('passkey-sign-in.png', README_IMG));
       await passkeyButton(s.page).click();
       await expect(flow.tokens()).resolves.toEqual({
         sub: user.id,
@@ -320,7 +307,7 @@ describe('passkeys from the account page', () => {
       await expect(s.page.textContent('main')).resolves.toContain('sign in again first');
       await accountPasskeySignIn(s.page);
       expect(await passkeyItems(s.page)).toEqual(['Laptop']);
-      await readmeScreenshot(s.page, new URL('passkey-account.png', DOCS_IMG));
+      await readmeScreenshot(s.page, new URL('passkey-account.png', README_IMG));
 
       const alone = await authorize(s.page, spa.client_id, { prompt: 'login' });
       await passkeyButton(s.page).click();

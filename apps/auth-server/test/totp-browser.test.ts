@@ -1,42 +1,33 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import {
   createUser,
   discover,
-  freePort,
   publicSpa,
-  startTestAuthServer,
   totpCode,
   type TestAuthServer,
 } from '@portcullis/testing';
-import { launchBrowser, readmeScreenshot, type Browser } from '@portcullis/testing/browser';
+import {
+  readmeScreenshot,
+  README_IMG,
+  startBrowserSignIn,
+  type Browser,
+  type BrowserSignIn,
+} from '@portcullis/testing/browser';
 
 // The authenticator app in real Chromium (README "Multi-factor sign-in"): the pages'
 // CSP, the QR image and every redirect as a browser applies them (the cookie-jar tests of
 // mfa.test.ts do not check those). Codes are computed here from the key the page shows.
-const DOCS_IMG = new URL('../../../docs/img/', import.meta.url);
 
 let t: TestAuthServer;
 let browser: Browser;
-let app: Server;
 let redirectUri: string;
+let stack: BrowserSignIn;
 beforeAll(async () => {
-  await mkdir(DOCS_IMG, { recursive: true });
-  const port = await freePort();
-  t = await startTestAuthServer({ AUTH_PORT: String(port), ISSUER: `http://localhost:${port}` });
-  app = createServer((_req, res) => res.end('signed in'));
-  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-  redirectUri = `http://localhost:${(app.address() as AddressInfo).port}/callback`;
-  browser = await launchBrowser();
+  stack = await startBrowserSignIn();
+  ({ auth: t, browser, redirectUri } = stack);
 }, 90_000);
-afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => app?.close(resolve));
-  await t?.close();
-});
+afterAll(() => stack?.close());
 
 test('enrol an authenticator app on the account page, then sign in with a code', async () => {
   const user = await createUser(t);
@@ -60,7 +51,7 @@ test('enrol an authenticator app on the account page, then sign in with a code',
       await qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
     ).toBeGreaterThan(0);
     const secret = (await page.locator('#totp-secret').innerText()).replaceAll(' ', '');
-    await readmeScreenshot(page, new URL('totp-enrol.png', DOCS_IMG));
+    await readmeScreenshot(page, new URL('totp-enrol.png', README_IMG));
     await page.fill('input[name="code"]', totpCode(secret));
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
@@ -85,7 +76,7 @@ test('enrol an authenticator app on the account page, then sign in with a code',
       await signIn.fill('input[name="password"]', user.password);
       await signIn.click('form:has(input[name="password"]) button[type="submit"]');
       await signIn.getByLabel('Code from your authenticator app').waitFor();
-      await readmeScreenshot(signIn, new URL('totp-sign-in.png', DOCS_IMG));
+      await readmeScreenshot(signIn, new URL('totp-sign-in.png', README_IMG));
       // The enrolment used this period's code: the next period's is accepted once.
       await signIn.fill('input[name="code"]', totpCode(secret, Date.now() + 30_000));
       await signIn.getByRole('button', { name: 'Verify' }).click();

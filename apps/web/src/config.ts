@@ -2,17 +2,14 @@ import { z } from 'zod';
 import {
   ConfigError,
   parseEnvironment,
-  portVariable,
   processSettingsOf,
   processVariables,
   tokenVariables,
   type ProcessSettings,
+  webOriginOf,
+  webVariables,
 } from '@portcullis/observability';
 
-/** An origin: scheme, host and port only (no path, no trailing slash). */
-const origin = z
-  .url()
-  .refine((v) => new URL(v).origin === v, 'must be an origin such as http://localhost:5173');
 /** A base URL; a trailing slash is dropped so paths can be appended. */
 const baseUrl = z.url().transform((v) => v.replace(/\/+$/, ''));
 
@@ -20,12 +17,8 @@ const schema = z
   .object({
     /** NODE_ENV, DATA_DIR, LOG_LEVEL: read alike by every app. */
     ...processVariables,
-    WEB_PORT: portVariable(5173),
-    /**
-     * The public origin of this app: the redirect URI is `${WEB_ORIGIN}/callback`.
-     * Unset: http://localhost:$WEB_PORT, where this app listens.
-     */
-    WEB_ORIGIN: origin.optional(),
+    /** Where this app listens, and its public origin (the redirect URI's). */
+    ...webVariables,
     ISSUER: baseUrl.default('http://localhost:4000'),
     /** Where the browser calls the API (directly, with the in-memory access token). */
     API_URL: baseUrl.default('http://localhost:3000'),
@@ -42,7 +35,7 @@ const schema = z
   })
   .transform((env) => ({
     ...env,
-    WEB_ORIGIN: env.WEB_ORIGIN ?? `http://localhost:${env.WEB_PORT}`,
+    WEB_ORIGIN: webOriginOf(env),
   }))
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;

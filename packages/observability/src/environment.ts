@@ -39,6 +39,24 @@ export const portVariable = (fallback: number) =>
   z.coerce.number().int().min(0).max(65535).default(fallback);
 
 /**
+ * WEB_PORT and WEB_ORIGIN: where the browser demo listens and the public origin its
+ * redirect URI (`${origin}/callback`) is on. Read by the demo, and by the auth server's demo
+ * seed, which registers that redirect URI for `demo-spa`.
+ */
+export const webVariables = {
+  WEB_PORT: portVariable(5173),
+  WEB_ORIGIN: z
+    .url()
+    .refine((v) => new URL(v).origin === v, 'must be an origin such as http://localhost:5173')
+    .optional(),
+};
+
+/** The demo's origin: WEB_ORIGIN, or http://localhost:$WEB_PORT where it listens. */
+export function webOriginOf(e: { WEB_PORT: number; WEB_ORIGIN?: string | undefined }): string {
+  return e.WEB_ORIGIN ?? `http://localhost:${e.WEB_PORT}`;
+}
+
+/**
  * Parses `env` with `schema`. An empty variable counts as unset, as a shell `FOO= cmd` or a
  * blank compose entry intends. Throws one ConfigError listing every problem, each naming
  * its variable.

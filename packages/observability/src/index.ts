@@ -30,6 +30,8 @@ export {
   processSettingsOf,
   processVariables,
   tokenVariables,
+  webOriginOf,
+  webVariables,
   type ProcessSettings,
 } from './environment.js';
 export {

@@ -8,8 +8,13 @@
  * these tests check) and allow mixed content. Ours keep the browser's rules as a user has them.
  */
 import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import chromiumPackage from '@sparticuz/chromium';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { startTestAuthServer, type TestAuthServer } from './auth-server.js';
+import { freePort } from './net.js';
 
 export type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 
@@ -75,9 +80,13 @@ export async function addVirtualAuthenticator(
   return { cdp, authenticatorId };
 }
 
+/** The README's pictures (docs/img/), as readmeScreenshot takes them. */
+export const README_IMG = new URL('../../../docs/img/', import.meta.url);
+
 /**
- * A README picture (`file`, a URL in the tree) taken from `target`: written when missing or
- * when `UPDATE_SCREENSHOTS=1`, never on an ordinary run, so tests leave the tree clean.
+ * A README picture (`file`, a URL in the tree, e.g. `new URL('x.png', README_IMG)`) taken
+ * from `target`: written when missing or when `UPDATE_SCREENSHOTS=1`, never on an ordinary
+ * run, so tests leave the tree clean.
  */
 export async function readmeScreenshot(
   target: Pick<Page, 'screenshot'>,
@@ -86,5 +95,45 @@ export async function readmeScreenshot(
 ): Promise<void> {
   // eslint-disable-next-line no-restricted-syntax
   if (existsSync(file) && process.env['UPDATE_SCREENSHOTS'] !== '1') return;
+  await mkdir(new URL('.', file), { recursive: true });
   await target.screenshot({ ...options, path: file.pathname });
+}
+
+export interface BrowserSignIn {
+  auth: TestAuthServer;
+  browser: Browser;
+  /** A page of the test's own that answers "signed in": the clients' redirect URI. */
+  redirectUri: string;
+  close(): Promise<void>;
+}
+
+/**
+ * What the sign-in pages are driven with in Chromium: an auth server whose issuer is
+ * `http://localhost:<port>` (WebAuthn wants a secure context whose host is the RP id,
+ * and localhost is one), a callback page to land on, and the browser.
+ */
+export async function startBrowserSignIn(): Promise<BrowserSignIn> {
+  const port = await freePort();
+  const auth = await startTestAuthServer({
+    AUTH_PORT: String(port),
+    ISSUER: `http://localhost:${port}`,
+  });
+  const app = createServer((_req, res) => res.end('signed in'));
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  const redirectUri = `http://localhost:${(app.address() as AddressInfo).port}/callback`;
+  const browser = await launchBrowser().catch(async (error: unknown) => {
+    await new Promise((resolve) => app.close(resolve));
+    await auth.close();
+    throw error;
+  });
+  return {
+    auth,
+    browser,
+    redirectUri,
+    async close() {
+      await browser.close();
+      await new Promise((resolve) => app.close(resolve));
+      await auth.close();
+    },
+  };
 }
