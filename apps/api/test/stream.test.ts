@@ -280,6 +280,24 @@ describe('GET /stream', () => {
     }
   });
 
+  test('HEAD /stream answers its headers at once and opens no stream (found by the fuzzer)', async () => {
+    const token = await api.token('s-head', ['editor']);
+    const res = await fetch(`${api.url}/stream`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(3000),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    // Opens no stream: the caller's whole quota of streams is still there.
+    const streams = await Promise.all([1, 2, 3].map(() => open(token)));
+    try {
+      expect(streams.map((s) => s.response.status)).toEqual([200, 200, 200]);
+    } finally {
+      for (const stream of streams) stream.close();
+    }
+  });
+
   test('needs events:read; no credential -> 401', async () => {
     const narrow = await api.token('s-narrow', ['editor'], { scope: 'orders:read' });
     const res = await open(narrow);

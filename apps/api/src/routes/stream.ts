@@ -17,6 +17,12 @@ const RETRY_MS = 3000;
 /** On shutdown, clients come back (to another instance) within 0.5 to 2.5 s, spread out. */
 const SHUTDOWN_RETRY_MS = () => 500 + Math.floor(Math.random() * 2000);
 const LAST_EVENT_ID = /^\d{1,18}$/;
+/** A stream's response headers (no proxy buffering: events are sent as they happen). */
+const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'X-Accel-Buffering': 'no',
+};
 
 const frame = (event: EventRecord) =>
   `id: ${event.id}\ndata: ${JSON.stringify(eventJson(event))}\n\n`;
@@ -121,6 +127,13 @@ export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
       // Shutting down: the client's EventSource retries, and reaches another instance.
       if (deps.eventBus.closed)
         throw new ServiceUnavailableError('this instance is shutting down', 1);
+      // HEAD: what a GET would answer, without a stream. Node sends no body for HEAD and
+      // holds the headers until the response ends, which a stream never does by itself.
+      if (ctx.method === 'HEAD') {
+        ctx.status = 200;
+        ctx.set(SSE_HEADERS);
+        return;
+      }
       const subject = principal.subject;
       const open = openBySubject.get(subject) ?? 0;
       if (open >= perPrincipal) throw new RateLimitedError(5);
@@ -204,9 +217,7 @@ export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
       ctx.req.socket.setTimeout(0);
       ctx.req.socket.setNoDelay(true);
       ctx.status = 200;
-      ctx.set('Content-Type', 'text/event-stream; charset=utf-8');
-      ctx.set('Cache-Control', 'no-store');
-      ctx.set('X-Accel-Buffering', 'no');
+      ctx.set(SSE_HEADERS);
       // The response is written here, not by Koa: a client leaving is the normal end of a
       // stream, not an error to report.
       ctx.respond = false;
