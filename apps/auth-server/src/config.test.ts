@@ -23,8 +23,19 @@ describe('auth-server config', () => {
       accessTokenTtl: 900,
       signingAlg: 'RS256',
       seedDemo: true,
+      demoWebOrigin: 'http://localhost:5173',
     });
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it("the demo seed's origin follows WEB_PORT, or WEB_ORIGIN when set", () => {
+    expect(parseAuthConfig({ WEB_PORT: '8080' }).demoWebOrigin).toBe('http://localhost:8080');
+    expect(
+      parseAuthConfig({ WEB_PORT: '8080', WEB_ORIGIN: 'https://demo.example.com' }).demoWebOrigin,
+    ).toBe('https://demo.example.com');
+    expect(problems({ WEB_ORIGIN: 'https://demo.example.com/app' })).toEqual([
+      'WEB_ORIGIN: must be an origin such as http://localhost:5173',
+    ]);
   });
 
   it('lists every invalid variable by name', () => {
