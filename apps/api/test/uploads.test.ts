@@ -93,13 +93,21 @@ async function postStream(size: number, onSent?: (bytes: number) => void) {
         method: 'POST',
         headers: { authorization: `Bearer ${alice}`, 'content-type': contentType },
       });
+      let answer: { status: number; text: string } | undefined;
       req.on('response', (res) => {
-        let text = '';
+        answer = { status: res.statusCode!, text: '' };
         res.setEncoding('utf8');
-        res.on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode!, text }));
+        res.on('data', (d: string) => (answer!.text += d));
+        res.on('end', () => resolve(answer!));
       });
-      req.on('error', reject);
+      // A reset names what the server had answered by then (nothing, or its status and body).
+      req.on('error', (error) =>
+        reject(
+          new Error(
+            `${error.message}; answer so far: ${answer ? `${answer.status} ${answer.text}` : 'none'}`,
+          ),
+        ),
+      );
       // The server may answer (413) and close before the whole body is sent.
       pipeline(body, req).catch(() => undefined);
     },
