@@ -8,6 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { pino } from 'pino';
 import { startTestApi, type TestApi } from './helpers/harness.js';
 
 interface UploadJson {
@@ -25,12 +26,18 @@ let dir: string;
 let offsetMs = 0;
 let alice: string;
 let bob: string;
+/** The API's last log lines (each request's, with its status), named when an upload fails. */
+const serverLog: string[] = [];
+const logger = pino(
+  { level: 'info' },
+  { write: (line: string) => serverLog.push(line) > 20 && serverLog.shift() },
+);
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'portcullis-uploads-'));
   api = await startTestApi({
     env: { UPLOADS_DIR: dir, UPLOAD_MAX_BYTES: String(MAX), PRESIGN_TTL: '300' },
-    deps: { now: () => Date.now() + offsetMs },
+    deps: { now: () => Date.now() + offsetMs, logger },
   });
   // Editors hold uploads:* (every upload, per the role table); narrowed to what an owner-only user has.
   alice = await api.token('u-alice', ['editor'], { scope: 'uploads:read uploads:create' });
@@ -89,8 +96,10 @@ async function postStream(size: number, onSent?: (bytes: number) => void) {
   const { body, contentType, hash } = streamedMultipart(size, onSent);
   const { status, text } = await new Promise<{ status: number; text: string }>(
     (resolve, reject) => {
+      // A connection of its own: the test measures an upload, not the reuse of an idle one.
       const req = request(`${api.url}/uploads`, {
         method: 'POST',
+        agent: false,
         headers: { authorization: `Bearer ${alice}`, 'content-type': contentType },
       });
       let answer: { status: number; text: string } | undefined;
@@ -104,7 +113,8 @@ async function postStream(size: number, onSent?: (bytes: number) => void) {
       req.on('error', (error) =>
         reject(
           new Error(
-            `${error.message}; answer so far: ${answer ? `${answer.status} ${answer.text}` : 'none'}`,
+            `${error.message}; answer so far: ${answer ? `${answer.status} ${answer.text}` : 'none'}; ` +
+              `the API's last log lines:\n${serverLog.slice(-5).join('')}`,
           ),
         ),
       );
