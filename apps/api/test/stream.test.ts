@@ -335,6 +335,42 @@ describe('two API instances on one database', () => {
       stream.close();
     }
   });
+  test('a resumed stream gets each missed event once, though its bus is behind the replay', async () => {
+    // A bus that polls only when told: a bystander's stream keeps its run, and its cursor,
+    // from before the orders below, which another instance creates.
+    const db = secondDb ?? api.database.db;
+    const bus = createEventBus({
+      events: createEventsRepo(db),
+      pollMs: 3_600_000,
+      onError: () => undefined,
+    });
+    const lagging = await startApiServer(api.config, {
+      db,
+      logger: pino({ level: 'silent' }),
+      eventBus: bus,
+    });
+    const token = await api.token('s-lagging', ['editor']);
+    const bystander = await open(await api.token('s-bystander', ['editor']), {}, lagging.url);
+    try {
+      await bus.poll();
+      const missed = [await createOrder(token), await createOrder(token)];
+      const stream = await open(token, { 'last-event-id': '0' }, lagging.url);
+      try {
+        const replayed = [await stream.next(), await stream.next()];
+        expect(replayed.map((f) => f!.event.subjectId)).toEqual(missed);
+        // The bus now reads the two orders: they were sent already, and are not sent again.
+        await bus.poll();
+        const live = await createOrder(token);
+        await bus.poll();
+        expect((await stream.next())!.event.subjectId).toBe(live);
+      } finally {
+        stream.close();
+      }
+    } finally {
+      bystander.close();
+      await lagging.close();
+    }
+  });
 });
 
 describe('a revoked credential’s streams end within about a second, on every instance', () => {

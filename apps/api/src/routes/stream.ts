@@ -17,6 +17,8 @@ const RETRY_MS = 3000;
 /** On shutdown, clients come back (to another instance) within 0.5 to 2.5 s, spread out. */
 const SHUTDOWN_RETRY_MS = () => 500 + Math.floor(Math.random() * 2000);
 const LAST_EVENT_ID = /^\d{1,18}$/;
+/** How long a resumed stream remembers what it replayed, to not send it again live. */
+const ALREADY_SENT_MS = 60_000;
 /** A stream's response headers (no proxy buffering: events are sent as they happen). */
 const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
@@ -144,6 +146,9 @@ export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
       let ended = false;
       let unsubscribe: (() => void) | undefined;
       let replayed: Set<string> | undefined = new Set();
+      // Replayed events the bus may still deliver live: its cursor can be behind the replay
+      // (an instance that had listeners before this stream subscribed). Sent once only.
+      let alreadySent: Set<string> | undefined;
       const pending: EventRecord[] = [];
       const timers: NodeJS.Timeout[] = [];
       const recheck = () => void stillAuthenticated(ctx).then((ok) => ok || end());
@@ -169,6 +174,7 @@ export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
 
       function deliver(event: EventRecord): void {
         if (!canSee(visibility, event)) return;
+        if (alreadySent?.delete(event.id)) return;
         if (replayed) {
           pending.push(event);
           return;
@@ -200,7 +206,11 @@ export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
         }
         const done = replayed!;
         replayed = undefined;
-        for (const event of pending.splice(0)) if (!done.has(event.id)) write(frame(event));
+        for (const event of pending.splice(0)) if (!done.delete(event.id)) write(frame(event));
+        if (done.size === 0) return;
+        // The bus passes what it is behind by within a poll or two; then the set is let go.
+        alreadySent = done;
+        timers.push(setTimeout(() => (alreadySent = undefined), ALREADY_SENT_MS));
       }
 
       const heartbeat = setInterval(() => {
