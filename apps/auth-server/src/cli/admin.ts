@@ -7,7 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CliConfigError, parseCliConfig } from './config.js';
+import { EX_CONFIG } from '@portcullis/observability';
+import { ConfigError, parseCliConfig } from './config.js';
 
 const USAGE = `usage: pnpm admin <command> [options] [--json]
 
@@ -245,6 +246,6 @@ main(process.argv.slice(2)).then(
       process.exit(69);
     }
     console.error((error as Error).message);
-    process.exit(error instanceof CliConfigError ? 78 : 1);
+    process.exit(error instanceof ConfigError ? EX_CONFIG : 1);
   },
 );
