@@ -36,7 +36,7 @@ const schema = z
     ...databaseVariables,
     /** REDIS_URL, REDIS_KEY_PREFIX. */
     ...redisVariables,
-    /** Access-token lifetime in seconds: the spec allows 15 min up to (not including) 1 h. */
+    /** Access-token lifetime in seconds: 60 up to (not including) one hour (README "Configuration"). */
     ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).max(3599).default(900),
     SIGNING_ALG: z.enum(['RS256', 'ES256']).default('RS256'),
     /**

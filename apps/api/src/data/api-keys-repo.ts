@@ -28,7 +28,7 @@ export interface NewApiKey {
 export interface ApiKeysRepo {
   /** Stores the key's SHA-256 hex and returns the record and the key (`sk_live_` + 43 chars). */
   create(input: NewApiKey): Promise<{ apiKey: ApiKey; key: string }>;
-  /** Spec §5: hash the presented key, look up a non-revoked record. */
+  /** Hashes the presented key and looks up a non-revoked record (docs/api-contracts.md "Credentials"). */
   findActiveByKey(key: string): Promise<ApiKey | undefined>;
   findForOwner(id: string, ownerId: string): Promise<ApiKey | undefined>;
   listByOwner(
