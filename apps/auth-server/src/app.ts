@@ -19,7 +19,7 @@ import { messagePage } from './interactions/views.js';
 import { createMfaStep, type MfaCore } from './mfa/index.js';
 import { mountPasskeys } from './mfa/passkeys-routes.js';
 import type { DeviceGuard } from './provider/device-guard.js';
-import type { ProviderHost } from './provider/provider-host.js';
+import { trustProxyAs, type ProviderHost } from './provider/provider-host.js';
 import { baseHeaders, htmlHeaders } from './security-headers.js';
 import { isUnavailable, RETRY_AFTER_SECONDS, unavailableAs503 } from './unavailable.js';
 
@@ -119,7 +119,7 @@ const refuseNulAtEdge = refuseNul({
 /** Builds the authorization server's Koa app; only server.ts listens. */
 export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
   const app = new Koa();
-  app.proxy = false;
+  trustProxyAs(app, config.trustProxy);
   // oidc-provider runs on this context, so its signed cookies use these keys.
   app.keys = parts.cookieKeys;
   const router = new Router();

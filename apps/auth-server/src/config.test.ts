@@ -73,20 +73,40 @@ describe('auth-server config', () => {
   it('LOGIN_* and CLIENT_AUTH_* set the sign-in and client-authentication limits', () => {
     expect(parseAuthConfig({})).toMatchObject({
       signIn: { ipLimit: 20, accountLimit: 5, windowSec: 900 },
-      clientAuth: { perAddress: 20, perClient: 200, windowSec: 900 },
+      clientAuth: { perAddress: 100, perClientAndAddress: 20, perClient: 200, windowSec: 900 },
     });
     const config = parseAuthConfig({
       LOGIN_ACCOUNT_LIMIT: '3',
       LOGIN_LIMIT_WINDOW: '60',
-      CLIENT_AUTH_IP_LIMIT: '7',
+      CLIENT_AUTH_ADDRESS_LIMIT: '50',
+      CLIENT_AUTH_CLIENT_ADDRESS_LIMIT: '7',
+      CLIENT_AUTH_CLIENT_LIMIT: '70',
     });
     expect(config.signIn).toEqual({ ipLimit: 20, accountLimit: 3, windowSec: 60 });
-    expect(config.clientAuth.perAddress).toBe(7);
+    expect(config.clientAuth).toEqual({
+      perAddress: 50,
+      perClientAndAddress: 7,
+      perClient: 70,
+      windowSec: 900,
+    });
     expect(
       problems({ LOGIN_IP_LIMIT: '0', CLIENT_AUTH_LIMIT_WINDOW: 'soon' })
         .map((p) => p.split(':')[0])
         .sort(),
     ).toEqual(['CLIENT_AUTH_LIMIT_WINDOW', 'LOGIN_IP_LIMIT']);
+  });
+
+  it('CLIENT_AUTH_IP_LIMIT, which counted per client and address, is refused naming its successors', () => {
+    expect(problems({ CLIENT_AUTH_IP_LIMIT: '7' })).toEqual([
+      'CLIENT_AUTH_IP_LIMIT: was renamed: CLIENT_AUTH_CLIENT_ADDRESS_LIMIT counts per client and address, CLIENT_AUTH_ADDRESS_LIMIT per address',
+    ]);
+  });
+
+  it('TRUST_PROXY is off unless set to true, read as the API reads it', () => {
+    expect(parseAuthConfig({}).trustProxy).toBe(false);
+    expect(parseAuthConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(parseAuthConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(problems({ TRUST_PROXY: 'yes' }).map((p) => p.split(':')[0])).toEqual(['TRUST_PROXY']);
   });
 
   it('treats an empty variable as unset', () => {

@@ -8,6 +8,7 @@ import {
   type RedisSettings,
 } from '@portcullis/db';
 import { z } from 'zod';
+import type { ClientAuthLimits } from './provider/client-auth-limits.js';
 import {
   ConfigError,
   parseEnvironment,
@@ -21,6 +22,8 @@ import {
 } from '@portcullis/observability';
 
 const boolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+const limitCount = z.coerce.number().int().min(1).max(1_000_000);
 
 const HOST_NAME = /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/;
 
@@ -46,16 +49,36 @@ const schema = z
     REFRESH_REUSE_INTERVAL: z.coerce.number().int().min(0).max(60).default(5),
     /** LOGIN_IP_LIMIT, LOGIN_ACCOUNT_LIMIT, LOGIN_LIMIT_WINDOW: one limit with the API's. */
     ...signInLimitVariables,
-    /** Failed client authentications per client from one address, per window (README "Client authentication limits"). */
-    CLIENT_AUTH_IP_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(20),
-    /** Failed client authentications per client from all addresses, per window. */
-    CLIENT_AUTH_CLIENT_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(200),
+    /**
+     * Failed client authentications per window (README "Client authentication limits"):
+     * from one address whatever client ids it names, for one client from one address, and
+     * for one client from all addresses.
+     */
+    CLIENT_AUTH_ADDRESS_LIMIT: limitCount.default(100),
+    CLIENT_AUTH_CLIENT_ADDRESS_LIMIT: limitCount.default(20),
+    CLIENT_AUTH_CLIENT_LIMIT: limitCount.default(200),
+    /** Its name said "per IP" while it counted per client and IP: refused, naming the new ones. */
+    CLIENT_AUTH_IP_LIMIT: z
+      .undefined({
+        error:
+          'was renamed: CLIENT_AUTH_CLIENT_ADDRESS_LIMIT counts per client and address, ' +
+          'CLIENT_AUTH_ADDRESS_LIMIT per address',
+      })
+      .optional(),
     CLIENT_AUTH_LIMIT_WINDOW: z.coerce
       .number()
       .int()
       .min(1)
       .max(365 * 86_400)
       .default(900),
+    /**
+     * true: a proxy you run sets X-Forwarded-For (its right-most entry is the client's
+     * address every limit counts against) and X-Forwarded-Proto. As the API reads it.
+     */
+    TRUST_PROXY: z
+      .enum(['true', 'false'])
+      .transform((v) => v === 'true')
+      .default(false),
     /** true: DPoP proofs sent to /token must carry a server-provided nonce (README "DPoP"). */
     DPOP_NONCE: boolean.default(false),
     /** true: every client must push its authorization request first (README "PAR"). */
@@ -125,7 +148,9 @@ type OwnConfig = Readonly<{
   /** Failed sign-ins per IP and per account (LOGIN_*), shared with the API's POST /login. */
   signIn: SignInLimits;
   /** Failed client authentications (CLIENT_AUTH_*). */
-  clientAuth: Readonly<{ perAddress: number; perClient: number; windowSec: number }>;
+  clientAuth: Readonly<ClientAuthLimits>;
+  /** TRUST_PROXY: the client's address from X-Forwarded-For (README "Configuration"). */
+  trustProxy: boolean;
   dpopNonce: boolean;
   requirePar: boolean;
   signingKeyPublishLead: number;
@@ -160,10 +185,12 @@ export function parseAuthConfig(env: Record<string, string | undefined>): AuthCo
     refreshReuseInterval: e.REFRESH_REUSE_INTERVAL,
     signIn: signInLimitsOf(e),
     clientAuth: Object.freeze({
-      perAddress: e.CLIENT_AUTH_IP_LIMIT,
+      perAddress: e.CLIENT_AUTH_ADDRESS_LIMIT,
+      perClientAndAddress: e.CLIENT_AUTH_CLIENT_ADDRESS_LIMIT,
       perClient: e.CLIENT_AUTH_CLIENT_LIMIT,
       windowSec: e.CLIENT_AUTH_LIMIT_WINDOW,
     }),
+    trustProxy: e.TRUST_PROXY,
     dpopNonce: e.DPOP_NONCE,
     requirePar: e.REQUIRE_PAR,
     signingKeyPublishLead: e.SIGNING_KEY_PUBLISH_LEAD,

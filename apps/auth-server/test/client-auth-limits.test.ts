@@ -11,17 +11,21 @@ import {
   type TestAuthServer,
 } from '@portcullis/testing';
 
-// Failed client authentication is limited per client and address (CLIENT_AUTH_IP_LIMIT) and
-// per client (CLIENT_AUTH_CLIENT_LIMIT). The server trusts no X-Forwarded-For: each address
-// is a real loopback source (127.0.0.x).
+// Failed client authentication is limited per address whatever client ids it names
+// (CLIENT_AUTH_ADDRESS_LIMIT), per client from one address (CLIENT_AUTH_CLIENT_ADDRESS_LIMIT)
+// and per client (CLIENT_AUTH_CLIENT_LIMIT). Without TRUST_PROXY the server trusts no
+// X-Forwarded-For: each address is a real loopback source (127.0.0.x).
 const REDIS_URL = process.env['REDIS_URL'];
-const ENV = {
-  CLIENT_AUTH_IP_LIMIT: '5',
+const redisEnv = (): Record<string, string> =>
+  REDIS_URL
+    ? { REDIS_URL, REDIS_KEY_PREFIX: `portcullis-test-${randomBytes(6).toString('hex')}:` }
+    : {};
+const ENV: Record<string, string> = {
+  CLIENT_AUTH_ADDRESS_LIMIT: '10',
+  CLIENT_AUTH_CLIENT_ADDRESS_LIMIT: '5',
   CLIENT_AUTH_CLIENT_LIMIT: '12',
   CLIENT_AUTH_LIMIT_WINDOW: '60',
-  ...(REDIS_URL
-    ? { REDIS_URL, REDIS_KEY_PREFIX: `portcullis-test-${randomBytes(6).toString('hex')}:` }
-    : {}),
+  ...redisEnv(),
 };
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
@@ -49,13 +53,15 @@ async function post(
   path: string,
   form: Record<string, string>,
   secret?: { id: string; secret: string },
+  extraHeaders: Record<string, string> = {},
+  server: TestAuthServer = t,
 ) {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders };
   if (secret) {
     headers['authorization'] =
       `Basic ${Buffer.from(`${secret.id}:${secret.secret}`).toString('base64')}`;
   }
-  const res = await from(`${t.server.url}${path}`, {
+  const res = await from(`${server.server.url}${path}`, {
     method: 'POST',
     headers,
     body: new URLSearchParams(form),
@@ -112,7 +118,7 @@ describe(`failed client authentication (${REDIS_URL ? 'redis' : 'memory'} store)
     expect(tokens.access_token).toBeTruthy();
   });
 
-  test('a client is refused everywhere only after failures from CLIENT_AUTH_CLIENT_LIMIT / CLIENT_AUTH_IP_LIMIT addresses', async () => {
+  test('a client is refused everywhere only after failures from CLIENT_AUTH_CLIENT_LIMIT / CLIENT_AUTH_CLIENT_ADDRESS_LIMIT addresses', async () => {
     const client = await service();
     for (const attacker of [machine(), machine()]) {
       for (let i = 0; i < 20; i++) await wrongSecret(attacker, client.client_id);
@@ -142,16 +148,60 @@ describe(`failed client authentication (${REDIS_URL ? 'redis' : 'memory'} store)
     expect(replies.map((r) => r.status)).toEqual(Array(30).fill(200));
   });
 
-  test('a success clears the address’s failures', async () => {
+  test('a success clears the client’s failures from its address', async () => {
     const client = await service();
     const own = machine();
-    // Without the reset the second round's second failure would be the address's sixth.
+    // Without the reset the second round's second failure would be the client's sixth there.
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < 4; i++) {
         expect((await wrongSecret(own, client.client_id)).status).toBe(401);
       }
       expect((await tokensFrom(own, client)).access_token).toBeTruthy();
     }
+  });
+
+  test('wrong secrets for many client ids, unknown ones too, from one address: 429 after CLIENT_AUTH_ADDRESS_LIMIT; the clients keep working elsewhere', async () => {
+    const clients = [await service(), await service()];
+    const attacker = machine();
+    const ids = [
+      ...clients.map((c) => c.client_id),
+      ...Array.from({ length: 8 }, () => `unknown-${randomUUID()}`),
+    ];
+    const answers = [];
+    for (const id of ids) answers.push(await wrongSecret(attacker, id));
+    expect(answers.map((a) => [a.status, a.body['error']])).toEqual(
+      Array(10).fill([401, 'invalid_client']),
+    );
+    expectLimited(await wrongSecret(attacker, `unknown-${randomUUID()}`));
+    // The address is refused whatever it names, a client's right secret included.
+    const right = await post(
+      attacker,
+      '/token',
+      { grant_type: 'client_credentials' },
+      { id: clients[0]!.client_id, secret: clients[0]!.client_secret },
+    );
+    expectLimited(right);
+    // Each client took one failure: from another address both still get tokens.
+    for (const client of clients) {
+      expect((await tokensFrom(machine(), client)).access_token).toBeTruthy();
+    }
+  });
+
+  test('X-Forwarded-For is not trusted without TRUST_PROXY: rotating it does not escape the limit', async () => {
+    const client = await service();
+    const attacker = machine();
+    const statuses = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await post(
+        attacker,
+        '/token',
+        { grant_type: 'client_credentials' },
+        { id: client.client_id, secret: 'wrong' },
+        { 'x-forwarded-for': `203.0.113.${i + 1}` },
+      );
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
   });
 
   test('every endpoint that authenticates clients counts: introspection, revocation, PAR, device authorization, token', async () => {
@@ -223,5 +273,44 @@ describe(`failed client authentication (${REDIS_URL ? 'redis' : 'memory'} store)
     const own = await withAssertion(machine(), registered.privateKey);
     expect(own.status).toBe(200);
     expect(own.body['access_token']).toBeTruthy();
+  });
+});
+
+describe('behind a proxy (TRUST_PROXY=true)', () => {
+  let proxied: TestAuthServer;
+  beforeAll(async () => {
+    proxied = await startTestAuthServer({ ...ENV, ...redisEnv(), TRUST_PROXY: 'true' });
+  });
+  afterAll(async () => {
+    await proxied?.close();
+  });
+
+  /** A request as the proxy forwards it: every one comes from the proxy's own address. */
+  const viaProxy = (forwardedFor: string, client: { client_id: string }, secret: string) =>
+    post(
+      fetch,
+      '/token',
+      { grant_type: 'client_credentials' },
+      { id: client.client_id, secret },
+      { 'x-forwarded-for': forwardedFor },
+      proxied,
+    );
+
+  test('the right-most X-Forwarded-For entry is the address limits count: one client behind the proxy cannot lock out another', async () => {
+    const client = (await createClient(proxied, {
+      grant_types: ['client_credentials'],
+      roles: ['viewer'],
+    })) as { client_id: string; client_secret: string };
+    // The attacker writes whatever it likes to the left; the proxy appends its address.
+    const statuses = [];
+    for (let i = 0; i < 6; i++) {
+      statuses.push((await viaProxy(`198.51.100.${i}, 203.0.113.7`, client, 'wrong')).status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    expectLimited(await viaProxy('203.0.113.7', client, client.client_secret));
+    // Another client machine behind the same proxy still gets tokens.
+    const other = await viaProxy('203.0.113.8', client, client.client_secret);
+    expect(other.status).toBe(200);
+    expect(other.body['access_token']).toBeTruthy();
   });
 });

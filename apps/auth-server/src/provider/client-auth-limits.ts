@@ -3,9 +3,13 @@ import type { Middleware } from 'koa';
 import Provider, { errors, type Client } from 'oidc-provider';
 import { isUnavailable, markUnavailable } from '../unavailable.js';
 
-/** Failed client authentications per client and address, and per client (CLIENT_AUTH_*). */
+/** Failed client authentications, each limit per window (CLIENT_AUTH_*). */
 export interface ClientAuthLimits {
+  /** From one address, whatever client ids it names (CLIENT_AUTH_ADDRESS_LIMIT). */
   perAddress: number;
+  /** For one client from one address (CLIENT_AUTH_CLIENT_ADDRESS_LIMIT). */
+  perClientAndAddress: number;
+  /** For one client from all addresses together (CLIENT_AUTH_CLIENT_LIMIT). */
   perClient: number;
   windowSec: number;
 }
@@ -32,18 +36,26 @@ class TooManyClientAuthFailures extends errors.OIDCProviderError {
 /**
  * Failed client authentication, limited like failed sign-ins (README "Client
  * authentication limits"). When oidc-provider looks the client up, before it checks the
- * secret or the assertion, the client and address are checked: 429 when either is over its
- * limit. Only failures count (first per client and address, then per client), so a client's
- * burst of concurrent token requests is never refused; a failure past the address's limit
- * adds nothing to the client's count, so one address cannot lock a client out (it takes
- * CLIENT_AUTH_CLIENT_LIMIT / CLIENT_AUTH_IP_LIMIT addresses); a success clears its
- * address's failures.
+ * secret or the assertion, the address, the client from that address and the client are
+ * checked: 429 when any is over its limit. Only failures count, in that order, so a
+ * client's burst of concurrent token requests is never refused, and an address guessing
+ * across many (or unknown) client ids is stopped by its own count. A failure refused under
+ * the address's counts adds nothing to the client's, so one address cannot lock a client
+ * out (it takes CLIENT_AUTH_CLIENT_LIMIT / CLIENT_AUTH_CLIENT_ADDRESS_LIMIT addresses). A
+ * success clears the failures of its client from its address; the address's own count,
+ * which other clients behind it share, stays.
  */
 export function createClientAuthLimits(limits: ClientAuthLimits, store: AttemptStore) {
+  const window = limits.windowSec;
   const limiter = createAttemptLimiter(
     {
-      address: { points: limits.perAddress, durationSec: limits.windowSec, onSuccess: 'reset' },
-      client: { points: limits.perClient, durationSec: limits.windowSec, onSuccess: 'reward' },
+      address: { points: limits.perAddress, durationSec: window, onSuccess: 'reward' },
+      clientFromAddress: {
+        points: limits.perClientAndAddress,
+        durationSec: window,
+        onSuccess: 'reset',
+      },
+      client: { points: limits.perClient, durationSec: window, onSuccess: 'reward' },
     },
     store,
   );
@@ -59,7 +71,7 @@ export function createClientAuthLimits(limits: ClientAuthLimits, store: AttemptS
       const ctx = Provider.ctx;
       if (ctx && AUTHENTICATING.has(ctx.oidc?.route) && !attempts.has(ctx)) {
         const attempt = await limiter
-          .check({ address: `${id} ${ctx.ip}`, client: String(id) })
+          .check({ address: ctx.ip, clientFromAddress: `${id} ${ctx.ip}`, client: String(id) })
           .catch((error: unknown) => {
             // oidc-provider answers what it cannot map with a 500; this makes it a 503.
             if (isUnavailable(error)) markUnavailable(ctx as never);

@@ -1,4 +1,5 @@
 import { hash, timingSafeEqual } from 'node:crypto';
+import type Koa from 'koa';
 import type { Middleware } from 'koa';
 import Provider, { type Client } from 'oidc-provider';
 import type { Logger } from 'pino';
@@ -30,6 +31,18 @@ function compareHashedClientSecret(this: { clientSecret?: string }, presented: s
   const stored = Buffer.from(this.clientSecret ?? '', 'hex');
   const actual = hash('sha256', String(presented), 'buffer');
   return stored.length === actual.length && timingSafeEqual(stored, actual);
+}
+
+/**
+ * TRUST_PROXY (README "Configuration"): ctx.ip, which every limit counts against, is then
+ * the right-most X-Forwarded-For entry, the one the proxy appended (entries to its left are
+ * the client's to choose), and X-Forwarded-Proto says whether cookies may be secure; the
+ * API reads the variable the same way. For the auth server's app, whose context
+ * oidc-provider runs on, and the Provider alike.
+ */
+export function trustProxyAs(app: Koa, trustProxy: boolean): void {
+  app.proxy = trustProxy;
+  app.maxIpsCount = 1;
 }
 
 export interface ProviderHost {
@@ -84,7 +97,7 @@ function build(issuer: string, setup: ProviderSetup, options: ProviderHostOption
   const configuration = providerConfiguration(setup);
   configuration.clients = [accountClientMetadata(issuer)];
   const provider = new Provider(issuer, configuration);
-  provider.proxy = false;
+  trustProxyAs(provider, setup.config.trustProxy);
   Object.defineProperty(provider.Client.prototype, 'compareClientSecret', {
     value: compareHashedClientSecret,
   });
