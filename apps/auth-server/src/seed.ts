@@ -1,4 +1,5 @@
 import type { AccountsRepo } from '@portcullis/accounts';
+import { API_SCOPE } from '@portcullis/claims';
 import type { ClientsRepo } from './data/clients-repo.js';
 import { registerClient } from './admin/register-client.js';
 import { newClientSchema } from './admin/schemas.js';
@@ -59,6 +60,8 @@ export async function seedDemo(deps: SeedDeps): Promise<boolean> {
     token_endpoint_auth_method: 'client_secret_basic',
     grant_types: ['client_credentials'],
     roles: ['editor'],
+    // Without `scope` in the request it gets its role's permissions (README "Client credentials").
+    scope: API_SCOPE,
   });
   await register({
     client_id: 'demo-device',
@@ -74,7 +77,7 @@ export async function seedDemo(deps: SeedDeps): Promise<boolean> {
       (u) => `  user    ${u.email.padEnd(20)} password ${u.password}  roles ${u.roles.join(',')}`,
     ),
     `  client  demo-spa      public, PKCE, redirect ${deps.webOrigin}/callback`,
-    `  client  demo-service  confidential, client_credentials, roles editor${
+    `  client  demo-service  confidential, client_credentials, roles editor, scope ${API_SCOPE}${
       service?.clientSecret ? `\n          client_secret ${service.clientSecret}` : ''
     }`,
     '  client  demo-device   public, device_code',

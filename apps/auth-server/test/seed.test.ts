@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
-import { discover, startTestAuthServer, type TestAuthServer } from '@portcullis/testing';
+import { decodeJwt, discover, startTestAuthServer, type TestAuthServer } from '@portcullis/testing';
 import { purgeExpired } from '../src/data/oidc-adapter.js';
 
 let t: TestAuthServer;
@@ -36,6 +36,17 @@ test('first start seeds demo users and clients and prints the service secret onc
   const config = await discover(t, 'demo-service', secret);
   const tokens = await oidc.clientCredentialsGrant(config, { scope: 'api' });
   expect(tokens.access_token).toBeTruthy();
+  // Without `scope` demo-service gets its registered one: its editor role's permissions.
+  const service = clients.body.items.find(
+    (c: { client_id: string }) => c.client_id === 'demo-service',
+  );
+  expect(service.scope).toBe('api');
+  const unscoped = await oidc.clientCredentialsGrant(config);
+  expect(unscoped.scope).toBe('api');
+  expect(decodeJwt(unscoped.access_token).payload).toMatchObject({
+    scope: 'api',
+    roles: ['editor'],
+  });
   expect(printed.join('\n')).toContain('portcullis-admin');
 });
 
