@@ -270,13 +270,21 @@ async function accountPasskeySignIn(page: Page) {
   await page.waitForURL(`${t.issuer}/account`);
 }
 
-/** Adds a passkey named `name` from the account page, with the page's authenticator. */
-async function enrolPasskey(page: Page, name: string) {
+/**
+ * Adds a passkey named `name` from the account page, with the page's authenticator; returns
+ * the recovery codes the page shows (none when the user's codes stand).
+ */
+async function enrolPasskey(page: Page, name: string): Promise<string[]> {
   await page.fill('#passkey-name', name);
   await page.getByRole('button', { name: 'Add a passkey' }).click();
-  await page.getByRole('heading', { name: 'Passkey added' }).waitFor();
+  await page.getByRole('heading', { name: /^(Passkey added|Your recovery codes)$/ }).waitFor();
   await expect(page.getByRole('status').textContent()).resolves.toContain(name);
+  return page.locator('.recovery-code').allTextContents();
 }
+
+/** The user's unused recovery codes, as the admin API counts them. */
+const recoveryCodesLeft = async (userId: string) =>
+  (await t.admin('GET', `/admin/users/${userId}/factors`)).body.recovery_codes_remaining as number;
 
 const passkeyItems = (page: Page) => page.locator('#passkeys li strong').allTextContents();
 
@@ -291,7 +299,11 @@ describe('passkeys from the account page', () => {
       await expect(s.page.locator('#passkeys').textContent()).resolves.toContain(
         'No passkeys yet.',
       );
-      await enrolPasskey(s.page, 'Laptop');
+      // The first factor comes with ten recovery codes, shown once.
+      const codes = await enrolPasskey(s.page, 'Laptop');
+      expect(codes).toHaveLength(10);
+      expect(new Set(codes).size).toBe(10);
+      expect(await recoveryCodesLeft(user.id)).toBe(10);
       const [stored] = await repo.listByUser(user.id);
       expect(stored).toMatchObject({
         name: 'Laptop',
@@ -338,13 +350,42 @@ describe('passkeys from the account page', () => {
     }
   });
 
+  test("a recovery code shown at the first passkey's enrolment signs in once in its place", async () => {
+    const user = await createUser(t);
+    const spa = await client();
+    const s = await openBrowser();
+    const other = await openBrowser();
+    try {
+      await accountPasswordSignIn(s.page, user);
+      const [code] = await enrolPasskey(s.page, 'Laptop');
+
+      // Another browser, without the passkey: the password, then the recovery code.
+      const flow = await authorize(other.page, spa.client_id);
+      await other.page.fill('input[name="email"]', user.email);
+      await other.page.fill('input[name="password"]', user.password);
+      await other.page.click('form:has(input[name="password"]) button[type="submit"]');
+      await other.page.getByText('Use a recovery code').click();
+      await other.page.fill('#recovery_code', code!);
+      await other.page.getByRole('button', { name: 'Use this code' }).click();
+      await expect(flow.tokens()).resolves.toEqual({
+        sub: user.id,
+        acr: ACR.mfa,
+        amr: ['pwd', 'otp', 'mfa'],
+      });
+      expect(await recoveryCodesLeft(user.id)).toBe(9);
+    } finally {
+      await s.close();
+      await other.close();
+    }
+  });
+
   test('rename and remove; a removed passkey signs nobody in', async () => {
     const user = await createUser(t);
     const spa = await client();
     const s = await openBrowser();
     try {
       await accountPasswordSignIn(s.page, user);
-      await enrolPasskey(s.page, 'Phone');
+      expect(await enrolPasskey(s.page, 'Phone')).toHaveLength(10);
       await accountPasskeySignIn(s.page);
       // A second device: one authenticator holds one passkey per account (the server
       // names the user's passkeys in excludeCredentials).
@@ -352,7 +393,9 @@ describe('passkeys from the account page', () => {
         authenticatorId: s.authenticatorId,
       });
       await addVirtualAuthenticator(s.page);
-      await enrolPasskey(s.page, 'Security key');
+      // Not the first factor: the codes shown with the first one stand.
+      expect(await enrolPasskey(s.page, 'Security key')).toEqual([]);
+      expect(await recoveryCodesLeft(user.id)).toBe(10);
       await s.page.goto(`${t.issuer}/account`);
       expect(await passkeyItems(s.page)).toEqual(['Phone', 'Security key']);
 
@@ -362,14 +405,20 @@ describe('passkeys from the account page', () => {
       await s.page.waitForURL(`${t.issuer}/account#passkeys`);
       expect(await passkeyItems(s.page)).toEqual(['Work phone', 'Security key']);
 
-      for (const name of ['Work phone', 'Security key']) {
+      // The recovery codes stand while a passkey is left, and go with the last one.
+      for (const [name, codesLeft] of [
+        ['Work phone', 10],
+        ['Security key', 0],
+      ] as const) {
         const item = s.page.locator('#passkeys li', { hasText: name });
         await item.getByRole('button', { name: 'Remove' }).click();
         await s.page.locator('#passkeys li', { hasText: name }).waitFor({ state: 'detached' });
+        expect(await recoveryCodesLeft(user.id)).toBe(codesLeft);
       }
       await expect(s.page.locator('#passkeys').textContent()).resolves.toContain(
         'No passkeys yet.',
       );
+      await expect(s.page.locator('main').textContent()).resolves.not.toContain('Recovery codes');
       await expect(createPasskeysRepo(t.database.db).listByUser(user.id)).resolves.toEqual([]);
 
       // The authenticator still holds the credentials; the server no longer knows them.
@@ -458,6 +507,11 @@ describe('passkeys from the account page', () => {
       await signInWithPassword();
       await s.page.getByRole('button', { name: 'Set up an authenticator app' }).waitFor();
       await s.page.getByRole('button', { name: 'Add a passkey' }).click();
+      // The first factor's recovery codes, shown once before the sign-in goes on.
+      await s.page.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
+      expect(await s.page.locator('.recovery-code').count()).toBe(10);
+      expect(await recoveryCodesLeft(user.id)).toBe(10);
+      await s.page.getByRole('link', { name: 'Continue' }).click();
       await expect(flow.tokens()).resolves.toEqual({
         sub: user.id,
         acr: ACR.mfa,

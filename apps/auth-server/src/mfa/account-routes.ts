@@ -5,9 +5,9 @@ import { ACR, acrSatisfies } from '@portcullis/claims';
 import type { Context, Middleware } from 'koa';
 import type { ClientMetadata } from 'oidc-provider';
 import type { AuditRepo } from '../data/audit-repo.js';
-import type { MfaRepo } from '../data/mfa-repo.js';
 import type { ProviderHost } from '../provider/provider-host.js';
 import { htmlHeaders } from '../security-headers.js';
+import type { FactorChanges } from './factor-changes.js';
 import type { FactorRegistry } from './factors.js';
 import type { RecoveryCodes } from './recovery-codes.js';
 import { qrSvg, type TotpService } from './totp.js';
@@ -53,7 +53,7 @@ export interface AccountDeps {
   factors: FactorRegistry;
   totp: TotpService;
   recoveryCodes: RecoveryCodes;
-  repo: MfaRepo;
+  factorChanges: FactorChanges;
   limiter: SignInLimiter;
   csrfKey: string;
 }
@@ -233,12 +233,8 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
     }
     await counted.succeeded();
     await deps.audit.record({ kind: 'mfa_enrolled', subject: user.id, detail: { factor: 'totp' } });
-    if (hadFactor && (await deps.recoveryCodes.remaining(user.id)) > 0) {
-      await showAccount(ctx, account, 'Your authenticator app is on.');
-      return;
-    }
-    const codes = await deps.recoveryCodes.generate(user.id);
-    await deps.audit.record({ kind: 'recovery_codes_generated', subject: user.id });
+    const codes = await deps.factorChanges.enrolled(user.id, hadFactor);
+    if (!codes) return showAccount(ctx, account, 'Your authenticator app is on.');
     html(ctx, 200, recoveryCodesPage(codes, 'Your authenticator app is on.'));
   });
 
@@ -253,9 +249,7 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
         detail: { factor: 'totp' },
       });
     }
-    // Recovery codes stand in for a factor: with none left they would be a way in of their own.
-    if (!(await deps.factors.hasSecondFactor(user.id)))
-      await deps.repo.deleteRecoveryCodes(user.id);
+    await deps.factorChanges.removed(user.id);
     await showAccount(ctx, account, 'The authenticator app is removed.');
   });
 

@@ -7,6 +7,7 @@ import type { AuditRepo } from '../data/audit-repo.js';
 import type { MfaRepo } from '../data/mfa-repo.js';
 import type { ProviderHost } from '../provider/provider-host.js';
 import { accountRoutes, createAccountOf } from './account-routes.js';
+import { createFactorChanges } from './factor-changes.js';
 import { createFactorRegistry, type FactorKind, type FactorRegistry } from './factors.js';
 import { createRecoveryCodes } from './recovery-codes.js';
 import { renderFactorPage, secondFactorRoutes } from './second-factor-routes.js';
@@ -31,6 +32,7 @@ export {
   type CompleteSignIn,
   type PendingSignIn,
   type SecondFactorPolicy,
+  type SignInResult,
 } from './sign-in.js';
 
 /** The factor kinds and the policy: built before the provider, which checks the policy. */
@@ -108,14 +110,19 @@ export function createMfaStep(parts: MfaParts): MfaStep {
   const totp = createTotpService(core.repo, parts.keyEncryptionKey, parts.now);
   const recoveryCodes = createRecoveryCodes(core.repo);
   const finishSignIn = createFinishSignIn({ host: parts.host, policy: core.policy });
-  const completeSignIn = createCompleteSignIn(finishSignIn);
+  const completeSignIn = createCompleteSignIn(finishSignIn, parts.host);
+  const factorChanges = createFactorChanges({
+    hasSecondFactor: (userId) => core.factors.hasSecondFactor(userId),
+    recoveryCodes,
+    audit: parts.audit,
+  });
   const stepDeps = {
     host: parts.host,
     factors: core.factors,
     totp,
     recoveryCodes,
+    factorChanges,
     completeSignIn,
-    finishSignIn,
     limiter: parts.limiter,
     audit: parts.audit,
     accounts: parts.accounts,
@@ -130,7 +137,7 @@ export function createMfaStep(parts: MfaParts): MfaStep {
     factors: core.factors,
     totp,
     recoveryCodes,
-    repo: core.repo,
+    factorChanges,
     limiter: parts.limiter,
     csrfKey: parts.csrfKey,
   };

@@ -9,10 +9,12 @@ import type { Context, Middleware } from 'koa';
 import type { Interaction } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { AuditRepo } from '../data/audit-repo.js';
+import { createMfaRepo } from '../data/mfa-repo.js';
 import { createPasskeysRepo, type PasskeysRepo } from '../data/passkeys-repo.js';
 import type { ProviderHost } from '../provider/provider-host.js';
 import { htmlHeaders } from '../security-headers.js';
 import { escapeHtml, page } from '../interactions/views.js';
+import { createFactorChanges, type FactorChanges } from './factor-changes.js';
 import {
   createPasskeyService,
   passkeyConfigFor,
@@ -22,6 +24,9 @@ import {
   type PasskeyUser,
 } from './passkeys.js';
 import { PASSKEY_SCRIPT_PATH } from './passkeys-views.js';
+import { createRecoveryCodes } from './recovery-codes.js';
+import type { SignInResult } from './sign-in.js';
+import { recoveryCodesPage } from './views.js';
 
 /** The signed-in user of the account page, with the page's CSRF token; undefined: not signed in. */
 export type AccountOf = (ctx: Context) => Promise<{ user: PasskeyUser; csrf: string } | undefined>;
@@ -41,17 +46,15 @@ export interface PasskeyRouteDeps {
    */
   pendingUserOf(interaction: Interaction): string | undefined;
   /** Ends the sign-in: oidc-provider's login result with the amr the passkey earned. */
-  completeSignIn(
-    ctx: Context,
-    interaction: Interaction,
-    result: { accountId: string; amr: string[] },
-  ): Promise<void>;
+  completeSignIn(ctx: Context, interaction: Interaction, result: SignInResult): Promise<void>;
   /** The account page's user (a fresh sign-in), for enrolment. */
   accountOf: AccountOf;
   /** Users, for the name and email of a passkey set up at the factor page. */
   accounts: Pick<AccountsRepo, 'findById'>;
   /** Whether the user has any second factor (then none is added at a sign-in). */
   hasSecondFactor(userId: string): Promise<boolean>;
+  /** Recovery codes with the first factor, gone with the last. */
+  factorChanges: FactorChanges;
 }
 
 function sameToken(expected: string, presented: string): boolean {
@@ -222,10 +225,12 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
         subject: user.id,
         detail: { passkey: passkey.id, name: passkey.name, at_sign_in: true },
       });
+      const codes = await deps.factorChanges.enrolled(user.id, false);
       // Making the passkey proved possession: with the password, two factors.
       await deps.completeSignIn(ctx, interaction, {
         accountId: user.id,
         amr: passkeyAmr(passkey.deviceType, false),
+        recoveryCodes: codes && { codes, intro: 'Your passkey is ready.' },
       });
     } catch (error) {
       if (!(error instanceof PasskeyError)) throw error;
@@ -264,6 +269,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
   router.post('/account/passkeys', form, async function enrolPasskey(ctx) {
     const user = await signedIn(ctx);
     if (!user) return;
+    const hadFactor = await deps.hasSecondFactor(user.id);
     try {
       const passkey = await deps.passkeys.register(
         user,
@@ -276,15 +282,19 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
         subject: user.id,
         detail: { passkey: passkey.id, name: passkey.name },
       });
+      const codes = await deps.factorChanges.enrolled(user.id, hadFactor);
+      const ready = `${passkey.name} is ready. Next time, choose “Sign in with a passkey”: no email or password needed.`;
       // A page, not the account page: after a first factor, that page wants a sign-in with it.
       htmlHeaders(ctx);
       ctx.status = 200;
       ctx.type = 'html';
-      ctx.body = page(
-        'Passkey added',
-        `<p role="status"><strong>${escapeHtml(passkey.name)}</strong> is ready. Next time, choose “Sign in with a passkey”: no email or password needed.</p>
+      ctx.body = codes
+        ? recoveryCodesPage(codes, ready)
+        : page(
+            'Passkey added',
+            `<p role="status">${escapeHtml(ready)}</p>
 <p><a href="/account">Back to your account</a></p>`,
-      );
+          );
     } catch (error) {
       if (!(error instanceof PasskeyError)) throw error;
       failurePage(ctx, 400, error.message, '/account');
@@ -315,6 +325,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
       return;
     }
     await deps.audit.record({ kind: 'passkey_removed', subject: user.id, detail: { passkey: id } });
+    await deps.factorChanges.removed(user.id);
     backToAccount(ctx);
   });
 }
@@ -340,6 +351,11 @@ export function mountPasskeys(router: Router, mount: PasskeyMount): void {
     ...rest,
     passkeys: createPasskeyService(repo, passkeyConfigFor(host.current.issuer, rpId)),
     repo,
+    factorChanges: createFactorChanges({
+      hasSecondFactor: rest.hasSecondFactor,
+      recoveryCodes: createRecoveryCodes(createMfaRepo(db)),
+      audit: rest.audit,
+    }),
     interactionOf: (ctx) => host.current.interactionDetails(ctx.req, ctx.res),
   });
 }

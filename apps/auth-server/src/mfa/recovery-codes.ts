@@ -25,6 +25,8 @@ export interface RecoveryCodes {
   /** Uses one code; false when it is not one of the user's unused codes. */
   use(userId: string, code: string): Promise<boolean>;
   remaining(userId: string): Promise<number>;
+  /** Deletes every code of the user, used or not. */
+  discard(userId: string): Promise<void>;
 }
 
 export function createRecoveryCodes(repo: MfaRepo): RecoveryCodes {
@@ -39,5 +41,8 @@ export function createRecoveryCodes(repo: MfaRepo): RecoveryCodes {
       return repo.useRecoveryCode(userId, digest(code));
     },
     remaining: (userId) => repo.countRecoveryCodes(userId),
+    async discard(userId) {
+      await repo.deleteRecoveryCodes(userId);
+    },
   };
 }

@@ -6,25 +6,20 @@ import type { Logger } from 'pino';
 import type { AuditRepo } from '../data/audit-repo.js';
 import type { ProviderHost } from '../provider/provider-host.js';
 import { htmlHeaders, httpOrigins } from '../security-headers.js';
+import type { FactorChanges } from './factor-changes.js';
 import type { FactorRegistry } from './factors.js';
 import type { RecoveryCodes } from './recovery-codes.js';
-import {
-  AMR,
-  pendingSignInOf,
-  type CompleteSignIn,
-  type FinishSignIn,
-  type PendingSignIn,
-} from './sign-in.js';
+import { AMR, pendingSignInOf, type CompleteSignIn, type PendingSignIn } from './sign-in.js';
 import { qrSvg, type TotpService } from './totp.js';
-import { factorPage, recoveryCodesPage, totpEnrolPage } from './views.js';
+import { factorPage, totpEnrolPage } from './views.js';
 
 export interface SecondFactorDeps {
   host: ProviderHost;
   factors: FactorRegistry;
   totp: TotpService;
   recoveryCodes: RecoveryCodes;
+  factorChanges: FactorChanges;
   completeSignIn: CompleteSignIn;
-  finishSignIn: FinishSignIn;
   /** Failed second-factor codes per IP and per user (README "Multi-factor sign-in"). */
   limiter: SignInLimiter;
   audit: AuditRepo;
@@ -247,19 +242,12 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
     }
     await counted.succeeded();
     await deps.audit.record({ kind: 'mfa_enrolled', subject: user.id, detail: { factor: 'totp' } });
-    const codes = await deps.recoveryCodes.generate(user.id);
-    await deps.audit.record({ kind: 'recovery_codes_generated', subject: user.id });
     // The sign-in is complete (password and this code); the codes are shown before going on.
-    const to = await deps.finishSignIn(interaction, {
+    const codes = await deps.factorChanges.enrolled(user.id, false);
+    await deps.completeSignIn(ctx, interaction, {
       accountId: pending.accountId,
       amr: [AMR.otp],
-    });
-    const client = await deps.host.current.Client.find(String(interaction.params['client_id']));
-    htmlHeaders(ctx, httpOrigins(client?.redirectUris));
-    ctx.type = 'html';
-    ctx.body = recoveryCodesPage(codes, 'Your authenticator app is on.', {
-      href: to,
-      label: 'Continue',
+      recoveryCodes: codes && { codes, intro: 'Your authenticator app is on.' },
     });
   });
 }

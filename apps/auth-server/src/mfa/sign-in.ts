@@ -2,7 +2,9 @@ import { ACR, acrSatisfies } from '@portcullis/claims';
 import type { Context } from 'koa';
 import { interactionPolicy, type Interaction, type KoaContextWithOIDC } from 'oidc-provider';
 import type { ProviderHost } from '../provider/provider-host.js';
+import { htmlHeaders, httpOrigins } from '../security-headers.js';
 import type { FactorRegistry } from './factors.js';
+import { recoveryCodesPage } from './views.js';
 
 /**
  * How a sign-in ends (README "Multi-factor sign-in"). RFC 8176 `amr` values:
@@ -121,10 +123,21 @@ export function pendingSignInOf(interaction: Interaction): PendingSignIn | undef
 /** The user owing a second factor at this interaction (passkeys' integration point). */
 export const pendingUserOf = (interaction: Interaction) => pendingSignInOf(interaction)?.accountId;
 
+/** What a step of a sign-in proved: whose it is and the factors given (RFC 8176 amr). */
+export interface SignInResult {
+  accountId: string;
+  amr: string[];
+  /**
+   * Recovery codes made by a factor enrolled at this step (FactorChanges): shown once, on
+   * a page whose Continue link goes on, instead of the redirect.
+   */
+  recoveryCodes?: { codes: string[]; intro: string } | undefined;
+}
+
 export type CompleteSignIn = (
   ctx: Context,
   interaction: Interaction,
-  result: { accountId: string; amr: string[] },
+  result: SignInResult,
 ) => Promise<void>;
 
 /** completeSignIn without the redirect: where the browser goes next. */
@@ -171,9 +184,23 @@ export function createFinishSignIn(deps: {
   };
 }
 
-export function createCompleteSignIn(finishSignIn: FinishSignIn): CompleteSignIn {
+export function createCompleteSignIn(
+  finishSignIn: FinishSignIn,
+  host: ProviderHost,
+): CompleteSignIn {
   return async function completeSignIn(ctx, interaction, result) {
-    ctx.redirect(await finishSignIn(interaction, result));
-    ctx.status = 303;
+    const to = await finishSignIn(interaction, result);
+    if (!result.recoveryCodes) {
+      ctx.redirect(to);
+      ctx.status = 303;
+      return;
+    }
+    const { codes, intro } = result.recoveryCodes;
+    // The link ends at the client's redirect_uri, as the factor page's forms do.
+    const client = await host.current.Client.find(String(interaction.params['client_id']));
+    htmlHeaders(ctx, httpOrigins(client?.redirectUris));
+    ctx.status = 200;
+    ctx.type = 'html';
+    ctx.body = recoveryCodesPage(codes, intro, { href: to, label: 'Continue' });
   };
 }

@@ -114,7 +114,7 @@ export function recoveryCodesPage(
   const items = codes.map((c) => `<li><code class="recovery-code">${escapeHtml(c)}</code></li>`);
   return page(
     'Your recovery codes',
-    `<p>${escapeHtml(intro)}</p>
+    `<p role="status">${escapeHtml(intro)}</p>
 <p>Each code signs you in once when you cannot use your second factor. Keep them somewhere
 safe: they are shown only now.</p>
 <ul>${items.join('')}</ul>
