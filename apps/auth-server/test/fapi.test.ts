@@ -12,8 +12,10 @@ import * as oidc from 'openid-client';
 import {
   browser,
   browserLogin,
+  createClient,
   createUser,
   decodeJwt,
+  discover,
   REDIRECT_URI,
   startTestAuthServer,
   type TestAuthServer,
@@ -222,6 +224,7 @@ describe('a FAPI 2.0 flow with openid-client 6', () => {
     const jkt = await calculateJwkThumbprint(await exportJWK(dpopKey.publicKey));
     expect(decodeJwt(tokens.access_token).payload.cnf).toEqual({ jkt });
     expect(decodeJwt(tokens.id_token!).header.alg).toBe('ES256');
+    expect(decodeJwt(tokens.access_token).header.alg).toBe('ES256');
     expect(tokens.claims()?.sub).toBe(user.id);
 
     // Refresh: only with a proof of the same key.
@@ -266,5 +269,43 @@ describe('a FAPI 2.0 flow with openid-client 6', () => {
     const res = await push(client.client_id, ec, withoutPkce);
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('invalid_request');
+  });
+});
+
+describe('after an RS256 key becomes the newest signing key', () => {
+  test('a FAPI 2.0 client’s access and ID tokens stay ES256; other clients’ access tokens are RS256', async () => {
+    const client = (await fapiClient()).body;
+    const rotated = await t.admin('POST', '/admin/signing-keys', {
+      alg: 'RS256',
+      activate: 'now',
+    });
+    expect(rotated.status).toBe(201);
+    const other = await createClient(t, { grant_types: ['client_credentials'], roles: ['viewer'] });
+    const otherConfig = await discover(t, other.client_id, other.client_secret!);
+    const otherToken = await oidc.clientCredentialsGrant(otherConfig, { scope: 'api' });
+    expect(decodeJwt(otherToken.access_token).header).toMatchObject({
+      alg: 'RS256',
+      kid: rotated.body.kid,
+    });
+
+    const user = await createUser(t);
+    const config = await configFor(client.client_id);
+    const DPoP = oidc.getDPoPHandle(config, await generateKeyPair('ES256'));
+    const { verifier, state, params } = await pkceParams();
+    const url = await oidc.buildAuthorizationUrlWithPAR(config, params, { DPoP });
+    const callback = await browserLogin(url.href, user);
+    const tokens = await oidc.authorizationCodeGrant(
+      config,
+      callback,
+      { pkceCodeVerifier: verifier, expectedState: state },
+      undefined,
+      { DPoP },
+    );
+    expect(decodeJwt(tokens.access_token).header.alg).toBe('ES256');
+    expect(decodeJwt(tokens.id_token!).header.alg).toBe('ES256');
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!, undefined, {
+      DPoP,
+    });
+    expect(decodeJwt(refreshed.access_token).header.alg).toBe('ES256');
   });
 });

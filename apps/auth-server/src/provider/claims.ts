@@ -1,8 +1,9 @@
 import type { AccountsRepo } from '@portcullis/accounts';
 import { API_SCOPE, CLIENT_SUBJECT_PREFIX, Perm } from '@portcullis/claims';
-import { errors, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
+import { errors, type Client, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
 import { grantIssuedAt } from '../data/oidc-adapter.js';
-import type { KeyRing } from './keys.js';
+import { FAPI_ALGS, isFapiClient } from './fapi.js';
+import { accessTokenSigner, type KeyRing } from './keys.js';
 
 /** Scopes of the API resource server: `api` (all permissions of my roles) and each permission. */
 export const API_SCOPES: readonly string[] = [API_SCOPE, ...new Set(Object.values(Perm))];
@@ -31,9 +32,24 @@ export function resourceServerInfo(
       audience: apiAudience,
       accessTokenFormat: 'jwt',
       accessTokenTTL: accessTokenTtl,
-      jwt: { sign: { alg: keys.current.alg, kid: keys.current.kid } },
+      jwt: { sign: accessTokenKey(keys, ctx.oidc.client) },
     };
   };
+}
+
+/**
+ * The newest key signs access tokens; a FAPI 2.0 client's are ES256 or PS256 whichever key
+ * is newest (README "FAPI 2.0"). Its registration needed such a key, and a key is retired
+ * only for a newer one of its alg, so one signs; if not, nothing is issued.
+ */
+function accessTokenKey(keys: KeyRing, client: Client | undefined) {
+  const signer = accessTokenSigner(keys, isFapiClient(client) ? FAPI_ALGS : undefined);
+  if (!signer) {
+    throw new errors.UnauthorizedClient(
+      `FAPI 2.0: no ${FAPI_ALGS.join(' or ')} signing key is active for this client's tokens`,
+    );
+  }
+  return { alg: signer.alg, kid: signer.kid };
 }
 
 /**

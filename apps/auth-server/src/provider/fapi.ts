@@ -89,8 +89,13 @@ export function validateFapiMetadata(metadata: Record<string, unknown>): void {
   if (problem) throw new errors.InvalidClientMetadata(problem);
 }
 
+/** Whether a client was registered with `"fapi": "2.0"`. */
+export function isFapiClient(client: Client | undefined): boolean {
+  // oidc-provider also asks where no client is known yet (discovery).
+  return (client as { fapi?: unknown } | undefined)?.fapi === FAPI_2;
+}
+
 /** features.fapi.profile: oidc-provider applies its FAPI 2.0 checks to these clients. */
 export function fapiProfile(_ctx: KoaContextWithOIDC, client: Client): FapiProfile | undefined {
-  // oidc-provider also asks where no client is known yet (discovery).
-  return (client as { fapi?: unknown } | undefined)?.fapi === FAPI_2 ? FAPI_2 : undefined;
+  return isFapiClient(client) ? FAPI_2 : undefined;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import type { SigningKey } from '../data/signing-keys-repo.js';
-import { keyState, ringOf } from './keys.js';
+import { accessTokenSigner, keyState, ringOf } from './keys.js';
 
 const T0 = Date.UTC(2030, 0, 1);
 const s = (seconds: number) => new Date(T0 + seconds * 1000);
@@ -63,7 +63,13 @@ describe('key states on a frozen clock', () => {
 
 describe('what each key signs', () => {
   const rsa = key('rsa', { activatesAt: s(-1000) });
-  const ec = { ...key('ec', { activatesAt: s(0) }), alg: 'ES256' as const };
+  const ecJwk = { kid: 'ec', kty: 'EC', alg: 'ES256', use: 'sig' };
+  const ec = {
+    ...key('ec', { activatesAt: s(0) }),
+    alg: 'ES256' as const,
+    publicJwk: ecJwk,
+    privateJwk: { ...ecJwk, d: 'secret' },
+  };
   const oldRsa = key('rsa-old', { activatesAt: s(-2000), retiredAt: s(-1000) });
 
   test('after a rotation to ES256 the RS256 key still signs ID tokens of RS256 clients', () => {
@@ -73,6 +79,15 @@ describe('what each key signs', () => {
       ec: ['access_token', 'id_token'],
       rsa: ['id_token'],
     });
+  });
+
+  test('access tokens: the newest key, or for a client held to ES256/PS256 the newest of those', () => {
+    const rsaNewest = key('rsa-new', { activatesAt: s(10) });
+    const ring = ringOf([rsaNewest, rsa, ec, oldRsa], T0 + 20_000)!;
+    expect(ring.current).toEqual({ kid: 'rsa-new', alg: 'RS256' });
+    expect(accessTokenSigner(ring)).toEqual({ kid: 'rsa-new', alg: 'RS256' });
+    expect(accessTokenSigner(ring, ['ES256', 'PS256'])).toEqual({ kid: 'ec', alg: 'ES256' });
+    expect(accessTokenSigner(ringOf([rsa], T0)!, ['ES256', 'PS256'])).toBeUndefined();
   });
 
   test('a key not yet active, or retired, signs nothing', () => {

@@ -51,6 +51,20 @@ export function signsIdTokensWith(ring: KeyRing, alg: string): boolean {
   );
 }
 
+/**
+ * The key that signs a client's access tokens: the newest active key, or for a client held
+ * to `algs` (FAPI 2.0: ES256, PS256) the newest active key of one of those algs, which
+ * signs its ID tokens already. Undefined when no active key has such an alg.
+ */
+export function accessTokenSigner(
+  ring: KeyRing,
+  algs?: readonly string[],
+): KeyRing['current'] | undefined {
+  if (!algs || algs.includes(ring.current.alg)) return ring.current;
+  const jwk = ring.jwks.find((k) => algs.includes(String(k.alg)) && ring.signs.has(String(k.kid)));
+  return jwk && { kid: String(jwk.kid), alg: jwk.alg as KeyAlg };
+}
+
 export interface RotateOptions {
   /** `now` signs at once (emergency); default: after the publish lead. */
   activate?: 'now' | 'scheduled';
