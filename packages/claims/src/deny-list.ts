@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import type { RevocationRow, RevocationStore } from '@portcullis/db';
 
 /** The claims a deny-list decision reads; verified AccessTokenClaims fit. */
 export interface DenyCheckInput {
@@ -14,6 +13,42 @@ export interface DenyCheckInput {
    * grant from before the logout must not pass because it was minted after it.
    */
   grant_iat?: number | undefined;
+}
+
+/** A revocation as the deny list records it. Times are Unix seconds. */
+export interface RevocationEntry {
+  kind: 'jti' | 'grant' | 'subject';
+  /** The token id, grant id or subject. */
+  value: string;
+  /** A logout's instant, with its milliseconds; null for tokens and grants. */
+  before: number | null;
+  expiresAt: number;
+}
+
+/** An entry as a store returns it, with the store's id (increasing in insert order). */
+export interface StoredRevocation extends RevocationEntry {
+  id: number;
+}
+
+/**
+ * What a deny list needs to share revocations across instances. Declared here, so claims
+ * depends on no database; packages/db's createRevocationStore (the `revocations` table)
+ * has this shape.
+ */
+export interface RevocationStore {
+  insert(entry: RevocationEntry): Promise<void>;
+  /**
+   * Unexpired entries with an id above `afterId`, in id order, `limit` at most. With
+   * `recent`, also those stored in the last few seconds whatever their id: a store may
+   * make a lower id visible after a higher one was read (ids taken at insert, seen at
+   * commit), and the list must not miss it.
+   */
+  readAfter(
+    afterId: number,
+    options: { recent: boolean; limit: number },
+  ): Promise<StoredRevocation[]>;
+  /** Drops entries long expired; the list calls it every `purgeIntervalMs`. */
+  purgeExpired(): Promise<void>;
 }
 
 /**
@@ -53,7 +88,7 @@ export interface DenyList {
 
 export interface DenyListOptions {
   /**
-   * The shared `revocations` table (createRevocationStore of @portcullis/db). Without one
+   * The shared store (createRevocationStore of @portcullis/db in the apps). Without one
    * the list is per-process (tests, a single instance). With one, the list denies every
    * token until its first load (start): an unloaded list cannot vouch for any.
    */
@@ -72,15 +107,11 @@ export interface DenyListOptions {
   onError?: (error: unknown) => void;
 }
 
-type Kind = RevocationRow['kind'];
-
 /** What was revoked: a token id (`jti`), a grant, or a subject's earlier tokens. */
 export interface Revocation {
-  kind: Kind;
+  kind: RevocationEntry['kind'];
   value: string;
 }
-
-type Entry = Omit<RevocationRow, 'id'>;
 
 const defaultBus = new EventEmitter().setMaxListeners(0);
 const EVENT = 'revocation';
@@ -120,7 +151,7 @@ export function createDenyList(options: DenyListOptions = {}): DenyList {
   const listeners = new Set<(revocation: Revocation) => void>();
 
   /** Adds the entry; true when it denies something the list did not deny already. */
-  function apply(e: Entry): boolean {
+  function apply(e: RevocationEntry): boolean {
     if (e.expiresAt <= now() / 1000) return false;
     if (e.kind === 'jti' || e.kind === 'grant') {
       const map = e.kind === 'jti' ? jtis : grants;
@@ -140,7 +171,7 @@ export function createDenyList(options: DenyListOptions = {}): DenyList {
   }
 
   /** Applies the entry and, if it is news (polls reread recent rows), tells the listeners. */
-  function learn(e: Entry): void {
+  function learn(e: RevocationEntry): void {
     if (!apply(e)) return;
     for (const listener of listeners) {
       try {
@@ -150,9 +181,9 @@ export function createDenyList(options: DenyListOptions = {}): DenyList {
       }
     }
   }
-  const onBus = (e: Entry) => learn(e);
+  const onBus = (e: RevocationEntry) => learn(e);
 
-  async function record(e: Entry): Promise<void> {
+  async function record(e: RevocationEntry): Promise<void> {
     checkTime('expiresAt', e.expiresAt);
     if (e.before !== null) checkTime('before', e.before);
     if (typeof e.value !== 'string' || e.value.length === 0) throw new TypeError('value required');

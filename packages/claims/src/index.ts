@@ -33,7 +33,8 @@
  * true when the permission is held and the principal owns the resource or holds
  * `orders:*`; `requirePermission` throws ForbiddenError (403) instead.
  *
- * Deny list (deny-list.ts): rows in `revocations` (migration 003), loaded at start and
+ * Deny list (deny-list.ts): revocations from the RevocationStore it is handed (in the apps,
+ * the `revocations` table through createRevocationStore of packages/db), loaded at start and
  * polled every 250 ms by each instance (one indexed query per poll, never per request),
  * plus an in-process EventEmitter so same-process revocation is immediate. No Redis:
  * the poll already meets "within 1 s" on PGlite and PostgreSQL alike.
@@ -122,6 +123,9 @@ export {
   type DenyList,
   type DenyListOptions,
   type Revocation,
+  type RevocationEntry,
+  type RevocationStore,
+  type StoredRevocation,
 } from './deny-list.js';
 export { createTokenCache, type TokenCache } from './token-cache.js';
 export {

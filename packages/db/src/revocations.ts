@@ -13,14 +13,18 @@ export interface RevocationRow {
 
 export type NewRevocation = Omit<RevocationRow, 'id'>;
 
-/** What a deny list (packages/claims) reads and writes: the `revocations` table. */
+/**
+ * The `revocations` table as a deny list (packages/claims) reads and writes it: this is
+ * the shape of claims' RevocationStore, which claims declares itself (it depends on no
+ * database), so the two meet structurally where an app hands this store to createDenyList.
+ */
 export interface RevocationStore {
   insert(revocation: NewRevocation): Promise<void>;
   /**
    * Unexpired rows with an id above `afterId`, in id order, `limit` at most. With
-   * `recent`, also those committed in the last few seconds whatever their id: ids are
-   * taken at insert but become visible at commit, so a lower id can appear after a
-   * higher one was seen.
+   * `recent`, also those created in the last 5 seconds whatever their id: ids are taken
+   * at insert but become visible at commit, so a lower id can appear after a higher one
+   * was seen.
    */
   readAfter(afterId: number, options: { recent: boolean; limit: number }): Promise<RevocationRow[]>;
   /** Deletes rows expired for over a minute. */
