@@ -2,12 +2,11 @@ import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
 import { tokenRequest } from '@portcullis/testing';
-import { readmeScreenshot } from '@portcullis/testing/browser';
+import { launchBrowser, readmeScreenshot } from '@portcullis/testing/browser';
 import { createCookieSealer } from '../src/sealed-cookie.js';
-import { launchBrowser } from './helpers/browser.js';
 import { COOKIE_KEY, startStack, type Stack } from './helpers/stack.js';
 
-// The demo end to end in Chromium (helpers/browser.ts says which): the real authorization
+// The demo end to end in Chromium (README "Browser demo" says which): the real authorization
 // server's login and consent pages, the BFF, the SPA, and the real API (CORS, bearer calls, SSE).
 const ARTIFACTS = new URL('../test-artifacts/', import.meta.url);
 const DEMO_PNG = new URL('../docs/demo.png', import.meta.url);
