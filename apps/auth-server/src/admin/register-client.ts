@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ClientMetadata, ClientsRepo } from '../data/clients-repo.js';
 import { withFapiDefaults } from '../provider/fapi.js';
+import { isHttpsOrLoopback } from '../provider/loopback.js';
 import { signsIdTokensWith } from '../provider/keys.js';
 import { hashClientSecret, type ProviderHost } from '../provider/provider-host.js';
 import { AdminError } from './errors.js';
@@ -34,7 +35,8 @@ export async function registerClient(
   input: NewClient,
   options: RegisterOptions = {},
 ): Promise<RegisteredClient> {
-  if (options.httpsJwksUriOnly && input.jwks_uri && !input.jwks_uri.startsWith('https:')) {
+  const httpsOnly = options.httpsJwksUriOnly === true;
+  if (input.jwks_uri && !isHttpsOrLoopback(input.jwks_uri, { httpsOnly })) {
     throw new AdminError(400, 'invalid_client_metadata', 'jwks_uri must be an https URL');
   }
   // Neither a public client nor one authenticating with its own key has a secret.

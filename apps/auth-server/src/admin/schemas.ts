@@ -1,7 +1,9 @@
 import { ROLES } from '@portcullis/claims';
 import { z } from 'zod';
+import { CLIENT_ASSERTION_ALGS, CLIENT_AUTH_METHODS } from '../provider/client-assertion.js';
+import { DEVICE_GRANT } from '../provider/grant-types.js';
+import { isHttpsOrLoopback, LOOPBACK_IPS } from '../provider/loopback.js';
 
-export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const GRANT_ALIASES: Record<string, string> = { device_code: DEVICE_GRANT };
 const PUBLIC_GRANTS = new Set(['authorization_code', 'refresh_token', DEVICE_GRANT]);
 
@@ -13,7 +15,6 @@ const grantType = z
 
 /** Members that only a private JWK has (RFC 7518 §6): a client registers public keys. */
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** One public signing key of a private_key_jwt client (README "private_key_jwt"). */
 const publicJwk = z
@@ -30,12 +31,9 @@ const publicJwk = z
   });
 
 /** https, or http on a loopback host (development and tests; refused in production). */
-const jwksUri = z.url().refine((u) => {
-  const url = new URL(u);
-  return (
-    url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))
-  );
-}, 'must be an https URL (http only for localhost)');
+const jwksUri = z
+  .url()
+  .refine((u) => isHttpsOrLoopback(u), 'must be an https URL (http only for localhost)');
 
 /**
  * RFC 7591 §2 client metadata (the subset this server supports), RFC 9449's
@@ -52,16 +50,14 @@ export const newClientSchema = z
     post_logout_redirect_uris: z.array(z.url()).max(20).optional(),
     grant_types: z.array(grantType).min(1).default(['authorization_code', 'refresh_token']),
     response_types: z.array(z.literal('code')).optional(),
-    token_endpoint_auth_method: z
-      .enum(['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'])
-      .default('client_secret_basic'),
+    token_endpoint_auth_method: z.enum(CLIENT_AUTH_METHODS).default('client_secret_basic'),
     /** private_key_jwt: the client's public keys, inline or by URL (one of the two). */
     jwks: z
       .object({ keys: z.array(publicJwk).min(1).max(10) })
       .strict()
       .optional(),
     jwks_uri: jwksUri.optional(),
-    token_endpoint_auth_signing_alg: z.enum(['ES256', 'PS256', 'RS256']).optional(),
+    token_endpoint_auth_signing_alg: z.enum(CLIENT_ASSERTION_ALGS).optional(),
     /** A resource server that may introspect tokens (README "Token introspection"). */
     introspection: z.boolean().optional(),
     scope: z.string().max(1000).optional(),
@@ -142,9 +138,6 @@ export const newClientSchema = z
 
 export type NewClient = z.output<typeof newClientSchema>;
 
-/** Loopback IP literals a native app may listen on (RFC 8252 §7.3, §8.3: not localhost). */
-const NATIVE_LOOPBACKS = new Set(['127.0.0.1', '[::1]']);
-
 /**
  * Redirect URIs by application type (README "Native apps"). web: http(s) only. native:
  * http on a loopback IP literal (any port at request time), a private-use scheme in
@@ -159,7 +152,7 @@ function redirectProblems(type: 'web' | 'native', uris: string[]): string[] {
     if (type === 'web' && !web) {
       problems.push(`${uri}: a web client redirects to http(s); a custom scheme is for native`);
     } else if (type === 'native' && url.protocol === 'http:') {
-      if (!NATIVE_LOOPBACKS.has(url.hostname)) {
+      if (!LOOPBACK_IPS.has(url.hostname)) {
         problems.push(`${uri}: a native app's http redirect must be 127.0.0.1 or [::1]`);
       }
     } else if (

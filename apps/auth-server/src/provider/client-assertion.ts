@@ -1,5 +1,16 @@
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 
+/**
+ * How a client may authenticate at the token endpoint: a secret (stored as its SHA-256),
+ * its own key (README "private_key_jwt"), or not at all (a public client, with PKCE).
+ */
+export const CLIENT_AUTH_METHODS = [
+  'client_secret_basic',
+  'client_secret_post',
+  'private_key_jwt',
+  'none',
+] as const;
+
 /** Signing algorithms of a private_key_jwt client assertion: asymmetric only. */
 export const CLIENT_ASSERTION_ALGS = ['ES256', 'PS256', 'RS256'] as const;
 

@@ -25,7 +25,11 @@ import {
   resourceServerInfo,
 } from './claims.js';
 import type { DeviceGuard } from './device-guard.js';
-import { assertClientAssertion, CLIENT_ASSERTION_ALGS } from './client-assertion.js';
+import {
+  assertClientAssertion,
+  CLIENT_ASSERTION_ALGS,
+  CLIENT_AUTH_METHODS,
+} from './client-assertion.js';
 import { mayIntrospect } from './introspection.js';
 import { RESPONSE_MODES } from './response-modes.js';
 import { fapiProfile, validateFapiMetadata } from './fapi.js';
@@ -52,12 +56,6 @@ const DAY = 24 * 60 * 60;
 export const REFRESH_TOKEN_TTL = 30 * DAY;
 export const ID_TOKEN_TTL = 60 * 60;
 export const PAR_REQUEST_URI_TTL = 60;
-const CLIENT_AUTH_METHODS = [
-  'client_secret_basic',
-  'client_secret_post',
-  'private_key_jwt',
-  'none',
-] as const;
 export const SESSION_COOKIE = '_session';
 export const INTERACTION_RESUME_COOKIE = '_interaction_resume';
 

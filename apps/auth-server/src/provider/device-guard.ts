@@ -4,8 +4,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { DevicePollsRepo } from '../data/device-polls-repo.js';
 import { messagePage } from '../interactions/views.js';
 import { htmlHeaders } from '../security-headers.js';
-
-const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+import { DEVICE_GRANT } from './grant-types.js';
 
 export interface DeviceGuardOptions {
   /** Seconds between polls announced in the device authorization response (RFC 8628 §3.2). */

@@ -1,4 +1,5 @@
 import { errors, type Client, type FapiProfile, type KoaContextWithOIDC } from 'oidc-provider';
+import { isHttpsOrLoopback } from './loopback.js';
 
 /** The one profile a client may opt into: `"fapi": "2.0"` in its metadata. */
 export const FAPI_2: FapiProfile = '2.0';
@@ -10,16 +11,6 @@ export const FAPI_ALGS: readonly string[] = ['ES256', 'PS256'];
 export const FAPI_DEFAULT_ALG = 'ES256';
 
 const FAPI_GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** An authorization response travels encrypted: https, or http to this very machine. */
-function isProtectedRedirect(uri: unknown): boolean {
-  const url = URL.parse(String(uri));
-  if (!url) return false;
-  return (
-    url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))
-  );
-}
 
 /**
  * What `"fapi": "2.0"` implies when the registration leaves it out: PAR, DPoP-bound
@@ -71,7 +62,8 @@ export function fapiProblems(metadata: Record<string, unknown>): string[] {
     'id_token_signed_response_alg must be ES256 or PS256',
   );
   const redirects = Array.isArray(metadata['redirect_uris']) ? metadata['redirect_uris'] : [];
-  for (const uri of redirects.filter((u) => !isProtectedRedirect(u))) {
+  // An authorization response travels encrypted: https, or http to this very machine.
+  for (const uri of redirects.filter((u) => !isHttpsOrLoopback(u))) {
     must(false, `redirect URI ${String(uri)} must be https (http only to a loopback host)`);
   }
   const grants = Array.isArray(metadata['grant_types'])

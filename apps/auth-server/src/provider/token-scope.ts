@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { DEVICE_GRANT } from './grant-types.js';
 
 interface Scoped {
   scope?: string;
@@ -24,7 +25,7 @@ function coveredScope(
   switch (params?.grant_type) {
     case 'authorization_code':
       return entities.AuthorizationCode?.scope;
-    case 'urn:ietf:params:oauth:grant-type:device_code':
+    case DEVICE_GRANT:
       return entities.DeviceCode?.scope;
     case 'refresh_token':
       return params.scope || entities.RefreshToken?.scope;
