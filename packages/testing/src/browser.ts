@@ -1,17 +1,25 @@
 /**
  * The browser every browser test drives: `CHROMIUM_PATH` when set, otherwise the Chromium
  * that the npm package @sparticuz/chromium ships inside itself (installed with the workspace,
- * so `npm test` needs no system browser and no download). Its headless shell is unpacked
- * to the temporary directory on first use.
+ * so `npm test` needs no system browser and no download). Its headless shell and the
+ * libraries it links (NSS, NSPR, expat: the package's Amazon Linux 2023 pack) are unpacked
+ * once per version to the temporary directory, and the libraries are put first on the
+ * browser's LD_LIBRARY_PATH, so it runs on a machine with only glibc, as on Lambda (the
+ * package itself does this on Lambda only). Those libraries need glibc 2.34 or newer; on an
+ * older glibc the system's are used (libnss3, libnspr4), as Debian's chromium would.
  *
  * The package's recommended flags are not used: they switch off web security (CORS, which
  * these tests check) and allow mixed content. Ours keep the browser's rules as a user has them.
  */
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { createReadStream, createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import chromiumPackage from '@sparticuz/chromium';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { brotliDecompressSync, createBrotliDecompress } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestAuthServer, type TestAuthServer } from './auth-server.js';
 import { freePort } from './net.js';
@@ -29,13 +37,95 @@ const ARGS = [
   '--disable-sync',
 ];
 
-async function executablePath(): Promise<string> {
-  // A test helper, as under test/ (where the lint rule allows reading the environment).
-  // eslint-disable-next-line no-restricted-syntax
-  const chosen = process.env['CHROMIUM_PATH'];
-  if (chosen) return chosen;
+/** The oldest glibc the package's library pack runs on (it is built on Amazon Linux 2023). */
+export const PACK_GLIBC = { major: 2, minor: 34 };
+
+interface PackagedChromium {
+  executable: string;
+  /** The unpacked libraries, or undefined when this glibc cannot load them. */
+  libraries: string | undefined;
+}
+
+/** The package's `bin` directory (brotli files) and its version. */
+function packageFiles(): { bin: string; version: string } {
+  const entry = createRequire(import.meta.url).resolve('@sparticuz/chromium');
+  const root = path.join(path.dirname(entry), '..');
+  const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return { bin: path.join(root, 'bin'), version };
+}
+
+/** True when this process runs on glibc `major.minor` or newer (false on musl and others). */
+export function glibcAtLeast({ major, minor }: { major: number; minor: number }): boolean {
+  const report = process.report.getReport() as { header?: { glibcVersionRuntime?: string } };
+  const [have = 0, haveMinor = 0] = (report.header?.glibcVersionRuntime ?? '0.0')
+    .split('.')
+    .map(Number);
+  return have > major || (have === major && haveMinor >= minor);
+}
+
+/** Writes the regular files of a (ustar) tar archive under `dir`. */
+async function untar(archive: Buffer, dir: string): Promise<void> {
+  for (let at = 0; at + 512 <= archive.length;) {
+    const header = archive.subarray(at, at + 512);
+    const field = (start: number, length: number) =>
+      header.toString('latin1', start, start + length).replace(/\0.*$/s, '');
+    const name = path.posix.join(field(345, 155), field(0, 100));
+    if (name === '.') break; // the two zero blocks that end an archive
+    const size = parseInt(field(124, 12).trim() || '0', 8);
+    const type = field(156, 1);
+    if (type === '0' || type === '') {
+      const file = path.join(dir, name);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, archive.subarray(at + 512, at + 512 + size));
+      await chmod(file, parseInt(field(100, 8).trim(), 8) & 0o777);
+    }
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+}
+
+/** Unpacks the headless shell, its graphics and its libraries into `dir`. */
+async function unpack(bin: string, dir: string): Promise<void> {
+  const executable = path.join(dir, 'chromium');
+  await pipeline(
+    createReadStream(path.join(bin, 'chromium.br')),
+    createBrotliDecompress(),
+    createWriteStream(executable, { mode: 0o700 }),
+  );
+  for (const pack of ['swiftshader.tar.br', 'al2023.tar.br']) {
+    await untar(brotliDecompressSync(await readFile(path.join(bin, pack))), dir);
+  }
+}
+
+/**
+ * The package's Chromium, unpacked once per version. Unpacked beside its final place and
+ * renamed there, so a parallel test worker sees all of it or none of it.
+ */
+async function packagedChromium(): Promise<PackagedChromium> {
+  const { bin, version } = packageFiles();
+  const dir = path.join(tmpdir(), `portcullis-chromium-${version}`);
+  if (!existsSync(dir)) {
+    const partial = await mkdtemp(`${dir}-partial-`);
+    try {
+      await unpack(bin, partial);
+      await rename(partial, dir);
+    } catch (error) {
+      await rm(partial, { recursive: true, force: true });
+      if (!existsSync(dir)) throw error; // else another worker was first
+    }
+  }
+  return {
+    executable: path.join(dir, 'chromium'),
+    libraries: glibcAtLeast(PACK_GLIBC) ? path.join(dir, 'lib') : undefined,
+  };
+}
+
+async function chosenChromium(environment: NodeJS.ProcessEnv): Promise<PackagedChromium> {
+  const chosen = environment['CHROMIUM_PATH'];
+  if (chosen) return { executable: chosen, libraries: undefined };
   try {
-    return await chromiumPackage.executablePath();
+    return await packagedChromium();
   } catch (error) {
     throw new Error(
       `no Chromium for the browser tests: @sparticuz/chromium could not unpack its browser ` +
@@ -44,13 +134,41 @@ async function executablePath(): Promise<string> {
   }
 }
 
+export interface ChromiumLaunch {
+  executablePath: string;
+  /** The browser's environment: `environment` with the package's libraries first. */
+  env: NodeJS.ProcessEnv;
+  /** Where those libraries are; undefined when the system's are used. */
+  libraries: string | undefined;
+}
+
+/** Which Chromium to launch, and with what environment, given `environment`. */
+export async function chromiumLaunch(
+  // A test helper, as under test/ (where the lint rule allows reading the environment).
+  // eslint-disable-next-line no-restricted-syntax
+  environment: NodeJS.ProcessEnv = process.env,
+): Promise<ChromiumLaunch> {
+  const { executable, libraries } = await chosenChromium(environment);
+  const { LD_LIBRARY_PATH: current, ...env } = environment;
+  const searched = [libraries, current].filter(Boolean).join(':');
+  return {
+    executablePath: executable,
+    env: searched ? { ...env, LD_LIBRARY_PATH: searched } : env,
+    libraries,
+  };
+}
+
 /** Launches headless Chromium; fails loudly (never skips) when there is none. */
 export async function launchBrowser(): Promise<Browser> {
-  const path = await executablePath();
+  const { executablePath, env, libraries } = await chromiumLaunch();
   try {
-    return await chromium.launch({ executablePath: path, headless: true, args: ARGS });
+    return await chromium.launch({ executablePath, env, headless: true, args: ARGS });
   } catch (error) {
-    throw new Error(`Chromium at ${path} did not start: ${(error as Error).message}`);
+    const linked = libraries ? `with the libraries in ${libraries}` : `with the system's libraries`;
+    throw new Error(
+      `Chromium at ${executablePath} did not start (${linked}): ${(error as Error).message}; ` +
+        `set CHROMIUM_PATH to a Chromium binary that runs here`,
+    );
   }
 }
 
