@@ -195,15 +195,24 @@ describe('private_key_jwt (RFC 7523)', () => {
     expectRefused(await withAssertion(t, id, hs));
   });
 
-  test('admin API: a private key, no keys, or a plain-http jwks_uri is a clear 422', async () => {
+  test('admin API: a private key, no keys, a plain-http jwks_uri or HS256 assertions is a clear 422 naming the field', async () => {
     const privateJwk = await exportJWK(key.privateKey);
-    const cases: [Record<string, unknown>, string][] = [
-      [{ jwks: { keys: [privateJwk] } }, 'register the public key only'],
-      [{ jwks: undefined }, 'exactly one of jwks and jwks_uri'],
-      [{ jwks: undefined, jwks_uri: 'http://keys.example/jwks' }, 'https'],
-      [{ token_endpoint_auth_signing_alg: 'HS256' }, ''],
+    // [metadata, the field named, what its message says]
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ jwks: { keys: [privateJwk] } }, 'jwks', 'register the public key only'],
+      [{ jwks: undefined }, 'jwks', 'private_key_jwt needs exactly one of jwks and jwks_uri'],
+      [
+        { jwks: undefined, jwks_uri: 'http://keys.example/jwks' },
+        'jwks_uri',
+        'must be an https URL (http only for localhost)',
+      ],
+      [
+        { token_endpoint_auth_signing_alg: 'HS256' },
+        'token_endpoint_auth_signing_alg',
+        'expected one of "ES256"|"PS256"|"RS256"',
+      ],
     ];
-    for (const [extra, message] of cases) {
+    for (const [extra, field, message] of cases) {
       const res = await t.admin('POST', '/admin/clients', {
         token_endpoint_auth_method: 'private_key_jwt',
         jwks: { keys: [key.jwk] },
@@ -212,7 +221,7 @@ describe('private_key_jwt (RFC 7523)', () => {
       });
       expect(res.status).toBe(422);
       expect(res.body.error).toBe('validation_failed');
-      expect(JSON.stringify(res.body)).toContain(message);
+      expect(res.body.fields).toEqual({ [field]: [expect.stringContaining(message)] });
     }
     const secretClient = await t.admin('POST', '/admin/clients', {
       grant_types: ['client_credentials'],

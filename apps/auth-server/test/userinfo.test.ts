@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createDenyList } from '@portcullis/claims';
 import { createRevocationStore } from '@portcullis/db';
-import { importJWK, SignJWT, type JWK } from 'jose';
+import { generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import * as oidc from 'openid-client';
 import {
   createClient,
@@ -38,6 +38,13 @@ async function signedByServer(payload: Record<string, unknown>) {
   const jwk = t.server.host.keys.jwks.find((k) => (k as { kid?: string }).kid === kid)!;
   const key = await importJWK(jwk as JWK, alg);
   return new SignJWT(payload).setProtectedHeader({ alg, kid, typ: 'at+jwt' }).sign(key);
+}
+
+/** An access token another server signed with a key of its own, naming `kid` for it. */
+async function signedElsewhere(payload: Record<string, unknown>, kid: string) {
+  const { alg } = t.server.host.keys.current;
+  const { privateKey } = await generateKeyPair(alg);
+  return new SignJWT(payload).setProtectedHeader({ alg, kid, typ: 'at+jwt' }).sign(privateKey);
 }
 
 async function signedInUser(scope = 'openid profile email offline_access api') {
@@ -109,6 +116,14 @@ describe('userinfo (/me) with the access token of the code flow', () => {
     const now = Math.floor(Date.now() / 1000);
     const cases: Record<string, string> = {
       'another issuer': await signedByServer({ ...claims, iss: 'https://elsewhere.example' }),
+      'another issuer, with its own key': await signedElsewhere(
+        { ...claims, iss: 'https://elsewhere.example' },
+        'elsewhere-key-1',
+      ),
+      'another key naming this issuer and its current kid': await signedElsewhere(
+        claims,
+        t.server.host.keys.current.kid,
+      ),
       'an audience the server does not own': await signedByServer({
         ...claims,
         aud: 'https://other-api.example',
