@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { ACR } from '@portcullis/claims';
 import * as oidc from 'openid-client';
+import { Secret } from 'otpauth';
 import {
   browser,
   browserLogin,
@@ -17,6 +19,7 @@ import {
   type Browser,
   type TestAuthServer,
 } from '@portcullis/testing';
+import { createPasskeysRepo } from '../src/data/passkeys-repo.js';
 
 // README "Multi-factor sign-in". The server's TOTP clock is moved by whole 30 s periods
 // so that a test can use a fresh code without waiting; codes are computed here.
@@ -258,16 +261,22 @@ describe('no way around the second factor', () => {
     const { secret } = await enrolTotp(browser(), user);
     const c = await discover(t, client.client_id);
     const b = browser();
+    const verifier = oidc.randomPKCECodeVerifier();
     const url = oidc.buildAuthorizationUrl(c, {
       redirect_uri: REDIRECT_URI,
       scope: 'openid api',
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
     });
     const step = await browserLogin(url.href, user, { b });
     const page = await (await b.get(step.href)).text();
     expect(page).toContain('Code from your authenticator app');
-    return { user, secret, b, step, uid: interactionOf(step), csrf: csrfOf(page) };
+    /** Whose sign-in the code at `callback` is. */
+    const subjectAt = async (callback: URL) =>
+      decodeJwt(
+        (await oidc.authorizationCodeGrant(c, callback, { pkceCodeVerifier: verifier })).id_token!,
+      ).payload.sub;
+    return { user, secret, b, step, uid: interactionOf(step), csrf: csrfOf(page), subjectAt };
   }
 
   /** Follows redirects from `url`; the last URL (a code would be at REDIRECT_URI). */
@@ -288,12 +297,24 @@ describe('no way around the second factor', () => {
     expect(end.html).toMatch(/Sign in|Verify it’s you/);
   });
 
+  /** What the interaction pages say of a form posted where it does not belong. */
+  const NOT_VALID_HERE = 'This sign-in request has expired or is not valid here.';
+
   test('consent posted before the factor is refused', async () => {
     const thirdParty = await publicSpa(t, { first_party: false });
-    const { b, uid, csrf } = await atFactorStep(thirdParty);
+    const { user, b, step, uid, csrf, secret, subjectAt } = await atFactorStep(thirdParty);
     const res = await b.postForm(`${t.issuer}/interaction/${uid}/confirm`, { csrf });
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
+    const html = await res.text();
+    expect(html).toContain('Sign-in problem');
+    expect(html).toContain(NOT_VALID_HERE);
+    // The sign-in is still at its factor: the code, then consent, then a code at the client.
+    const page = await (await b.get(step.href)).text();
+    expect(page).toContain('Code from your authenticator app');
+    expect(page).not.toContain('/confirm"');
+    const landed = await submitFactor(b, step, 'totp', { code: codeFor(secret) });
+    expect(await subjectAt(landed)).toBe(user.id);
   });
 
   test("another user's code is refused", async () => {
@@ -320,7 +341,7 @@ describe('no way around the second factor', () => {
   });
 
   test('another password at the factor step does not end it', async () => {
-    const { b, uid, csrf } = await atFactorStep();
+    const { user, b, step, uid, csrf, secret, subjectAt } = await atFactorStep();
     const other = await createUser(t);
     const res = await b.postForm(`${t.issuer}/interaction/${uid}/login`, {
       csrf,
@@ -328,6 +349,15 @@ describe('no way around the second factor', () => {
       password: other.password,
     });
     expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    const html = await res.text();
+    expect(html).toContain('Sign-in problem');
+    expect(html).toContain(NOT_VALID_HERE);
+    expect(html).not.toContain(other.email);
+    // The step still belongs to the first user: their code finishes it, as them.
+    expect(await (await b.get(step.href)).text()).toContain('Code from your authenticator app');
+    const landed = await submitFactor(b, step, 'totp', { code: codeFor(secret) });
+    expect(await subjectAt(landed)).toBe(user.id);
   });
 
   test('a password-only session of a user who enrols since then asks for the factor', async () => {
@@ -499,6 +529,182 @@ describe('policy', () => {
       items: [],
       recovery_codes_remaining: 0,
     });
+  });
+});
+
+describe('changing factors needs a sign-in within 5 minutes, with the factor', () => {
+  /**
+   * Moves the sign-in time of the user's sessions `seconds` back (forward when negative),
+   * as oidc-provider stored it: the session reads as signed in that long before.
+   */
+  async function ageSignIn(userId: string, seconds: number) {
+    const result = await t.database.db.raw(
+      `update oidc_payloads
+         set payload = jsonb_set(payload, '{loginTs}', to_jsonb((payload->>'loginTs')::bigint - ?))
+       where type = 'Session' and payload->>'accountId' = ? returning id`,
+      [seconds, userId],
+    );
+    expect((result as { rows: unknown[] }).rows.length).toBeGreaterThan(0);
+  }
+
+  /** A passkey row of the user, as enrolment stores one (no sign-in with it here). */
+  async function addPasskey(userId: string) {
+    const id = randomBytes(16).toString('base64url');
+    await createPasskeysRepo(t.database.db).create({
+      id,
+      userId,
+      name: 'Key',
+      publicKey: new Uint8Array(randomBytes(77)),
+      counter: 0,
+      transports: [],
+      deviceType: 'multiDevice',
+      backedUp: true,
+    });
+    return id;
+  }
+
+  const factorsOf = async (userId: string) =>
+    (await t.admin('GET', `/admin/users/${userId}/factors`)).body as {
+      items: { kind: string }[];
+      recovery_codes_remaining: number;
+    };
+
+  const STALE = 5 * 60 + 1;
+  const SIGN_IN_AGAIN = 'To change how you sign in, sign in again first';
+  const PASSKEYS_SIGN_IN_AGAIN = 'Sign in again to change your passkeys.';
+
+  test('a sign-in older than 5 minutes cannot set up an authenticator app or a passkey', async () => {
+    const user = await createUser(t);
+    const b = browser();
+    const csrf = csrfOf(await accountSignIn(b, user));
+    expect((await b.postForm(`${t.issuer}/account/totp/start`, { csrf })).status).toBe(303);
+    const enrolPage = await (await b.get(`${t.issuer}/account/totp`)).text();
+    const secret = /id="totp-secret">([^<]+)</.exec(enrolPage)![1]!.replaceAll(' ', '');
+
+    await ageSignIn(user.id, STALE);
+    const confirm = await b.postForm(`${t.issuer}/account/totp/confirm`, {
+      csrf,
+      code: codeFor(secret),
+    });
+    expect(confirm.status).toBe(401);
+    expect(await confirm.text()).toContain(SIGN_IN_AGAIN);
+    const restart = await b.postForm(`${t.issuer}/account/totp/start`, { csrf });
+    expect(restart.status).toBe(401);
+    const options = await b.postForm(`${t.issuer}/account/passkeys/options`, { csrf });
+    expect(options.status).toBe(403);
+    expect(((await options.json()) as { error_description: string }).error_description).toBe(
+      'sign in again to change your passkeys',
+    );
+    const passkey = await b.postForm(`${t.issuer}/account/passkeys`, {
+      csrf,
+      response: '{}',
+      name: 'Late',
+    });
+    expect(passkey.status).toBe(403);
+    expect(await passkey.text()).toContain(PASSKEYS_SIGN_IN_AGAIN);
+    expect(await factorsOf(user.id)).toEqual({ items: [], recovery_codes_remaining: 0 });
+
+    // The same session and form, signed in again within the 5 minutes: the code turns it on.
+    await ageSignIn(user.id, -STALE);
+    const fresh = await b.postForm(`${t.issuer}/account/totp/confirm`, {
+      csrf,
+      code: codeFor(secret),
+    });
+    nextPeriod();
+    expect(fresh.status).toBe(200);
+    expect((await factorsOf(user.id)).items).toEqual([expect.objectContaining({ kind: 'totp' })]);
+  });
+
+  test('a sign-in with the factor older than 5 minutes cannot remove a passkey or the app', async () => {
+    const user = await createUser(t);
+    const { secret } = await enrolTotp(browser(), user);
+    const passkey = await addPasskey(user.id);
+    const b = browser();
+    const csrf = csrfOf(await accountSignIn(b, user, () => codeFor(secret)));
+    nextPeriod();
+
+    await ageSignIn(user.id, STALE);
+    expect((await b.get(`${t.issuer}/account`)).status).toBe(401);
+    const removePasskey = await b.postForm(`${t.issuer}/account/passkeys/${passkey}/delete`, {
+      csrf,
+    });
+    expect(removePasskey.status).toBe(403);
+    expect(await removePasskey.text()).toContain(PASSKEYS_SIGN_IN_AGAIN);
+    const removeApp = await b.postForm(`${t.issuer}/account/totp/remove`, { csrf });
+    expect(removeApp.status).toBe(401);
+    expect(await removeApp.text()).toContain(SIGN_IN_AGAIN);
+    expect((await factorsOf(user.id)).items.map((f) => f.kind).sort()).toEqual(['passkey', 'totp']);
+
+    // Within the 5 minutes, the same forms work.
+    await ageSignIn(user.id, -STALE);
+    const removed = await b.postForm(`${t.issuer}/account/passkeys/${passkey}/delete`, { csrf });
+    expect(removed.status).toBe(303);
+    expect((await factorsOf(user.id)).items.map((f) => f.kind)).toEqual(['totp']);
+  });
+
+  test('a password-only sign-in of a user who has a factor cannot remove one or make codes', async () => {
+    const user = await createUser(t);
+    const b = browser();
+    // Signed in with the password alone while the user had no factor: fresh then.
+    const csrf = csrfOf(await accountSignIn(b, user));
+    const { secret } = await enrolTotp(browser(), user);
+    const passkey = await addPasskey(user.id);
+
+    expect((await b.get(`${t.issuer}/account`)).status).toBe(401);
+    const removePasskey = await b.postForm(`${t.issuer}/account/passkeys/${passkey}/delete`, {
+      csrf,
+    });
+    expect(removePasskey.status).toBe(403);
+    expect(await removePasskey.text()).toContain(PASSKEYS_SIGN_IN_AGAIN);
+    const removeApp = await b.postForm(`${t.issuer}/account/totp/remove`, { csrf });
+    expect(removeApp.status).toBe(401);
+    expect(await removeApp.text()).toContain(SIGN_IN_AGAIN);
+    const codes = await b.postForm(`${t.issuer}/account/recovery-codes`, { csrf });
+    expect(codes.status).toBe(401);
+    expect(await factorsOf(user.id)).toMatchObject({
+      items: [
+        expect.objectContaining({ kind: 'totp' }),
+        expect.objectContaining({ kind: 'passkey' }),
+      ],
+      recovery_codes_remaining: 10,
+    });
+
+    // The same browser signed in with the app's code may.
+    const account = await accountSignIn(b, user, () => codeFor(secret));
+    nextPeriod();
+    const removed = await b.postForm(`${t.issuer}/account/totp/remove`, {
+      csrf: csrfOf(account),
+    });
+    expect(removed.status).toBe(200);
+    expect((await factorsOf(user.id)).items.map((f) => f.kind)).toEqual(['passkey']);
+  });
+});
+
+describe('at rest', () => {
+  test("the app's key is stored sealed, recovery codes only as SHA-256 digests", async () => {
+    const user = await createUser(t);
+    const { secret, recoveryCodes } = await enrolTotp(browser(), user);
+    const bytes = Buffer.from(Secret.fromBase32(secret).buffer);
+    const totpRows = JSON.stringify(await t.database.db('mfa_totp').where({ user_id: user.id }));
+    expect(totpRows).toContain('secret_enc');
+    for (const encoded of [
+      secret,
+      secret.toLowerCase(),
+      bytes.toString('hex'),
+      bytes.toString('base64'),
+      bytes.toString('base64url'),
+    ])
+      expect(totpRows).not.toContain(encoded);
+
+    const codeRows = await t.database.db('mfa_recovery_codes').where({ user_id: user.id });
+    expect(codeRows).toHaveLength(10);
+    for (const row of codeRows) expect(row.code_hash).toMatch(/^[0-9a-f]{64}$/);
+    const stored = JSON.stringify(codeRows).toLowerCase();
+    expect(recoveryCodes).toHaveLength(10);
+    for (const code of recoveryCodes) {
+      expect(stored).not.toContain(code.toLowerCase());
+      expect(stored).not.toContain(code.toLowerCase().replaceAll('-', ''));
+    }
   });
 });
 
