@@ -1,8 +1,19 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing';
+import { exportJWK, generateKeyPair } from 'jose';
+import {
+  browser,
+  createUser,
+  enrolTotp,
+  REDIRECT_URI,
+  startTestAuthServer,
+  type TestAuthServer,
+} from '@portcullis/testing';
 
 const CLI = path.resolve(import.meta.dirname, '../src/cli/admin.ts');
 const TSX = path.resolve(import.meta.dirname, '../../../node_modules/.bin/tsx');
@@ -37,13 +48,34 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** The public keys a private_key_jwt client registers with --jwks, written in beforeAll. */
+const dir = path.join(tmpdir(), `portcullis-cli-${randomUUID()}`);
+const jwksFile = path.join(dir, 'jwks.json');
+const registeredKeys = { keys: [expect.objectContaining({ kty: 'EC', kid: 'cli-1' })] };
+
 let t: TestAuthServer;
 beforeAll(async () => {
   t = await startTestAuthServer();
+  await mkdir(dir);
+  const { publicKey } = await generateKeyPair('ES256', { extractable: true });
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'cli-1', alg: 'ES256' };
+  await writeFile(jwksFile, JSON.stringify({ keys: [jwk] }));
 });
 afterAll(async () => {
   await t?.close();
+  await rm(dir, { recursive: true, force: true });
 });
+
+const adminEnv = () => ({
+  ADMIN_PORT: new URL(t.server.adminUrl).port,
+  ADMIN_TOKEN: t.server.adminToken,
+});
+
+/** The client as the admin API lists it. */
+async function listed(clientId: string) {
+  const res = await t.admin('GET', '/admin/clients');
+  return (res.body.items as { client_id: string }[]).find((c) => c.client_id === clientId);
+}
 
 describe('pnpm admin', () => {
   test('finds the admin API by ADMIN_PORT', async () => {
@@ -85,21 +117,164 @@ describe('pnpm admin', () => {
   });
 });
 
-describe('pnpm admin user:factors / user:reset-factors', () => {
-  test("lists a user's second factors and removes them", async () => {
-    const created = await t.admin('POST', '/admin/users', {
-      email: `cli-factors-${Date.now()}@example.com`,
-      password: 'a long enough password',
-      roles: ['viewer'],
+describe('pnpm admin client:create: each flag gives the metadata it promises', () => {
+  test.each<[string, string[], Record<string, unknown>]>([
+    [
+      '--jwks FILE --auth-alg',
+      [
+        '--grant-types',
+        'client_credentials',
+        '--auth-method',
+        'private_key_jwt',
+        '--jwks',
+        jwksFile,
+        '--auth-alg',
+        'ES256',
+      ],
+      {
+        token_endpoint_auth_method: 'private_key_jwt',
+        jwks: registeredKeys,
+        token_endpoint_auth_signing_alg: 'ES256',
+      },
+    ],
+    [
+      '--jwks-uri',
+      [
+        '--grant-types',
+        'client_credentials',
+        '--auth-method',
+        'private_key_jwt',
+        '--jwks-uri',
+        'http://127.0.0.1:9/jwks.json',
+      ],
+      {
+        token_endpoint_auth_method: 'private_key_jwt',
+        jwks_uri: 'http://127.0.0.1:9/jwks.json',
+      },
+    ],
+    [
+      '--native',
+      [
+        '--native',
+        '--auth-method',
+        'none',
+        '--redirect-uri',
+        'http://127.0.0.1/cb',
+        '--redirect-uri',
+        'com.example.app:/callback',
+      ],
+      {
+        application_type: 'native',
+        token_endpoint_auth_method: 'none',
+        redirect_uris: ['http://127.0.0.1/cb', 'com.example.app:/callback'],
+      },
+    ],
+    [
+      '--require-par',
+      ['--require-par', '--redirect-uri', REDIRECT_URI],
+      { require_pushed_authorization_requests: true },
+    ],
+    [
+      '--introspection',
+      ['--introspection', '--grant-types', 'client_credentials'],
+      { introspection: true, grant_types: ['client_credentials'] },
+    ],
+    [
+      '--roles --scope --dpop-bound --first-party',
+      [
+        '--grant-types',
+        'client_credentials',
+        '--roles',
+        'viewer',
+        '--scope',
+        'api',
+        '--dpop-bound',
+        '--first-party',
+      ],
+      { roles: ['viewer'], scope: 'api', dpop_bound_access_tokens: true, first_party: true },
+    ],
+  ])('%s', async (_flags, args, expected) => {
+    const clientId = `cli-${randomUUID()}`;
+    const run = await admin(
+      ['client:create', '--client-id', clientId, ...args, '--json'],
+      adminEnv(),
+    );
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ client_id: clientId });
+    expect(await listed(clientId)).toMatchObject(expected);
+  });
+
+  test('--fapi: FAPI 2.0 with PAR, DPoP and ES256 implied', async () => {
+    // ES256 ID tokens need an ES256 key that signs (the default is RS256).
+    const rotated = await t.admin('POST', '/admin/signing-keys', { alg: 'ES256', activate: 'now' });
+    expect(rotated.status).toBe(201);
+    const clientId = `cli-${randomUUID()}`;
+    const run = await admin(
+      [
+        'client:create',
+        '--client-id',
+        clientId,
+        '--fapi',
+        '--auth-method',
+        'private_key_jwt',
+        '--jwks',
+        jwksFile,
+        '--redirect-uri',
+        'https://app.example.com/cb',
+        '--json',
+      ],
+      adminEnv(),
+    );
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(await listed(clientId)).toMatchObject({
+      fapi: '2.0',
+      token_endpoint_auth_method: 'private_key_jwt',
+      token_endpoint_auth_signing_alg: 'ES256',
+      require_pushed_authorization_requests: true,
+      dpop_bound_access_tokens: true,
+      id_token_signed_response_alg: 'ES256',
+      jwks: registeredKeys,
     });
-    const id = created.body['id'] as string;
-    const env = { ADMIN_PORT: new URL(t.server.adminUrl).port, ADMIN_TOKEN: t.server.adminToken };
-    const listed = await admin(['user:factors', id, '--json'], env);
-    expect(listed.code).toBe(0);
-    expect(JSON.parse(listed.stdout)).toEqual({ items: [], recovery_codes_remaining: 0 });
-    const reset = await admin(['user:reset-factors', id, '--json'], env);
+  });
+
+  test('a refused registration exits 1 with the API’s error', async () => {
+    const run = await admin(
+      ['client:create', '--native', '--redirect-uri', 'http://127.0.0.1/cb'],
+      adminEnv(),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('a native app cannot keep a secret');
+  });
+});
+
+describe('pnpm admin user:factors / user:reset-factors', () => {
+  test("lists a user's authenticator app and removes it, audited", async () => {
+    const user = await createUser(t, ['viewer']);
+    const { recoveryCodes } = await enrolTotp(t, browser(), user);
+    expect(recoveryCodes.length).toBeGreaterThan(0);
+    const env = adminEnv();
+
+    const before = await admin(['user:factors', user.id, '--json'], env);
+    expect(before.code).toBe(0);
+    expect(JSON.parse(before.stdout)).toEqual({
+      items: [expect.objectContaining({ kind: 'totp', id: expect.any(String) })],
+      recovery_codes_remaining: recoveryCodes.length,
+    });
+
+    const reset = await admin(['user:reset-factors', user.id, '--json'], env);
     expect(reset.code).toBe(0);
-    expect(JSON.parse(reset.stdout)).toMatchObject({ recovery_codes_removed: 0 });
+    expect(JSON.parse(reset.stdout)).toMatchObject({
+      recovery_codes_removed: recoveryCodes.length,
+    });
+    const after = await admin(['user:factors', user.id, '--json'], env);
+    expect(JSON.parse(after.stdout)).toEqual({ items: [], recovery_codes_remaining: 0 });
+    const audited = await t.database
+      .db('audit_events')
+      .where({ kind: 'mfa_reset', subject: user.id });
+    expect(audited).toHaveLength(1);
+
     expect((await admin(['user:factors'], env)).code).toBe(64);
   });
 });
