@@ -1,7 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
-import { tokenRequest } from '@portcullis/testing';
+import {
+  browser as cookieJarBrowser,
+  enrolTotp,
+  tokenRequest,
+  totpCode,
+} from '@portcullis/testing';
 import { launchBrowser, readmeScreenshot } from '@portcullis/testing/browser';
 import { createCookieSealer } from '../src/sealed-cookie.js';
 import { COOKIE_KEY, startStack, type Stack } from './helpers/stack.js';
@@ -357,4 +362,56 @@ describe('step-up', () => {
     // The refused payments are the API's answer (401), logged by the browser as such.
     expect(problems.filter((p) => !/status of 401/.test(p))).toEqual([]);
   });
+});
+
+describe('step-up with an authenticator app', () => {
+  test('a payment above STEP_UP_PAYMENT_AMOUNT: the step-up sign-in asks for the code, and back on the page the payment is made', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    const payments: Response[] = [];
+    page.on('response', (r) => {
+      if (r.url() === `${s.apiUrl}/payments` && r.request().method() === 'POST') payments.push(r);
+    });
+    try {
+      const user = await s.createUser(['editor']);
+      await page.goto(`${s.webOrigin}/`);
+      await signInWithPages(page, user);
+      await page.locator('#who', { hasText: user.email }).waitFor();
+      // Since this password-only sign-in, the user has turned on an authenticator app.
+      const { secret } = await enrolTotp({ issuer: s.issuer }, cookieJarBrowser(), user);
+      await page.fill('input[name="customer"]', 'Stepped Up Ltd');
+      await page.fill('input[name="amount"]', '75000'); // above STEP_UP_PAYMENT_AMOUNT (50000)
+      await page.click('#order-form button[type="submit"]');
+      const row = page.locator('#order-rows tr', { hasText: 'Stepped Up Ltd' });
+      await row.getByRole('button', { name: 'Pay' }).click();
+
+      // The auth server's session stands for the password (max_age 300): only the code is asked.
+      const code = page.getByLabel('Code from your authenticator app');
+      await code.waitFor();
+      expect(page.url()).toMatch(new RegExp(`^${s.issuer}/interaction/`));
+      expect(payments.map((r) => r.status())).toEqual([401]);
+      // The enrolment used this period's code: the next period's is accepted once.
+      await code.fill(totpCode(secret, Date.now() + 30_000));
+      const refreshed = page.waitForResponse((r) => isRefresh(r) && r.status() === 200);
+      await page.getByRole('button', { name: 'Verify' }).click();
+      await page.waitForURL((u) => u.href.startsWith(`${s.webOrigin}/`));
+      const { access_token } = (await (await refreshed).json()) as { access_token: string };
+      const claims = JSON.parse(
+        Buffer.from(access_token.split('.')[1]!, 'base64url').toString(),
+      ) as { acr?: string; amr?: string[] };
+      expect(claims).toMatchObject({ acr: 'urn:portcullis:acr:mfa', amr: ['pwd', 'otp', 'mfa'] });
+
+      await page.locator('#notice', { hasText: 'Payment succeeded' }).waitFor();
+      await row.getByText('paid').waitFor();
+      expect(payments.map((r) => r.status())).toEqual([401, 201]);
+      const [refused, made] = payments.map((r) => r.request().headers()['idempotency-key']);
+      expect(refused).toMatch(/^[0-9a-f-]{36}$/);
+      expect(made).toBe(refused);
+      expect((await storageSnapshot(page)).session).toEqual([]);
+      expect(problems.filter((p) => !/status of 401/.test(p))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
 });
