@@ -14,6 +14,7 @@ import {
   portVariable,
   processSettingsOf,
   processVariables,
+  proxyVariables,
   tokenVariables,
   type ProcessSettings,
 } from '@portcullis/observability';
@@ -45,11 +46,7 @@ const schema = z.object({
   ...redisVariables,
   /** Browser origins allowed by CORS; none by default. */
   CORS_ORIGINS: csv.default([]),
-  /** Trust X-Forwarded-For only when a proxy you run sets it. */
-  TRUST_PROXY: z
-    .enum(['true', 'false'])
-    .transform((v) => v === 'true')
-    .default(false),
+  ...proxyVariables,
   /**
    * The API's externally visible base URL (scheme, host, any path prefix a proxy strips):
    * DPoP proofs name it in `htu`. Unset: the request's own URL (forwarded headers only

@@ -15,6 +15,7 @@ import {
   portVariable,
   processSettingsOf,
   processVariables,
+  proxyVariables,
   webOriginOf,
   webVariables,
   tokenVariables,
@@ -71,14 +72,7 @@ const schema = z
       .min(1)
       .max(365 * 86_400)
       .default(900),
-    /**
-     * true: a proxy you run sets X-Forwarded-For (its right-most entry is the client's
-     * address every limit counts against) and X-Forwarded-Proto. As the API reads it.
-     */
-    TRUST_PROXY: z
-      .enum(['true', 'false'])
-      .transform((v) => v === 'true')
-      .default(false),
+    ...proxyVariables,
     /** true: DPoP proofs sent to /token must carry a server-provided nonce (README "DPoP"). */
     DPOP_NONCE: boolean.default(false),
     /** true: every client must push its authorization request first (README "PAR"). */

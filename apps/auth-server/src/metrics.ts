@@ -1,5 +1,6 @@
 import { createAppMetrics, type AppMetrics } from '@portcullis/observability';
 import { Counter } from 'prom-client';
+import { DEVICE_GRANT } from './provider/grant-types.js';
 
 /** What the provider's event listeners count (provider/grant-events.ts). */
 export interface GrantMetrics {
@@ -17,7 +18,7 @@ const GRANT_TYPES: Record<string, string> = {
   authorization_code: 'authorization_code',
   refresh_token: 'refresh_token',
   client_credentials: 'client_credentials',
-  'urn:ietf:params:oauth:grant-type:device_code': 'device_code',
+  [DEVICE_GRANT]: 'device_code',
 };
 
 /**

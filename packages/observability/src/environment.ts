@@ -34,6 +34,18 @@ export const tokenVariables = {
   API_AUDIENCE: z.url().default('http://localhost:3000'),
 };
 
+/**
+ * TRUST_PROXY, read by the API and the auth server alike: true when a proxy you run sets
+ * X-Forwarded-For (its right-most entry is the client's address every limit counts against)
+ * and X-Forwarded-Proto (README "Configuration").
+ */
+export const proxyVariables = {
+  TRUST_PROXY: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .default(false),
+};
+
 /** A port to listen on; 0 takes a free one (tests). */
 export const portVariable = (fallback: number) =>
   z.coerce.number().int().min(0).max(65535).default(fallback);

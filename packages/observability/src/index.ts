@@ -29,6 +29,7 @@ export {
   portVariable,
   processSettingsOf,
   processVariables,
+  proxyVariables,
   tokenVariables,
   webOriginOf,
   webVariables,
