@@ -1,5 +1,5 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
+import { describe, expect, jest, test } from '@jest/globals';
 import { ACR } from '@portcullis/claims';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 import * as oidc from 'openid-client';
@@ -13,11 +13,11 @@ import {
 } from '@portcullis/testing';
 import {
   addVirtualAuthenticator,
+  browserSignInForFile,
   readmeScreenshot,
   README_IMG,
-  startBrowserSignIn,
+  submitPassword,
   type Browser,
-  type BrowserSignIn,
   type CDPSession,
   type Page,
 } from '@portcullis/testing/browser';
@@ -34,14 +34,13 @@ jest.setTimeout(60_000);
 let t: TestAuthServer;
 let browser: Browser;
 let redirectUri: string;
-let stack: BrowserSignIn;
-beforeAll(async () => {
-  stack = await startBrowserSignIn();
-  ({ auth: t, browser, redirectUri } = stack);
-}, 90_000);
-afterAll(() => stack?.close());
+browserSignInForFile((stack) => ({ auth: t, browser, redirectUri } = stack));
 
-const client = () => publicSpa(t, { redirect_uris: [redirectUri], client_name: 'Example app' });
+/** A public SPA client landing on the test's redirect URI; `extra` adds metadata. */
+const client = (extra: Record<string, unknown> = {}) =>
+  publicSpa(t, { redirect_uris: [redirectUri], client_name: 'Example app', ...extra });
+
+type User = Awaited<ReturnType<typeof createUser>>;
 
 interface Session {
   page: Page;
@@ -59,6 +58,27 @@ async function openBrowser(): Promise<Session> {
   const { cdp, authenticatorId } = await addVirtualAuthenticator(page);
 
   return { page, cdp, authenticatorId, close: () => context.close() };
+}
+
+/** Runs `steps` in a fresh browser profile (openBrowser), closed afterwards whatever happens. */
+async function withBrowser(steps: (s: Session) => Promise<void>): Promise<void> {
+  const s = await openBrowser();
+  try {
+    await steps(s);
+  } finally {
+    await s.close();
+  }
+}
+
+/**
+ * Swaps the session's authenticator for a new one (another device; `options` as
+ * addVirtualAuthenticator takes them): the old one's passkeys go with it.
+ */
+async function replaceAuthenticator(s: Session, options: Record<string, unknown> = {}) {
+  await s.cdp.send('WebAuthn.removeVirtualAuthenticator', {
+    authenticatorId: s.authenticatorId,
+  });
+  await addVirtualAuthenticator(s.page, options);
 }
 
 /**
@@ -166,39 +186,50 @@ async function captureAssertion(page: Page) {
 const postPasskey = (page: Page, uid: string, form: { csrf: string; response: string }) =>
   page.request.post(`${t.issuer}/interaction/${uid}/passkey`, { form, maxRedirects: 0 });
 
+const usePasskeyButton = (page: Page) => page.getByRole('button', { name: 'Use a passkey' });
+
+/** The sign-in the tokens of a passkey sign-in carry: `user`, the mfa acr, with `amr`. */
+const mfaSignIn = (user: User, amr: string[]) => ({ sub: user.id, acr: ACR.mfa, amr });
+
+/** The page refused the passkey, saying `message`. */
+async function expectPasskeyRefused(page: Page, message: string) {
+  await page.getByRole('heading', { name: 'Passkey not accepted' }).waitFor();
+  await expect(page.getByRole('alert').first().textContent()).resolves.toBe(message);
+}
+
+/** The CSRF token of the page's first form. */
+const csrfOf = (page: Page) => page.locator('input[name="csrf"]').first().inputValue();
+
+/** What the server answers to a passkey assertion whose challenge is gone. */
+const SPENT_CHALLENGE = 'This passkey request has expired or was already used.';
+
+/**
+ * A new user with a passkey in the session's authenticator (injectPasskey, with `options`),
+ * and a code flow of a new client started in the session's page (authorize).
+ */
+async function passkeySignInStarted(s: Session, options: Parameters<typeof injectPasskey>[2] = {}) {
+  const user = await createUser(t);
+  const spa = await client();
+  await injectPasskey(s, user.id, options);
+  const flow = await authorize(s.page, spa.client_id);
+  return { user, flow };
+}
+
 describe('passkey sign-in', () => {
-  test('a passkey alone signs in: no email typed, tokens with amr hwk+mfa and the mfa acr', async () => {
-    const user = await createUser(t);
-    const spa = await client();
-    const s = await openBrowser();
-    try {
-      await injectPasskey(s, user.id);
-      const flow = await authorize(s.page, spa.client_id);
+  test('a passkey alone signs in: no email typed, tokens with amr hwk+mfa and the mfa acr', () =>
+    withBrowser(async (s) => {
+      const { user, flow } = await passkeySignInStarted(s);
       await expect(passkeyButton(s.page).isVisible()).resolves.toBe(true);
       await readmeScreenshot(s.page, new URL('passkey-sign-in.png', README_IMG));
       await passkeyButton(s.page).click();
-      await expect(flow.tokens()).resolves.toEqual({
-        sub: user.id,
-        acr: ACR.mfa,
-        amr: ['hwk', 'mfa'],
-      });
-    } finally {
-      await s.close();
-    }
-  });
+      await expect(flow.tokens()).resolves.toEqual(mfaSignIn(user, ['hwk', 'mfa']));
+    }));
 
-  test('a synced passkey is stored as backed up and signs in with amr swk', async () => {
-    const user = await createUser(t);
-    const spa = await client();
-    const s = await openBrowser();
-    try {
-      await s.cdp.send('WebAuthn.removeVirtualAuthenticator', {
-        authenticatorId: s.authenticatorId,
-      });
-      await addVirtualAuthenticator(s.page, {
-        defaultBackupEligibility: true,
-        defaultBackupState: true,
-      });
+  test('a synced passkey is stored as backed up and signs in with amr swk', () =>
+    withBrowser(async (s) => {
+      const user = await createUser(t);
+      const spa = await client();
+      await replaceAuthenticator(s, { defaultBackupEligibility: true, defaultBackupState: true });
       await accountPasswordSignIn(s.page, user);
       await enrolPasskey(s.page, 'Synced');
       const [stored] = await createPasskeysRepo(t.database.db).listByUser(user.id);
@@ -206,20 +237,12 @@ describe('passkey sign-in', () => {
 
       const flow = await authorize(s.page, spa.client_id, { prompt: 'login' });
       await passkeyButton(s.page).click();
-      await expect(flow.tokens()).resolves.toEqual({
-        sub: user.id,
-        acr: ACR.mfa,
-        amr: ['swk', 'mfa'],
-      });
-    } finally {
-      await s.close();
-    }
-  });
+      await expect(flow.tokens()).resolves.toEqual(mfaSignIn(user, ['swk', 'mfa']));
+    }));
 
-  test('the login page loads only our script file: script-src self, no inline script', async () => {
-    const spa = await client();
-    const s = await openBrowser();
-    try {
+  test('the login page loads only our script file: script-src self, no inline script', () =>
+    withBrowser(async (s) => {
+      const spa = await client();
       await authorize(s.page, spa.client_id);
       const csp = (await s.page.reload())!.headers()['content-security-policy']!;
       expect(csp).toContain("default-src 'none'; script-src 'self'; connect-src 'self';");
@@ -228,38 +251,21 @@ describe('passkey sign-in', () => {
         '[...document.scripts].map((e) => ({ src: e.getAttribute("src"), text: e.textContent }))',
       );
       expect(scripts).toEqual([{ src: '/passkeys.js', text: '' }]);
-    } finally {
-      await s.close();
-    }
-  });
+    }));
 
-  test('a discoverable passkey whose user handle names another user is refused', async () => {
-    const owner = await createUser(t);
-    const other = await createUser(t);
-    const spa = await client();
-    const s = await openBrowser();
-    try {
-      await injectPasskey(s, owner.id, { userHandleOf: other.id });
-      await authorize(s.page, spa.client_id);
+  test('a discoverable passkey whose user handle names another user is refused', () =>
+    withBrowser(async (s) => {
+      const other = await createUser(t);
+      await passkeySignInStarted(s, { userHandleOf: other.id });
       await passkeyButton(s.page).click();
-      await s.page.getByRole('heading', { name: 'Passkey not accepted' }).waitFor();
-      await expect(s.page.getByRole('alert').first().textContent()).resolves.toBe(
-        'This passkey belongs to another account.',
-      );
-    } finally {
-      await s.close();
-    }
-  });
+      await expectPasskeyRefused(s.page, 'This passkey belongs to another account.');
+    }));
 });
-
-type User = Awaited<ReturnType<typeof createUser>>;
 
 /** Signs in at the account page with email and password; lands on /account. */
 async function accountPasswordSignIn(page: Page, user: User) {
   await page.goto(`${t.issuer}/account/sign-in`);
-  await page.fill('input[name="email"]', user.email);
-  await page.fill('input[name="password"]', user.password);
-  await page.click('form:has(input[name="password"]) button[type="submit"]');
+  await submitPassword(page, user);
   await page.waitForURL(`${t.issuer}/account`);
 }
 
@@ -289,12 +295,11 @@ const recoveryCodesLeft = async (userId: string) =>
 const passkeyItems = (page: Page) => page.locator('#passkeys li strong').allTextContents();
 
 describe('passkeys from the account page', () => {
-  test('enrol, then sign in with the passkey alone and as the second factor after the password', async () => {
-    const user = await createUser(t);
-    const spa = await client();
-    const s = await openBrowser();
-    const repo = createPasskeysRepo(t.database.db);
-    try {
+  test('enrol, then sign in with the passkey alone and as the second factor after the password', () =>
+    withBrowser(async (s) => {
+      const user = await createUser(t);
+      const spa = await client();
+      const repo = createPasskeysRepo(t.database.db);
       await accountPasswordSignIn(s.page, user);
       await expect(s.page.locator('#passkeys').textContent()).resolves.toContain(
         'No passkeys yet.',
@@ -323,76 +328,49 @@ describe('passkeys from the account page', () => {
 
       const alone = await authorize(s.page, spa.client_id, { prompt: 'login' });
       await passkeyButton(s.page).click();
-      await expect(alone.tokens()).resolves.toEqual({
-        sub: user.id,
-        acr: ACR.mfa,
-        amr: ['hwk', 'mfa'],
-      });
+      await expect(alone.tokens()).resolves.toEqual(mfaSignIn(user, ['hwk', 'mfa']));
 
       // The password is no longer enough: the factor page offers the passkey.
       const second = await authorize(s.page, spa.client_id, { prompt: 'login' });
-      await s.page.fill('input[name="email"]', user.email);
-      await s.page.fill('input[name="password"]', user.password);
-      await s.page.click('form:has(input[name="password"]) button[type="submit"]');
-      const usePasskey = s.page.getByRole('button', { name: 'Use a passkey' });
+      await submitPassword(s.page, user);
+      const usePasskey = usePasskeyButton(s.page);
       await usePasskey.waitFor();
       await usePasskey.click();
-      await expect(second.tokens()).resolves.toEqual({
-        sub: user.id,
-        acr: ACR.mfa,
-        amr: ['pwd', 'hwk', 'mfa'],
-      });
+      await expect(second.tokens()).resolves.toEqual(mfaSignIn(user, ['pwd', 'hwk', 'mfa']));
       const [used] = await repo.listByUser(user.id);
       expect(used!.lastUsedAt).toBeInstanceOf(Date);
       expect(used!.counter).toBeGreaterThan(stored!.counter);
-    } finally {
-      await s.close();
-    }
-  });
+    }));
 
-  test("a recovery code shown at the first passkey's enrolment signs in once in its place", async () => {
-    const user = await createUser(t);
-    const spa = await client();
-    const s = await openBrowser();
-    const other = await openBrowser();
-    try {
-      await accountPasswordSignIn(s.page, user);
-      const [code] = await enrolPasskey(s.page, 'Laptop');
+  test("a recovery code shown at the first passkey's enrolment signs in once in its place", () =>
+    withBrowser((s) =>
+      withBrowser(async (other) => {
+        const user = await createUser(t);
+        const spa = await client();
+        await accountPasswordSignIn(s.page, user);
+        const [code] = await enrolPasskey(s.page, 'Laptop');
 
-      // Another browser, without the passkey: the password, then the recovery code.
-      const flow = await authorize(other.page, spa.client_id);
-      await other.page.fill('input[name="email"]', user.email);
-      await other.page.fill('input[name="password"]', user.password);
-      await other.page.click('form:has(input[name="password"]) button[type="submit"]');
-      await other.page.getByText('Use a recovery code').click();
-      await other.page.fill('#recovery_code', code!);
-      await other.page.getByRole('button', { name: 'Use this code' }).click();
-      await expect(flow.tokens()).resolves.toEqual({
-        sub: user.id,
-        acr: ACR.mfa,
-        amr: ['pwd', 'otp', 'mfa'],
-      });
-      expect(await recoveryCodesLeft(user.id)).toBe(9);
-    } finally {
-      await s.close();
-      await other.close();
-    }
-  });
+        // Another browser, without the passkey: the password, then the recovery code.
+        const flow = await authorize(other.page, spa.client_id);
+        await submitPassword(other.page, user);
+        await other.page.getByText('Use a recovery code').click();
+        await other.page.fill('#recovery_code', code!);
+        await other.page.getByRole('button', { name: 'Use this code' }).click();
+        await expect(flow.tokens()).resolves.toEqual(mfaSignIn(user, ['pwd', 'otp', 'mfa']));
+        expect(await recoveryCodesLeft(user.id)).toBe(9);
+      }),
+    ));
 
-  test('rename and remove; a removed passkey signs nobody in', async () => {
-    const user = await createUser(t);
-    const spa = await client();
-    const s = await openBrowser();
-    try {
+  test('rename and remove; a removed passkey signs nobody in', () =>
+    withBrowser(async (s) => {
+      const user = await createUser(t);
+      const spa = await client();
       await accountPasswordSignIn(s.page, user);
       expect(await enrolPasskey(s.page, 'Phone')).toHaveLength(10);
       await accountPasskeySignIn(s.page);
       // A second device: one authenticator holds one passkey per account (the server
       // names the user's passkeys in excludeCredentials).
-      await s.cdp.send('WebAuthn.removeVirtualAuthenticator', {
-        authenticatorId: s.authenticatorId,
-      });
-      await addVirtualAuthenticator(s.page);
+      await replaceAuthenticator(s);
       // Not the first factor: the codes shown with the first one stand.
       expect(await enrolPasskey(s.page, 'Security key')).toEqual([]);
       expect(await recoveryCodesLeft(user.id)).toBe(10);
@@ -424,45 +402,28 @@ describe('passkeys from the account page', () => {
       // The authenticator still holds the credentials; the server no longer knows them.
       await authorize(s.page, spa.client_id, { prompt: 'login' });
       await passkeyButton(s.page).click();
-      await s.page.getByRole('heading', { name: 'Passkey not accepted' }).waitFor();
-      await expect(s.page.getByRole('alert').first().textContent()).resolves.toBe(
-        'This passkey is not registered here.',
-      );
-    } finally {
-      await s.close();
-    }
-  });
+      await expectPasskeyRefused(s.page, 'This passkey is not registered here.');
+    }));
 
-  test('step-up: a password session asked for the mfa acr finishes with a passkey', async () => {
-    const user = await createUser(t);
-    const spa = await client();
-    const s = await openBrowser();
-    try {
+  test('step-up: a password session asked for the mfa acr finishes with a passkey', () =>
+    withBrowser(async (s) => {
+      const user = await createUser(t);
+      const spa = await client();
       const first = await authorize(s.page, spa.client_id);
-      await s.page.fill('input[name="email"]', user.email);
-      await s.page.fill('input[name="password"]', user.password);
-      await s.page.click('form:has(input[name="password"]) button[type="submit"]');
+      await submitPassword(s.page, user);
       await expect(first.tokens()).resolves.toMatchObject({ acr: ACR.password, amr: ['pwd'] });
 
       await injectPasskey(s, user.id);
       const stepUp = await authorize(s.page, spa.client_id, { acr_values: ACR.mfa });
       // The session's password stands: only the second factor is asked for.
-      await s.page.getByRole('button', { name: 'Use a passkey' }).click();
-      await expect(stepUp.tokens()).resolves.toEqual({
-        sub: user.id,
-        acr: ACR.mfa,
-        amr: ['pwd', 'hwk', 'mfa'],
-      });
-    } finally {
-      await s.close();
-    }
-  });
+      await usePasskeyButton(s.page).click();
+      await expect(stepUp.tokens()).resolves.toEqual(mfaSignIn(user, ['pwd', 'hwk', 'mfa']));
+    }));
 
-  test('an account keeps at most 10 passkeys: the page says so', async () => {
-    const user = await createUser(t);
-    const s = await openBrowser();
-    const repo = createPasskeysRepo(t.database.db);
-    try {
+  test('an account keeps at most 10 passkeys: the page says so', () =>
+    withBrowser(async (s) => {
+      const user = await createUser(t);
+      const repo = createPasskeysRepo(t.database.db);
       await injectPasskey(s, user.id);
       for (let i = 0; i < 9; i++) {
         await repo.create({
@@ -484,27 +445,14 @@ describe('passkeys from the account page', () => {
         'An account keeps at most 10 passkeys. Remove one first.',
       );
       expect(await repo.listByUser(user.id)).toHaveLength(10);
-    } finally {
-      await s.close();
-    }
-  });
+    }));
 
-  test('a user without a factor adds a passkey at a sign-in that requires one', async () => {
-    const user = await createUser(t);
-    const strict = await publicSpa(t, {
-      redirect_uris: [redirectUri],
-      client_name: 'Example app',
-      require_mfa: true,
-    });
-    const s = await openBrowser();
-    const signInWithPassword = async () => {
-      await s.page.fill('input[name="email"]', user.email);
-      await s.page.fill('input[name="password"]', user.password);
-      await s.page.click('form:has(input[name="password"]) button[type="submit"]');
-    };
-    try {
+  test('a user without a factor adds a passkey at a sign-in that requires one', () =>
+    withBrowser(async (s) => {
+      const user = await createUser(t);
+      const strict = await client({ require_mfa: true });
       const flow = await authorize(s.page, strict.client_id);
-      await signInWithPassword();
+      await submitPassword(s.page, user);
       await s.page.getByRole('button', { name: 'Set up an authenticator app' }).waitFor();
       await s.page.getByRole('button', { name: 'Add a passkey' }).click();
       // The first factor's recovery codes, shown once before the sign-in goes on.
@@ -512,11 +460,7 @@ describe('passkeys from the account page', () => {
       expect(await s.page.locator('.recovery-code').count()).toBe(10);
       expect(await recoveryCodesLeft(user.id)).toBe(10);
       await s.page.getByRole('link', { name: 'Continue' }).click();
-      await expect(flow.tokens()).resolves.toEqual({
-        sub: user.id,
-        acr: ACR.mfa,
-        amr: ['pwd', 'hwk', 'mfa'],
-      });
+      await expect(flow.tokens()).resolves.toEqual(mfaSignIn(user, ['pwd', 'hwk', 'mfa']));
       const repo = createPasskeysRepo(t.database.db);
       expect(await repo.listByUser(user.id)).toEqual([
         expect.objectContaining({ name: 'Passkey', deviceType: 'singleDevice' }),
@@ -524,10 +468,10 @@ describe('passkeys from the account page', () => {
 
       // Now the password asks for that passkey, and a second one cannot be added this way.
       const again = await authorize(s.page, strict.client_id, { prompt: 'login' });
-      await signInWithPassword();
-      await s.page.getByRole('button', { name: 'Use a passkey' }).waitFor();
+      await submitPassword(s.page, user);
+      await usePasskeyButton(s.page).waitFor();
       await expect(s.page.getByRole('button', { name: 'Add a passkey' }).count()).resolves.toBe(0);
-      const csrf = await s.page.locator('input[name="csrf"]').first().inputValue();
+      const csrf = await csrfOf(s.page);
       const refused = await s.page.request.post(
         `${t.issuer}/interaction/${again.uid}/passkey/register/options`,
         { form: { csrf } },
@@ -537,15 +481,11 @@ describe('passkeys from the account page', () => {
         'A passkey is added here only at a sign-in of an account without a second factor.',
       );
       expect(await repo.listByUser(user.id)).toHaveLength(1);
-    } finally {
-      await s.close();
-    }
-  });
+    }));
 
-  test("the admin API lists a user's passkeys and its reset removes them", async () => {
-    const user = await createUser(t);
-    const s = await openBrowser();
-    try {
+  test("the admin API lists a user's passkeys and its reset removes them", () =>
+    withBrowser(async (s) => {
+      const user = await createUser(t);
       const id = await injectPasskey(s, user.id);
       const listed = await t.admin('GET', `/admin/users/${user.id}/factors`);
       expect(listed.status).toBe(200);
@@ -555,22 +495,16 @@ describe('passkeys from the account page', () => {
       const reset = await t.admin('DELETE', `/admin/users/${user.id}/factors`);
       expect(reset.body.removed).toMatchObject({ passkey: 1 });
       await expect(createPasskeysRepo(t.database.db).listByUser(user.id)).resolves.toEqual([]);
-    } finally {
-      await s.close();
-    }
-  });
+    }));
 
-  test("another user's passkey is refused at the second-factor step", async () => {
-    const alice = await createUser(t);
-    const bob = await createUser(t);
-    const spa = await client();
-    const s = await openBrowser();
-    try {
+  test("another user's passkey is refused at the second-factor step", () =>
+    withBrowser(async (s) => {
+      const alice = await createUser(t);
+      const bob = await createUser(t);
+      const spa = await client();
       const alices = await injectPasskey(s, alice.id);
       const bobs = await injectPasskey(s, bob.id);
       await authorize(s.page, spa.client_id);
-      await s.page.fill('input[name="email"]', alice.email);
-      await s.page.fill('input[name="password"]', alice.password);
       // A tampered page (or a relayed assertion): the browser is told to use Bob's passkey.
       const offered: { id: string }[][] = [];
       await s.page.route(
@@ -583,22 +517,16 @@ describe('passkeys from the account page', () => {
           });
         },
       );
-      await s.page.click('form:has(input[name="password"]) button[type="submit"]');
-      await s.page.getByRole('button', { name: 'Use a passkey' }).click();
+      await submitPassword(s.page, alice);
+      await usePasskeyButton(s.page).click();
       await s.page.getByRole('heading', { name: 'Passkey not accepted' }).waitFor();
       // The server offered Alice's passkey only.
       expect(offered).toEqual([[expect.objectContaining({ id: alices })]]);
-      await expect(s.page.getByRole('alert').first().textContent()).resolves.toBe(
-        'This passkey belongs to another account.',
-      );
-    } finally {
-      await s.close();
-    }
-  });
+      await expectPasskeyRefused(s.page, 'This passkey belongs to another account.');
+    }));
 
-  test("enrolment needs the account page's fresh session and its CSRF token", async () => {
-    const s = await openBrowser();
-    try {
+  test("enrolment needs the account page's fresh session and its CSRF token", () =>
+    withBrowser(async (s) => {
       const options = await s.page.request.post(`${t.issuer}/account/passkeys/options`, {
         form: { csrf: 'x' },
       });
@@ -614,40 +542,23 @@ describe('passkeys from the account page', () => {
         form: { csrf: 'forged' },
       });
       expect(forged.status()).toBe(403);
-    } finally {
-      await s.close();
-    }
-  });
+    }));
 });
 
 describe('passkey assertions are checked', () => {
-  test('a signature counter that does not grow is refused (a cloned authenticator)', async () => {
-    const user = await createUser(t);
-    const spa = await client();
-    const s = await openBrowser();
-    try {
+  test('a signature counter that does not grow is refused (a cloned authenticator)', () =>
+    withBrowser(async (s) => {
       // The server saw counter 10; this copy of the key is at 5 and signs 6.
-      await injectPasskey(s, user.id, { signCount: 5, storedCounter: 10 });
-      await authorize(s.page, spa.client_id);
+      const { user } = await passkeySignInStarted(s, { signCount: 5, storedCounter: 10 });
       await passkeyButton(s.page).click();
-      await s.page.getByRole('heading', { name: 'Passkey not accepted' }).waitFor();
-      await expect(s.page.getByRole('alert').first().textContent()).resolves.toBe(
-        'The passkey could not be verified.',
-      );
+      await expectPasskeyRefused(s.page, 'The passkey could not be verified.');
       const [stored] = await createPasskeysRepo(t.database.db).listByUser(user.id);
       expect(stored).toMatchObject({ counter: 10, lastUsedAt: null });
-    } finally {
-      await s.close();
-    }
-  });
+    }));
 
-  test('a replayed assertion is refused: of the same response posted twice at once, one signs in', async () => {
-    const user = await createUser(t);
-    const spa = await client();
-    const s = await openBrowser();
-    try {
-      await injectPasskey(s, user.id);
-      const flow = await authorize(s.page, spa.client_id);
+  test('a replayed assertion is refused: of the same response posted twice at once, one signs in', () =>
+    withBrowser(async (s) => {
+      const { flow } = await passkeySignInStarted(s);
       const form = await captureAssertion(s.page);
       const answers = await Promise.all([
         postPasskey(s.page, flow.uid, form),
@@ -655,24 +566,15 @@ describe('passkey assertions are checked', () => {
       ]);
       expect(answers.map((a) => a.status()).sort()).toEqual([303, 400]);
       const refused = answers.find((a) => a.status() === 400)!;
-      expect(await refused.text()).toContain(
-        'This passkey request has expired or was already used.',
-      );
+      expect(await refused.text()).toContain(SPENT_CHALLENGE);
       const later = await postPasskey(s.page, flow.uid, form);
       expect(later.status()).toBe(400);
-    } finally {
-      await s.close();
-    }
-  });
+    }));
 
-  test('an assertion made for another origin or relying party is refused', async () => {
-    const user = await createUser(t);
-    const spa = await client();
-    const s = await openBrowser();
-    const repo = createPasskeysRepo(t.database.db);
-    try {
-      await injectPasskey(s, user.id);
-      const flow = await authorize(s.page, spa.client_id);
+  test('an assertion made for another origin or relying party is refused', () =>
+    withBrowser(async (s) => {
+      const repo = createPasskeysRepo(t.database.db);
+      const { flow } = await passkeySignInStarted(s);
       const binding = `interaction:${flow.uid}`;
       // The browser signed for this server's origin; a server at another origin (a
       // phishing site relaying it) or with another RP id must not accept it.
@@ -715,51 +617,38 @@ describe('passkey assertions are checked', () => {
       });
       expect(edited.status()).toBe(400);
       expect(await edited.text()).toContain('The passkey could not be verified.');
-    } finally {
-      await s.close();
-    }
-  });
+    }));
 
-  test('one assertion posted to two instances at once signs in once', async () => {
-    const user = await createUser(t);
-    const spa = await client();
-    const s = await openBrowser();
-    // A second process of the same deployment: same database, issuer and cookie keys.
-    const port = await freePort();
-    const other = await t.startInstance({ AUTH_PORT: String(port), ISSUER: t.issuer });
-    try {
-      await injectPasskey(s, user.id);
-      const flow = await authorize(s.page, spa.client_id);
-      const form = await captureAssertion(s.page);
-      // Cookies are not port-bound: the interaction's cookie goes to both.
-      const answers = await Promise.all(
-        [t.issuer, `http://localhost:${port}`].map((base) =>
-          s.page.request.post(`${base}/interaction/${flow.uid}/passkey`, {
-            form,
-            maxRedirects: 0,
-          }),
-        ),
-      );
-      expect(answers.map((a) => a.status()).sort()).toEqual([303, 400]);
-      // Refused for its spent challenge (the counter check would catch it too, but not
-      // for a passkey that keeps no counter).
-      const refused = answers.find((a) => a.status() === 400)!;
-      expect(await refused.text()).toContain(
-        'This passkey request has expired or was already used.',
-      );
-    } finally {
-      await s.close();
-      await other.close();
-    }
-  });
+  test('one assertion posted to two instances at once signs in once', () =>
+    withBrowser(async (s) => {
+      // A second process of the same deployment: same database, issuer and cookie keys.
+      const port = await freePort();
+      const other = await t.startInstance({ AUTH_PORT: String(port), ISSUER: t.issuer });
+      try {
+        const { flow } = await passkeySignInStarted(s);
+        const form = await captureAssertion(s.page);
+        // Cookies are not port-bound: the interaction's cookie goes to both.
+        const answers = await Promise.all(
+          [t.issuer, `http://localhost:${port}`].map((base) =>
+            s.page.request.post(`${base}/interaction/${flow.uid}/passkey`, {
+              form,
+              maxRedirects: 0,
+            }),
+          ),
+        );
+        expect(answers.map((a) => a.status()).sort()).toEqual([303, 400]);
+        // Refused for its spent challenge (the counter check would catch it too, but not
+        // for a passkey that keeps no counter).
+        const refused = answers.find((a) => a.status() === 400)!;
+        expect(await refused.text()).toContain(SPENT_CHALLENGE);
+      } finally {
+        await other.close();
+      }
+    }));
 
-  test('an expired challenge is refused', async () => {
-    const user = await createUser(t);
-    const spa = await client();
-    const s = await openBrowser();
-    try {
-      await injectPasskey(s, user.id);
-      const flow = await authorize(s.page, spa.client_id);
+  test('an expired challenge is refused', () =>
+    withBrowser(async (s) => {
+      const { flow } = await passkeySignInStarted(s);
       const form = await captureAssertion(s.page);
       // Three minutes later, as the database sees it.
       await t.database.db.raw(
@@ -768,18 +657,14 @@ describe('passkey assertions are checked', () => {
       );
       const late = await postPasskey(s.page, flow.uid, form);
       expect(late.status()).toBe(400);
-      expect(await late.text()).toContain('This passkey request has expired or was already used.');
-    } finally {
-      await s.close();
-    }
-  });
+      expect(await late.text()).toContain(SPENT_CHALLENGE);
+    }));
 
-  test('one sign-in holds at most 5 challenges: asking again drops the oldest', async () => {
-    const spa = await client();
-    const s = await openBrowser();
-    try {
+  test('one sign-in holds at most 5 challenges: asking again drops the oldest', () =>
+    withBrowser(async (s) => {
+      const spa = await client();
       const flow = await authorize(s.page, spa.client_id);
-      const csrf = await s.page.locator('input[name="csrf"]').first().inputValue();
+      const csrf = await csrfOf(s.page);
       const issued: string[] = [];
       for (let i = 0; i < 8; i++) {
         const res = await s.page.request.post(
@@ -794,17 +679,13 @@ describe('passkey assertions are checked', () => {
         .where({ binding: `interaction:${flow.uid}` })
         .pluck('challenge');
       expect(rows.sort()).toEqual(issued.slice(3).sort());
-    } finally {
-      await s.close();
-    }
-  });
+    }));
 
-  test('garbage in the response field is a 400 page, not a 500', async () => {
-    const spa = await client();
-    const s = await openBrowser();
-    try {
+  test('garbage in the response field is a 400 page, not a 500', () =>
+    withBrowser(async (s) => {
+      const spa = await client();
       const flow = await authorize(s.page, spa.client_id);
-      const csrf = await s.page.locator('input[name="csrf"]').first().inputValue();
+      const csrf = await csrfOf(s.page);
       for (const response of [
         '',
         'not json',
@@ -817,8 +698,5 @@ describe('passkey assertions are checked', () => {
       }
       const forged = await postPasskey(s.page, flow.uid, { csrf: 'forged', response: '{}' });
       expect(forged.status()).toBe(403);
-    } finally {
-      await s.close();
-    }
-  });
+    }));
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import {
   createUser,
@@ -8,11 +8,12 @@ import {
   type TestAuthServer,
 } from '@portcullis/testing';
 import {
+  browserSignInForFile,
   readmeScreenshot,
   README_IMG,
-  startBrowserSignIn,
+  submitPassword,
   type Browser,
-  type BrowserSignIn,
+  type Page,
 } from '@portcullis/testing/browser';
 
 // The authenticator app in real Chromium (README "Multi-factor sign-in"): the pages'
@@ -22,12 +23,14 @@ import {
 let t: TestAuthServer;
 let browser: Browser;
 let redirectUri: string;
-let stack: BrowserSignIn;
-beforeAll(async () => {
-  stack = await startBrowserSignIn();
-  ({ auth: t, browser, redirectUri } = stack);
-}, 90_000);
-afterAll(() => stack?.close());
+browserSignInForFile((stack) => ({ auth: t, browser, redirectUri } = stack));
+
+/** Collects into `refusals` the page's console messages of content the CSP refused. */
+function collectRefusals(page: Page, refusals: string[]) {
+  page.on('console', (m) => {
+    if (/Content Security Policy|Refused/i.test(m.text())) refusals.push(m.text());
+  });
+}
 
 test('enrol an authenticator app on the account page, then sign in with a code', async () => {
   const user = await createUser(t);
@@ -35,14 +38,10 @@ test('enrol an authenticator app on the account page, then sign in with a code',
   const context = await browser.newContext({ viewport: { width: 520, height: 760 } });
   const page = await context.newPage();
   const refusals: string[] = [];
-  page.on('console', (m) => {
-    if (/Content Security Policy|Refused/i.test(m.text())) refusals.push(m.text());
-  });
+  collectRefusals(page, refusals);
   try {
     await page.goto(`${t.issuer}/account/sign-in`);
-    await page.fill('input[name="email"]', user.email);
-    await page.fill('input[name="password"]', user.password);
-    await page.click('form:has(input[name="password"]) button[type="submit"]');
+    await submitPassword(page, user);
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
 
     const qr = page.getByRole('img', { name: 'QR code of the authenticator key' });
@@ -67,14 +66,10 @@ test('enrol an authenticator app on the account page, then sign in with a code',
     // Another browser: the password, then the code.
     const other = await browser.newContext({ viewport: { width: 520, height: 560 } });
     const signIn = await other.newPage();
-    signIn.on('console', (m) => {
-      if (/Content Security Policy|Refused/i.test(m.text())) refusals.push(m.text());
-    });
+    collectRefusals(signIn, refusals);
     try {
       await signIn.goto(url.href);
-      await signIn.fill('input[name="email"]', user.email);
-      await signIn.fill('input[name="password"]', user.password);
-      await signIn.click('form:has(input[name="password"]) button[type="submit"]');
+      await submitPassword(signIn, user);
       await signIn.getByLabel('Code from your authenticator app').waitFor();
       await readmeScreenshot(signIn, new URL('totp-sign-in.png', README_IMG));
       // The enrolment used this period's code: the next period's is accepted once.

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { brotliDecompressSync, createBrotliDecompress } from 'node:zlib';
+import { afterAll, beforeAll } from '@jest/globals';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestAuthServer, type TestAuthServer } from './auth-server.js';
 import { freePort } from './net.js';
@@ -254,4 +255,27 @@ export async function startBrowserSignIn(): Promise<BrowserSignIn> {
       await auth.close();
     },
   };
+}
+
+/**
+ * startBrowserSignIn for the tests of one file: started before them (up to 90 s: the first
+ * start on a machine unpacks Chromium), closed after them. `started` receives its parts.
+ */
+export function browserSignInForFile(started: (stack: BrowserSignIn) => void): void {
+  let stack: BrowserSignIn | undefined;
+  beforeAll(async () => {
+    stack = await startBrowserSignIn();
+    started(stack);
+  }, 90_000);
+  afterAll(() => stack?.close());
+}
+
+/** Types `user`'s email and password into the page's sign-in form and submits it. */
+export async function submitPassword(
+  page: Page,
+  user: { email: string; password: string },
+): Promise<void> {
+  await page.fill('input[name="email"]', user.email);
+  await page.fill('input[name="password"]', user.password);
+  await page.click('form:has(input[name="password"]) button[type="submit"]');
 }
