@@ -128,11 +128,16 @@ describe('token introspection (RFC 7662)', () => {
     }
   });
 
-  test('a client not registered for introspection learns nothing', async () => {
+  test('a client not registered for introspection is 403 unauthorized_client, whatever it asks', async () => {
     const rs = await resourceServer(false);
     const { tokens } = await userTokens();
-    expect(await oidc.tokenIntrospection(rs, tokens.access_token)).toEqual({ active: false });
-    expect(await oidc.tokenIntrospection(rs, tokens.refresh_token!)).toEqual({ active: false });
+    for (const token of [tokens.access_token, tokens.refresh_token!, 'garbage']) {
+      const refused = await oidc.tokenIntrospection(rs, token).then(
+        () => undefined,
+        (error: unknown) => error as { status?: number; error?: string },
+      );
+      expect(refused).toMatchObject({ status: 403, error: 'unauthorized_client' });
+    }
   });
 
   test('a wrong secret is 401 invalid_client, no credentials 400 invalid_request', async () => {

@@ -240,7 +240,8 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       },
       introspection: {
         enabled: true,
-        // Only resource servers registered with `introspection: true`; others get active:false.
+        // Only resource servers registered with `introspection: true` (403 for others:
+        // introspectApiJwts, README "Token introspection").
         allowedPolicy: async (_ctx, client) => mayIntrospect(client),
       },
       userinfo: { enabled: true },

@@ -66,6 +66,10 @@ function activeResponse(claims: AccessTokenClaims, issuer: string): Record<strin
 }
 
 /**
+ * README "Token introspection". A client not registered for it gets 403
+ * `unauthorized_client` once oidc-provider has authenticated it, whatever it asked about
+ * (a wrong credential stays oidc-provider's 401 invalid_client).
+ *
  * oidc-provider refuses to introspect JWT access tokens (unsupported_token_type: they are
  * not looked up in the adapter). The API's access tokens are JWTs, so after oidc-provider
  * authenticated the caller, such a token is verified here with packages/claims' own
@@ -78,13 +82,21 @@ export function introspectApiJwts(options: JwtIntrospectionOptions): Middleware 
     await next();
     const oidc = (ctx as unknown as KoaContextWithOIDC).oidc as
       KoaContextWithOIDC['oidc'] | undefined;
+    // After client authentication: the caller is a known, authenticated client.
+    if (oidc?.route !== 'introspection' || !oidc.client) return;
     const body = ctx.body as { error?: string } | undefined;
-    if (oidc?.route !== 'introspection' || body?.error !== 'unsupported_token_type') return;
-    // The error comes after client authentication: the caller is a known, authenticated client.
-    if (!oidc.client) return;
+    if (!mayIntrospect(oidc.client)) {
+      if (ctx.status >= 400 && body?.error !== 'unsupported_token_type') return;
+      ctx.status = 403;
+      ctx.body = {
+        error: 'unauthorized_client',
+        error_description: 'this client is not registered for token introspection',
+      };
+      return;
+    }
+    if (body?.error !== 'unsupported_token_type') return;
     ctx.status = 200;
     ctx.body = { active: false };
-    if (!mayIntrospect(oidc.client)) return;
     const token = (oidc.params as { token?: unknown } | undefined)?.token;
     if (typeof token !== 'string') return;
     try {
