@@ -4,10 +4,14 @@ import * as oidc from 'openid-client';
 import {
   browser,
   browserLogin,
+  createClient,
   createUser,
+  decodeJwt,
   publicSpa,
   REDIRECT_URI,
   startTestAuthServer,
+  TEST_API_AUDIENCE,
+  tokenRequest,
   type TestAuthServer,
 } from '@portcullis/testing';
 
@@ -244,5 +248,24 @@ describe('RP-initiated logout', () => {
     const html = await done.text();
     expect(html).toContain('You are signed out.');
     expect(html).not.toContain('fonts.googleapis.com');
+  });
+});
+
+describe('resource indicators (RFC 8707)', () => {
+  test('the API is the one resource: named or not it is the audience; any other is invalid_target', async () => {
+    const service = await createClient(t, { grant_types: ['client_credentials'], scope: 'api' });
+    const basic = {
+      authorization: `Basic ${Buffer.from(`${service.client_id}:${service.client_secret}`).toString('base64')}`,
+    };
+    const grant = { grant_type: 'client_credentials', scope: 'api' };
+    for (const form of [grant, { ...grant, resource: TEST_API_AUDIENCE }]) {
+      const res = await tokenRequest(t, form, basic);
+      expect(res.status).toBe(200);
+      expect(decodeJwt(res.body.access_token as string).payload.aud).toBe(TEST_API_AUDIENCE);
+    }
+    const other = await tokenRequest(t, { ...grant, resource: 'https://other.example/' }, basic);
+    expect(other.status).toBe(400);
+    expect(other.body).toMatchObject({ error: 'invalid_target' });
+    expect(other.body.access_token).toBeUndefined();
   });
 });

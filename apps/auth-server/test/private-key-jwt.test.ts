@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import * as oidc from 'openid-client';
@@ -93,6 +95,45 @@ describe('private_key_jwt (RFC 7523)', () => {
     );
     const tokens = await oidc.clientCredentialsGrant(config, { scope: 'api' });
     expect(tokens.access_token).toBeTruthy();
+  });
+
+  test('client_credentials of a client whose keys are at its jwks_uri', async () => {
+    const keys = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ keys: [key.jwk] }));
+    });
+    await new Promise<void>((resolve) => keys.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = keys.address() as AddressInfo;
+      const client = await keyClient({
+        jwks: undefined,
+        jwks_uri: `http://127.0.0.1:${port}/jwks`,
+      });
+      const config = await discover(
+        t,
+        client.client_id,
+        undefined,
+        oidc.PrivateKeyJwt({ key: key.privateKey, kid: 'k1' }),
+      );
+      const tokens = await oidc.clientCredentialsGrant(config, { scope: 'api' });
+      expect(tokens.access_token).toBeTruthy();
+      // A key the client never published is refused, whatever it claims as kid.
+      const stranger = await generateKeyPair('ES256');
+      const forged = await new SignJWT({
+        iss: client.client_id,
+        sub: client.client_id,
+        aud: t.issuer,
+        jti: randomUUID(),
+        iat: now(),
+        exp: now() + 60,
+      })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+        .sign(stranger.privateKey);
+      expectRefused(await withAssertion(t, client.client_id, forged));
+    } finally {
+      keys.closeAllConnections();
+      await new Promise((resolve) => keys.close(resolve));
+    }
   });
 
   test('authorization code flow of a confidential client with PrivateKeyJwt', async () => {
