@@ -18,6 +18,7 @@ import { checkCsrf, csrfToken, interactionRoutes } from './interactions/routes.j
 import { messagePage } from './interactions/views.js';
 import { createMfaStep, type MfaCore } from './mfa/index.js';
 import { mountPasskeys } from './mfa/passkeys-routes.js';
+import { SignInStepError } from './mfa/sign-in.js';
 import type { DeviceGuard } from './provider/device-guard.js';
 import { trustProxyAs, type ProviderHost } from './provider/provider-host.js';
 import { baseHeaders, htmlHeaders } from './security-headers.js';
@@ -94,7 +95,9 @@ function interactionErrors(logger: Logger): Koa.Middleware {
           ? 'Sign-in is temporarily unavailable. Try again in a few seconds.'
           : status >= 500
             ? 'Something went wrong.'
-            : 'This sign-in request has expired or is not valid here. Start again from the application.',
+            : error instanceof SignInStepError
+              ? error.message
+              : 'This sign-in request has expired or is not valid here. Start again from the application.',
       );
     }
   };

@@ -352,7 +352,7 @@ describe('no way around the second factor', () => {
     expect(res.headers.get('location')).toBeNull();
     const html = await res.text();
     expect(html).toContain('Sign-in problem');
-    expect(html).toContain(NOT_VALID_HERE);
+    expect(html).toContain('This sign-in belongs to another account');
     expect(html).not.toContain(other.email);
     // The step still belongs to the first user: their code finishes it, as them.
     expect(await (await b.get(step.href)).text()).toContain('Code from your authenticator app');

@@ -146,6 +146,7 @@ export type FinishSignIn = (
   result: { accountId: string; amr: string[] },
 ) => Promise<string>;
 
+/** A form posted where this sign-in cannot take it; its message is the page's text. */
 export class SignInStepError extends Error {
   override name = 'SignInStepError';
   readonly status = 400;
@@ -163,10 +164,15 @@ export function createFinishSignIn(deps: {
   policy: SecondFactorPolicy;
 }): FinishSignIn {
   return async function finishSignIn(interaction, { accountId, amr }) {
-    if (interaction.prompt.name !== 'login') throw new SignInStepError('not a sign-in step');
+    if (interaction.prompt.name !== 'login')
+      throw new SignInStepError(
+        'This page is not part of a sign-in in progress. Start again from the application.',
+      );
     const pending = pendingSignInOf(interaction);
     if (pending && pending.accountId !== accountId)
-      throw new SignInStepError('a factor of another user');
+      throw new SignInStepError(
+        'This sign-in belongs to another account: finish it with that account’s factor, or start again from the application.',
+      );
     const signIn = signInClass([...(pending?.amr ?? []), ...amr]);
     const remaining = interaction.exp - Math.floor(Date.now() / 1000);
     if (signIn.acr !== ACR.mfa) {
