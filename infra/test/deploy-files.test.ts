@@ -170,6 +170,9 @@ describe('README', () => {
       'apps/api/src/config.ts',
       'apps/auth-server/src/config.ts',
       'apps/web/src/config.ts',
+      // The variables the apps share (TRUST_PROXY, WEB_PORT, DATABASE_URL, REDIS_URL, …).
+      'packages/observability/src/environment.ts',
+      'packages/db/src/settings.ts',
     ]
       .map(read)
       .join('\n');
