@@ -53,6 +53,7 @@ describe('GET /admin/signing-keys says what each key signs', () => {
     const now = Object.fromEntries(relisted.body.items.map((k: { kid: string }) => [k.kid, k]));
     expect(now[rsa.kid]).toMatchObject({ status: 'retired', signing: false, signs: [] });
     expect(now[rsa2.body.kid]).toMatchObject({ signs: ['access_token', 'id_token'] });
-    expect(now[ec.body.kid]).toMatchObject({ signs: ['id_token'] });
+    // The ES256 key still signs FAPI 2.0 clients' access tokens (README "FAPI 2.0").
+    expect(now[ec.body.kid]).toMatchObject({ signs: ['fapi_access_token', 'id_token'] });
   });
 });

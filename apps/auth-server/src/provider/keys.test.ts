@@ -87,6 +87,11 @@ describe('what each key signs', () => {
     expect(ring.current).toEqual({ kid: 'rsa-new', alg: 'RS256' });
     expect(accessTokenSigner(ring)).toEqual({ kid: 'rsa-new', alg: 'RS256' });
     expect(accessTokenSigner(ring, ['ES256', 'PS256'])).toEqual({ kid: 'ec', alg: 'ES256' });
+    // The listing says so: the key a FAPI 2.0 client's access tokens get.
+    expect(Object.fromEntries(ring.signs)).toEqual({
+      'rsa-new': ['access_token', 'id_token'],
+      ec: ['fapi_access_token', 'id_token'],
+    });
     expect(accessTokenSigner(ringOf([rsa], T0)!, ['ES256', 'PS256'])).toBeUndefined();
   });
 

@@ -1,5 +1,6 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import type { Jwk, KeyAlg, SigningKey, SigningKeysRepo } from '../data/signing-keys-repo.js';
+import { FAPI_ALGS } from './fapi.js';
 
 /**
  * Where a key is in its life at one instant:
@@ -18,11 +19,13 @@ export function keyState(key: KeyTimes, now: number): KeyState {
 }
 
 /**
- * What a key signs: `access_token` (the newest active key, whatever its alg) and
- * `id_token` (the signing key of each alg, for the clients whose
- * id_token_signed_response_alg is that alg: SIGNING_ALG by default, ES256 for FAPI 2.0).
+ * What a key signs: `access_token` (the newest active key, whatever its alg),
+ * `fapi_access_token` (FAPI 2.0 clients' access tokens, when the newest key's alg is not
+ * one FAPI allows: the newest active ES256 or PS256 key) and `id_token` (the signing key of
+ * each alg, for the clients whose id_token_signed_response_alg is that alg: SIGNING_ALG by
+ * default, ES256 for FAPI 2.0).
  */
-export type SignedToken = 'access_token' | 'id_token';
+export type SignedToken = 'access_token' | 'fapi_access_token' | 'id_token';
 
 /** The keys one Provider instance is built with. */
 export interface KeyRing {
@@ -103,6 +106,16 @@ const newest = (a: SigningKey, b: SigningKey) =>
   b.activatesAt.getTime() - a.activatesAt.getTime() ||
   b.createdAt.getTime() - a.createdAt.getTime();
 
+/**
+ * What the signing key at `index` (newest first) signs; `fapiSigner` is the index of the
+ * newest ES256/PS256 key, the one accessTokenSigner picks for FAPI 2.0 clients.
+ */
+function signedBy(index: number, fapiSigner: number): SignedToken[] {
+  if (index === 0) return ['access_token', 'id_token'];
+  if (index === fapiSigner) return ['fapi_access_token', 'id_token'];
+  return ['id_token'];
+}
+
 /** The ring at `now`, or undefined when no key is active. Exported for unit tests. */
 export function ringOf(keys: SigningKey[], now: number): KeyRing | undefined {
   const published = keys.filter((k) => keyState(k, now) !== 'expired');
@@ -112,6 +125,7 @@ export function ringOf(keys: SigningKey[], now: number): KeyRing | undefined {
   const signing: SigningKey[] = [];
   for (const k of active) if (!signing.some((s) => s.alg === k.alg)) signing.push(k);
   const others = published.filter((k) => !signing.includes(k)).sort(newest);
+  const fapiSigner = signing.findIndex((k) => FAPI_ALGS.includes(k.alg));
   const states = new Map(published.map((k) => [k.kid, keyState(k, now)] as const));
   const times = published
     .flatMap((k) => [k.activatesAt, k.retiredAt, k.expiresAt])
@@ -123,9 +137,7 @@ export function ringOf(keys: SigningKey[], now: number): KeyRing | undefined {
       ...others.map((k) => ({ ...k.privateJwk, key_ops: ['verify'] })),
     ],
     current: { kid: signing[0]!.kid, alg: signing[0]!.alg },
-    signs: new Map(
-      signing.map((k, i) => [k.kid, i === 0 ? ['access_token', 'id_token'] : ['id_token']]),
-    ),
+    signs: new Map(signing.map((k, i) => [k.kid, signedBy(i, fapiSigner)])),
     states,
     nextChangeAt: times.length ? Math.min(...times) : undefined,
     fingerprint: [...signing, ...others].map((k) => `${k.kid}:${states.get(k.kid)}`).join(','),
