@@ -71,6 +71,18 @@ function expectRefused(res: Awaited<ReturnType<typeof tokenRequest>>) {
   expect(res.body.access_token).toBeUndefined();
 }
 
+/** openid-client's PrivateKeyJwt with the test key gets a client-credentials token. */
+async function expectClientCredentials(clientId: string) {
+  const config = await discover(
+    t,
+    clientId,
+    undefined,
+    oidc.PrivateKeyJwt({ key: key.privateKey, kid: 'k1' }),
+  );
+  const tokens = await oidc.clientCredentialsGrant(config, { scope: 'api' });
+  expect(tokens.access_token).toBeTruthy();
+}
+
 describe('private_key_jwt (RFC 7523)', () => {
   test('discovery lists the method and its asymmetric algorithms', async () => {
     const res = await fetch(`${t.issuer}/.well-known/openid-configuration`);
@@ -87,14 +99,7 @@ describe('private_key_jwt (RFC 7523)', () => {
     const client = await keyClient();
     expect(client.client_secret).toBeUndefined();
     expect(client['jwks']).toEqual({ keys: [key.jwk] });
-    const config = await discover(
-      t,
-      client.client_id,
-      undefined,
-      oidc.PrivateKeyJwt({ key: key.privateKey, kid: 'k1' }),
-    );
-    const tokens = await oidc.clientCredentialsGrant(config, { scope: 'api' });
-    expect(tokens.access_token).toBeTruthy();
+    await expectClientCredentials(client.client_id);
   });
 
   test('client_credentials of a client whose keys are at its jwks_uri', async () => {
@@ -109,14 +114,7 @@ describe('private_key_jwt (RFC 7523)', () => {
         jwks: undefined,
         jwks_uri: `http://127.0.0.1:${port}/jwks`,
       });
-      const config = await discover(
-        t,
-        client.client_id,
-        undefined,
-        oidc.PrivateKeyJwt({ key: key.privateKey, kid: 'k1' }),
-      );
-      const tokens = await oidc.clientCredentialsGrant(config, { scope: 'api' });
-      expect(tokens.access_token).toBeTruthy();
+      await expectClientCredentials(client.client_id);
       // A key the client never published is refused, whatever it claims as kid.
       const stranger = await generateKeyPair('ES256');
       const forged = await new SignJWT({
