@@ -125,6 +125,21 @@ describe('routing and headers', () => {
     });
     expect(evilPreflight.headers.get('access-control-allow-origin')).toBeNull();
   });
+
+  test('a cacheable answer varies by origin and caller, however often its Vary was seen', async () => {
+    const order = (await api.request('POST', '/orders', { token: editor, body: newOrderBody() }))
+      .body;
+    for (const origin of [undefined, 'https://app.example.test', undefined, 'https://evil.test']) {
+      for (let i = 0; i < 2; i++) {
+        const res = await api.request('GET', `/orders/${order.id}`, {
+          token: editor,
+          headers: origin === undefined ? {} : { origin },
+        });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('vary')).toBe('Origin, Authorization, Cookie');
+      }
+    }
+  });
 });
 
 describe('unexpected failures', () => {

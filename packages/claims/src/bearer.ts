@@ -14,6 +14,13 @@ export interface AuthorizationCredential {
 }
 
 /**
+ * The last header accepted and its (frozen) parse. Every resolver of a request reads the
+ * same header, and a client repeats its token across requests: the syntax check scans the
+ * whole token, which for a JWT costs more than the rest of the parse.
+ */
+let lastAccepted: { authorization: string; credential: AuthorizationCredential } | undefined;
+
+/**
  * Parses `Authorization: Bearer <token>` or `DPoP <token>` (scheme case-insensitive,
  * exactly one space, one token). Undefined when there is no header; throws TokenError
  * `authorization_malformed` or, for another scheme, `scheme_unsupported`.
@@ -23,6 +30,13 @@ export function resolveAuthorization(
 ): AuthorizationCredential | undefined {
   if (authorization === undefined || authorization === null || authorization === '')
     return undefined;
+  if (lastAccepted?.authorization === authorization) return lastAccepted.credential;
+  const credential = parseAuthorization(authorization);
+  lastAccepted = { authorization, credential };
+  return credential;
+}
+
+function parseAuthorization(authorization: string): AuthorizationCredential {
   const space = authorization.indexOf(' ');
   const name = (space === -1 ? authorization : authorization.slice(0, space)).toLowerCase();
   if (name !== 'bearer' && name !== 'dpop') {
@@ -33,7 +47,7 @@ export function resolveAuthorization(
   if (space === -1 || !B64TOKEN.test(token)) {
     throw new TokenError('authorization_malformed', `expected "${scheme} <token>"`, { scheme });
   }
-  return { scheme, token };
+  return Object.freeze({ scheme, token });
 }
 
 /**

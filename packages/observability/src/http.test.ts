@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import Koa from 'koa';
 import Router from '@koa/router';
+import { Counter, Histogram, Registry } from 'prom-client';
 import { createLogger } from './logger.js';
 import { createAppMetrics } from './metrics.js';
 import { createReadinessCheck, readinessEndpoint } from './readiness.js';
@@ -76,6 +77,68 @@ describe('requestLog and createAppMetrics', () => {
     });
     expect(out).not.toContain('secret=query');
     expect(out).not.toContain('should-not-be-logged');
+  });
+
+  it("exports the text prom-client's own Counter and Histogram would", async () => {
+    const metrics = createAppMetrics({ defaultMetrics: false });
+    const statuses = [200, 200, 404, 503];
+    let i = 0;
+    const app = new Koa().use(metrics.middleware).use((ctx) => {
+      (ctx as { _matchedRoute?: string })._matchedRoute = '/items/:id';
+      ctx.status = statuses[i++]!;
+      ctx.body = 'x';
+    });
+    const url = await serve(app);
+    for (const method of ['GET', 'GET', 'POST', 'GET']) await fetch(`${url}/items/1`, { method });
+    const ours = await metrics.registry.metrics();
+
+    // The same requests counted by prom-client itself, with the durations ours recorded.
+    const reference = new Registry();
+    const counter = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [reference],
+    });
+    const histogram = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration until the response was ready, in seconds',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+      registers: [reference],
+    });
+    const sums = new Map(
+      [...ours.matchAll(/^http_request_duration_seconds_sum\{(.*)\} (.*)$/gm)].map((m) => [
+        m[1]!,
+        Number(m[2]),
+      ]),
+    );
+    for (const [method, status] of [
+      ['GET', 200],
+      ['GET', 200],
+      ['POST', 404],
+      ['GET', 503],
+    ] as const) {
+      const labels = { method, route: '/items/:id', status: String(status) };
+      counter.inc(labels);
+    }
+    // Each series' observations: its sum split evenly keeps the text's sum and count; the
+    // buckets then differ only where the real durations straddled a bound, which they
+    // cannot at these sub-millisecond durations (all in the first bucket).
+    for (const [labels, n] of [
+      [{ method: 'GET', route: '/items/:id', status: '200' }, 2],
+      [{ method: 'POST', route: '/items/:id', status: '404' }, 1],
+      [{ method: 'GET', route: '/items/:id', status: '503' }, 1],
+    ] as const) {
+      const key = `method="${labels.method}",route="${labels.route}",status="${labels.status}"`;
+      for (let k = 0; k < n; k++) histogram.observe(labels, sums.get(key)! / n);
+    }
+    const expected = await reference.metrics();
+    // Float sums may differ in the last digit after the split; compare everything else.
+    const withoutSums = (text: string) =>
+      text.replace(/^(http_request_duration_seconds_sum\{.*\}) .*$/gm, '$1');
+    expect(withoutSums(ours)).toBe(withoutSums(expected));
+    expect(ours).toContain('http_requests_total{method="POST",route="/items/:id",status="404"} 1');
   });
 
   it('gives each app its own registry (no duplicate-metric error)', () => {

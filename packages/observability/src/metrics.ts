@@ -1,10 +1,9 @@
 import type { Context, Middleware } from 'koa';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry, type Metric } from 'prom-client';
 
 /** Label of requests no route matched: raw URLs would make the label set unbounded. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-const LABELS = ['method', 'route', 'status'] as const;
 // Seconds; fine below 100 ms where most requests land, coarse up to the client timeout.
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15];
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -24,6 +23,112 @@ function routeOf(ctx: Context): string {
   return typeof route === 'string' ? route : UNMATCHED_ROUTE;
 }
 
+/** A metric as prom-client's registry formats it (what its own metrics' get() return). */
+interface ExportedMetric {
+  name: string;
+  help: string;
+  type: 'counter' | 'histogram';
+  aggregator: 'sum';
+  values: Array<{
+    labels: Record<string, string | number>;
+    /** Labels written after `labels` (prom-client puts a bucket's `le` first). */
+    sharedLabels?: Record<string, string>;
+    value: number;
+    metricName?: string;
+  }>;
+}
+
+/** One (method, route, status)'s counts: what the two metrics export for that label set. */
+interface RequestSeries {
+  labels: { method: string; route: string; status: string };
+  count: number;
+  sum: number;
+  /** Observations per bucket (not cumulative), BUCKETS' order. */
+  buckets: number[];
+}
+
+/**
+ * The request counter and duration histogram, counted in plain numbers per label set and
+ * handed to prom-client only at scrape time. prom-client's own Counter and Histogram
+ * build a label hash string, look it up in a dictionary object and allocate a closure at
+ * every observation: more CPU than the rest of a small request's bookkeeping
+ * (docs/performance.md). The exposition is the same: prom-client formats what `get()` returns.
+ */
+class RequestMetrics {
+  readonly #series = new Map<string, Map<number, RequestSeries>>();
+  /** Every series in the order of its first request, as prom-client exports them. */
+  readonly #all: RequestSeries[] = [];
+
+  /** Counts one request that took `seconds`. */
+  record(method: string, route: string, status: number, seconds: number): void {
+    const key = method === 'GET' ? route : `${method} ${route}`;
+    let byStatus = this.#series.get(key);
+    if (byStatus === undefined) this.#series.set(key, (byStatus = new Map()));
+    let series = byStatus.get(status);
+    if (series === undefined) {
+      series = {
+        labels: { method, route, status: String(status) },
+        count: 0,
+        sum: 0,
+        buckets: BUCKETS.map(() => 0),
+      };
+      byStatus.set(status, series);
+      this.#all.push(series);
+    }
+    series.count += 1;
+    series.sum += seconds;
+    let bucket = 0;
+    while (bucket < BUCKETS.length && seconds > BUCKETS[bucket]!) bucket++;
+    if (bucket < BUCKETS.length) series.buckets[bucket]! += 1;
+  }
+
+  /** `http_requests_total`, in the shape prom-client's registry formats. */
+  counter(): ExportedMetric {
+    return {
+      name: 'http_requests_total',
+      help: 'HTTP requests by method, route template and status',
+      type: 'counter',
+      aggregator: 'sum',
+      values: this.#all.map((s) => ({ labels: s.labels, value: s.count })),
+    };
+  }
+
+  /** `http_request_duration_seconds`, as prom-client's Histogram exports it. */
+  histogram(): ExportedMetric {
+    const name = 'http_request_duration_seconds';
+    const values: ExportedMetric['values'] = [];
+    for (const s of this.#all) {
+      let cumulative = 0;
+      BUCKETS.forEach((le, i) => {
+        cumulative += s.buckets[i]!;
+        values.push({
+          labels: { le },
+          sharedLabels: s.labels,
+          value: cumulative,
+          metricName: `${name}_bucket`,
+        });
+      });
+      values.push(
+        {
+          labels: { le: '+Inf' },
+          sharedLabels: s.labels,
+          value: s.count,
+          metricName: `${name}_bucket`,
+        },
+        { labels: {}, sharedLabels: s.labels, value: s.sum, metricName: `${name}_sum` },
+        { labels: {}, sharedLabels: s.labels, value: s.count, metricName: `${name}_count` },
+      );
+    }
+    return {
+      name,
+      help: 'HTTP request duration until the response was ready, in seconds',
+      type: 'histogram',
+      aggregator: 'sum',
+      values,
+    };
+  }
+}
+
 /**
  * Creates an app's registry with the HTTP metrics (`http_requests_total`,
  * `http_request_duration_seconds`) and, unless `defaultMetrics` is false, the process
@@ -32,35 +137,14 @@ function routeOf(ctx: Context): string {
 export function createAppMetrics(options: { defaultMetrics?: boolean } = {}): AppMetrics {
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests by method, route template and status',
-    labelNames: LABELS,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request duration until the response was ready, in seconds',
-    labelNames: LABELS,
-    buckets: BUCKETS,
-    registers: [registry],
-  });
-
-  // One child per (method, route, status), made at its first request: prom-client's
-  // per-call label objects and timers cost more than the request's own bookkeeping.
-  const children = new Map<string, { inc(): void; observe(seconds: number): void }>();
-  const childOf = (method: string, route: string, status: number) => {
-    const key = `${method} ${status} ${route}`;
-    let child = children.get(key);
-    if (!child) {
-      const labels = [method, route, String(status)];
-      const counter = requests.labels(...labels);
-      const histogram = duration.labels(...labels);
-      child = { inc: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
-      children.set(key, child);
-    }
-    return child;
-  };
+  const requests = new RequestMetrics();
+  // A registry takes any object with a name and get(): these read the counts at scrape time.
+  for (const [name, get] of [
+    ['http_requests_total', () => requests.counter()],
+    ['http_request_duration_seconds', () => requests.histogram()],
+  ] as const) {
+    registry.registerMetric({ name, get: () => Promise.resolve(get()) } as unknown as Metric);
+  }
 
   const middleware: Middleware = async function httpMetrics(ctx, next) {
     const started = performance.now();
@@ -69,13 +153,12 @@ export function createAppMetrics(options: { defaultMetrics?: boolean } = {}): Ap
     } finally {
       // A thrown error rendered further out still leaves its status here; the error
       // renderers sit inside this middleware, so ctx.status is final for most requests.
-      const child = childOf(
+      requests.record(
         METHODS.has(ctx.method) ? ctx.method : 'OTHER',
         routeOf(ctx),
         ctx.status,
+        (performance.now() - started) / 1000,
       );
-      child.inc();
-      child.observe((performance.now() - started) / 1000);
     }
   };
 

@@ -29,6 +29,29 @@ function matchHits(header: string, etag: string): boolean {
 }
 
 /**
+ * Vary after adding Authorization and Cookie, by Vary before: a response's Vary comes from
+ * the few values the middleware before the route sets (Origin, or Origin plus CORS's own),
+ * and merging field lists costs more than the rest of the cacheable answer. Bounded: a
+ * value not kept is merged again.
+ */
+const perCallerVary = new Map<string, string>();
+
+/** The response differs by credential: Vary gains Authorization and Cookie. */
+function varyPerCaller(ctx: ParameterizedContext): void {
+  const before = ctx.res.getHeader('Vary');
+  const known = typeof before === 'string' ? perCallerVary.get(before) : undefined;
+  if (known !== undefined) {
+    ctx.res.setHeader('Vary', known);
+    return;
+  }
+  ctx.vary('Authorization');
+  ctx.vary('Cookie');
+  const after = ctx.res.getHeader('Vary');
+  if (typeof before === 'string' && typeof after === 'string' && perCallerVary.size < 16)
+    perCallerVary.set(before, after);
+}
+
+/**
  * Sends a single resource with its validator and cache headers, or 304 when the
  * client's copy is current. The response differs per caller, hence private and Vary.
  * `etag` must be `strongEtag(representation)` (a caller may have it already).
@@ -40,8 +63,7 @@ export function sendCacheable(
 ): void {
   ctx.set('ETag', etag);
   ctx.set('Cache-Control', 'private, max-age=60, stale-while-revalidate=120');
-  ctx.vary('Authorization');
-  ctx.vary('Cookie');
+  varyPerCaller(ctx);
   const ifNoneMatch = ctx.get('If-None-Match');
   if (ifNoneMatch && noneMatchHits(ifNoneMatch, etag)) {
     ctx.status = 304;
