@@ -12,7 +12,12 @@ import {
   type PrincipalResolver,
 } from '@portcullis/claims';
 import type { Db } from '@portcullis/db';
-import { createReadinessCheck, refuseNul, requestLog } from '@portcullis/observability';
+import {
+  createReadinessCheck,
+  indexRoutesByFirstSegment,
+  refuseNul,
+  requestLog,
+} from '@portcullis/observability';
 import type { Logger } from 'pino';
 import { credentialGuard, credentialResolvers } from './auth/credentials.js';
 import { createApiDpopVerifier } from './auth/dpop.js';
@@ -21,7 +26,6 @@ import { createRepos } from './data/index.js';
 import { createEventBus, type EventBus } from './events/bus.js';
 import { BadRequestError } from './errors.js';
 import { parseBodies } from './http/body-parser.js';
-import { indexRoutesByFirstSegment } from './http/route-index.js';
 import { createCursorCodec } from './http/cursor.js';
 import { authenticate, type ApiState } from './middleware/authenticate.js';
 import { renderErrors } from './middleware/render-errors.js';

@@ -4,6 +4,7 @@ import type { AccountsRepo, SignInLimiter } from '@portcullis/accounts';
 import type { DenyList } from '@portcullis/claims';
 import type { Db } from '@portcullis/db';
 import {
+  indexRoutesByFirstSegment,
   readinessEndpoint,
   refuseNul,
   requestLog,
@@ -180,8 +181,10 @@ export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
   app.use(unavailableAs503);
   app.use(baseHeaders);
   app.use(refuseNulAtEdge);
-  app.use(router.routes());
-  app.use(interactions.routes());
+  // Every request, /token and the other oidc-provider routes included, crosses both routers
+  // first: each tries only the routes its first path segment can match.
+  app.use(indexRoutesByFirstSegment(router).routes());
+  app.use(indexRoutesByFirstSegment(interactions).routes());
   app.use(parts.deviceGuard.middleware);
   app.use(parts.host.middleware);
   void config;

@@ -23,6 +23,7 @@ export { drainOnClose, type DrainOptions, type ServerDrain } from './graceful-cl
 export { startingHandler } from './starting.js';
 export { guardRequests, installLastResortGuard } from './request-guard.js';
 export { containsNul, refuseNul, type RefuseNulOptions } from './refuse-nul.js';
+export { indexRoutesByFirstSegment } from './route-index.js';
 export { bodyFailure, bodyFailureOf, type BodyFailure } from './body-errors.js';
 export {
   parseEnvironment,

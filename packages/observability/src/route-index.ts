@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
 
 /** What of a router layer the index reads. */
 interface IndexedLayer {
@@ -37,7 +37,8 @@ export function indexRoutesByFirstSegment<S, C>(router: Router<S, C>): Router<S,
       }),
     );
   }
-  const match = Router.prototype.match;
+  // The router's own method, from its prototype: called on a stand-in holding the index.
+  const match = router.match;
   router.match = function matchIndexed(path: string, method: string) {
     const end = path.indexOf('/', 1);
     const head = (end === -1 ? path.slice(1) : path.slice(1, end)).toLowerCase();
