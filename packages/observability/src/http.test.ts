@@ -81,7 +81,7 @@ describe('requestLog and createAppMetrics', () => {
 
   it("exports the text prom-client's own Counter and Histogram would", async () => {
     const metrics = createAppMetrics({ defaultMetrics: false });
-    const statuses = [200, 200, 404, 503];
+    const statuses = [200, 200, 404, 503, 200];
     let i = 0;
     const app = new Koa().use(metrics.middleware).use((ctx) => {
       (ctx as { _matchedRoute?: string })._matchedRoute = '/items/:id';
@@ -139,6 +139,13 @@ describe('requestLog and createAppMetrics', () => {
       text.replace(/^(http_request_duration_seconds_sum\{.*\}) .*$/gm, '$1');
     expect(withoutSums(ours)).toBe(withoutSums(expected));
     expect(ours).toContain('http_requests_total{method="POST",route="/items/:id",status="404"} 1');
+
+    metrics.registry.resetMetrics();
+    expect(await metrics.registry.metrics()).not.toContain('route="/items/:id"');
+    await fetch(`${url}/items/1`);
+    expect(await metrics.registry.metrics()).toContain(
+      'http_requests_total{method="GET",route="/items/:id",status="200"} 1',
+    );
   });
 
   it('gives each app its own registry (no duplicate-metric error)', () => {

@@ -82,6 +82,12 @@ class RequestMetrics {
     if (bucket < BUCKETS.length) series.buckets[bucket]! += 1;
   }
 
+  /** Forgets every count (the registry's resetMetrics). */
+  reset(): void {
+    this.#series.clear();
+    this.#all.length = 0;
+  }
+
   /** `http_requests_total`, in the shape prom-client's registry formats. */
   counter(): ExportedMetric {
     return {
@@ -138,12 +144,17 @@ export function createAppMetrics(options: { defaultMetrics?: boolean } = {}): Ap
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const requests = new RequestMetrics();
-  // A registry takes any object with a name and get(): these read the counts at scrape time.
+  // A registry takes any object with a name, get() and reset(): these read the counts at
+  // scrape time.
   for (const [name, get] of [
     ['http_requests_total', () => requests.counter()],
     ['http_request_duration_seconds', () => requests.histogram()],
   ] as const) {
-    registry.registerMetric({ name, get: () => Promise.resolve(get()) } as unknown as Metric);
+    registry.registerMetric({
+      name,
+      get: () => Promise.resolve(get()),
+      reset: () => requests.reset(),
+    } as unknown as Metric);
   }
 
   const middleware: Middleware = async function httpMetrics(ctx, next) {
