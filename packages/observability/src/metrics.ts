@@ -54,7 +54,7 @@ interface RequestSeries {
  * every observation: more CPU than the rest of a small request's bookkeeping
  * (docs/performance.md). The exposition is the same: prom-client formats what `get()` returns.
  */
-class RequestMetrics {
+export class RequestMetrics {
   readonly #series = new Map<string, Map<number, RequestSeries>>();
   /** Every series in the order of its first request, as prom-client exports them. */
   readonly #all: RequestSeries[] = [];
@@ -136,16 +136,12 @@ class RequestMetrics {
 }
 
 /**
- * Creates an app's registry with the HTTP metrics (`http_requests_total`,
- * `http_request_duration_seconds`) and, unless `defaultMetrics` is false, the process
- * metrics of prom-client. Register app-specific metrics on `registry`.
+ * Registers `http_requests_total` and `http_request_duration_seconds` on `registry`,
+ * counted by the RequestMetrics returned. A registry takes any object with a name, get()
+ * and reset(): these read the counts at scrape time.
  */
-export function createAppMetrics(options: { defaultMetrics?: boolean } = {}): AppMetrics {
-  const registry = new Registry();
-  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+export function registerRequestMetrics(registry: Registry): RequestMetrics {
   const requests = new RequestMetrics();
-  // A registry takes any object with a name, get() and reset(): these read the counts at
-  // scrape time.
   for (const [name, get] of [
     ['http_requests_total', () => requests.counter()],
     ['http_request_duration_seconds', () => requests.histogram()],
@@ -156,6 +152,18 @@ export function createAppMetrics(options: { defaultMetrics?: boolean } = {}): Ap
       reset: () => requests.reset(),
     } as unknown as Metric);
   }
+  return requests;
+}
+
+/**
+ * Creates an app's registry with the HTTP metrics (`http_requests_total`,
+ * `http_request_duration_seconds`) and, unless `defaultMetrics` is false, the process
+ * metrics of prom-client. Register app-specific metrics on `registry`.
+ */
+export function createAppMetrics(options: { defaultMetrics?: boolean } = {}): AppMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  const requests = registerRequestMetrics(registry);
 
   const middleware: Middleware = async function httpMetrics(ctx, next) {
     const started = performance.now();
