@@ -47,6 +47,13 @@ interface RequestSeries {
   buckets: number[];
 }
 
+/** The map `map` holds for `key`, made empty and kept when absent. */
+function entryOf<K, V>(map: Map<K, Map<string | number, V>>, key: K): Map<string | number, V> {
+  let value = map.get(key);
+  if (value === undefined) map.set(key, (value = new Map()));
+  return value;
+}
+
 /**
  * The request counter and duration histogram, counted in plain numbers per label set and
  * handed to prom-client only at scrape time. prom-client's own Counter and Histogram
@@ -55,15 +62,14 @@ interface RequestSeries {
  * (docs/performance.md). The exposition is the same: prom-client formats what `get()` returns.
  */
 export class RequestMetrics {
-  readonly #series = new Map<string, Map<number, RequestSeries>>();
+  /** By method, then route, then status: no key is built per request. */
+  readonly #series = new Map<string, Map<string | number, Map<string | number, RequestSeries>>>();
   /** Every series in the order of its first request, as prom-client exports them. */
   readonly #all: RequestSeries[] = [];
 
   /** Counts one request that took `seconds`. */
   record(method: string, route: string, status: number, seconds: number): void {
-    const key = method === 'GET' ? route : `${method} ${route}`;
-    let byStatus = this.#series.get(key);
-    if (byStatus === undefined) this.#series.set(key, (byStatus = new Map()));
+    const byStatus = entryOf(entryOf(this.#series, method), route);
     let series = byStatus.get(status);
     if (series === undefined) {
       series = {
