@@ -165,7 +165,7 @@ export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
     rpId: config.webauthnRpId,
     checkCsrf: (uid, presented) => checkCsrf(csrfKey, uid, presented),
     accountOf: (ctx) => mfa.accountOf(ctx),
-    pendingUserOf: (interaction) => mfa.pendingOf(interaction)?.accountId,
+    pendingUserOf: async (interaction) => (await mfa.pendingOf(interaction))?.accountId,
     completeSignIn: (ctx, interaction, result) => mfa.completeSignIn(ctx, interaction, result),
     accounts: parts.accounts,
     hasSecondFactor: (userId) => parts.mfa.core.factors.hasSecondFactor(userId),

@@ -8,6 +8,7 @@ import {
   browserLogin,
   createUser,
   accountSignIn as signInAtAccountPage,
+  ageSignIn as ageSessions,
   decodeJwt,
   discover,
   enrolTotp as enrolApp,
@@ -80,6 +81,20 @@ async function authorizeUrl(extra: Record<string, string> = {}) {
 async function redeem(callback: URL, verifier: string) {
   return oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
 }
+
+/** Ages the user's sessions (at least one): they read as signed in `seconds` earlier. */
+async function ageSignIn(userId: string, seconds: number) {
+  expect(await ageSessions(t, userId, seconds)).toBeGreaterThan(0);
+}
+
+const factorsOf = async (userId: string) =>
+  (await t.admin('GET', `/admin/users/${userId}/factors`)).body as {
+    items: { kind: string }[];
+    recovery_codes_remaining: number;
+  };
+
+/** Older than the 5 minutes in which a sign-in counts as fresh. */
+const STALE = 5 * 60 + 5;
 
 describe('TOTP', () => {
   test('an enrolled user signs in with a password and a code: acr mfa in both tokens', async () => {
@@ -390,6 +405,91 @@ describe('no way around the second factor', () => {
   });
 });
 
+describe('a session older than 5 minutes gives its password again before a factor step', () => {
+  test('no factor yet: the step-up asks for the password, not an app set up on the old sign-in', async () => {
+    const user = await createUser(t);
+    const b = browser();
+    await browserLogin((await authorizeUrl()).url.href, user, { b });
+    await ageSignIn(user.id, STALE);
+
+    const { url, verifier } = await authorizeUrl({ acr_values: ACR.mfa });
+    const first = await b.get(url.href);
+    const at = new URL(first.headers.get('location')!, url);
+    const page = await (await b.get(at.href)).text();
+    expect(page).toContain('name="password"');
+    expect(page).not.toContain('/totp/start');
+    // The set-up forms, posted on the old session alone, are refused and show no key.
+    const base = `${t.issuer}/interaction/${interactionOf(at)}`;
+    const start = await b.postForm(`${base}/totp/start`, { csrf: csrfOf(page) });
+    expect(start.status).toBe(400);
+    expect(await start.text()).not.toContain('totp-secret');
+    expect((await b.get(`${base}/totp/qr.svg`)).status).toBe(400);
+    const confirm = await b.postForm(`${base}/totp/confirm`, { csrf: csrfOf(page), code: '1' });
+    expect(confirm.status).toBe(400);
+    expect(await factorsOf(user.id)).toEqual({ items: [], recovery_codes_remaining: 0 });
+
+    // With the password given again, the app is set up and the sign-in is new.
+    const pages: string[] = [];
+    const step = await browserLogin(at.href, user, { b, pages });
+    expect(pages[0]).toContain('name="password"');
+    const factorPage = await (await b.get(step.href)).text();
+    const enrol = await b.postForm(`${base}/totp/start`, { csrf: csrfOf(factorPage) });
+    expect(enrol.status).toBe(200);
+    const enrolPage = await enrol.text();
+    const key = /id="totp-secret">([^<]+)</.exec(enrolPage)![1]!.replaceAll(' ', '');
+    const confirmed = await b.postForm(`${base}/totp/confirm`, {
+      csrf: csrfOf(enrolPage),
+      code: codeFor(key),
+    });
+    nextPeriod();
+    expect(confirmed.status).toBe(200);
+    const next = /<a href="([^"]+)">Continue</.exec(await confirmed.text())![1]!;
+    const landed = await browserLogin(new URL(next.replaceAll('&amp;', '&'), t.issuer).href, user, {
+      b,
+    });
+    const claims = decodeJwt((await redeem(landed, verifier)).access_token).payload;
+    expect(claims.acr).toBe(ACR.mfa);
+    expect(Math.abs(claims.auth_time - Date.now() / 1000)).toBeLessThan(10);
+  });
+
+  test('with an app: the password again, then the code; the old sign-in and a code are not enough', async () => {
+    const user = await createUser(t);
+    const b = browser();
+    // Signed in with the password alone before the app was set up elsewhere.
+    await browserLogin((await authorizeUrl()).url.href, user, { b });
+    const { secret } = await enrolTotp(browser(), user);
+    await ageSignIn(user.id, STALE);
+
+    const { url, verifier } = await authorizeUrl({ acr_values: ACR.mfa });
+    const first = await b.get(url.href);
+    const at = new URL(first.headers.get('location')!, url);
+    const page = await (await b.get(at.href)).text();
+    expect(page).toContain('name="password"');
+    const base = `${t.issuer}/interaction/${interactionOf(at)}`;
+    for (const [factor, form] of [
+      ['totp', { code: codeFor(secret) }],
+      ['recovery', { recovery_code: 'aaaa-bbbb' }],
+    ] as const) {
+      const res = await b.postForm(`${base}/${factor}`, { csrf: csrfOf(page), ...form });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+    }
+
+    const pages: string[] = [];
+    const step = await browserLogin(at.href, user, { b, pages });
+    expect(pages[0]).toContain('name="password"');
+    expect(pages.at(-1)).toContain('Code from your authenticator app');
+    nextPeriod();
+    const tokens = await redeem(
+      await submitFactor(b, step, 'totp', { code: codeFor(secret) }),
+      verifier,
+    );
+    const claims = decodeJwt(tokens.access_token).payload;
+    expect(claims.acr).toBe(ACR.mfa);
+    expect(Math.abs(claims.auth_time - Date.now() / 1000)).toBeLessThan(10);
+  });
+});
+
 describe('policy', () => {
   test('a require_mfa client: an enrolled user gives the factor, a user without one sets one up or gets no code', async () => {
     const strict = await publicSpa(t, { require_mfa: true });
@@ -533,20 +633,6 @@ describe('policy', () => {
 });
 
 describe('changing factors needs a sign-in within 5 minutes, with the factor', () => {
-  /**
-   * Moves the sign-in time of the user's sessions `seconds` back (forward when negative),
-   * as oidc-provider stored it: the session reads as signed in that long before.
-   */
-  async function ageSignIn(userId: string, seconds: number) {
-    const result = await t.database.db.raw(
-      `update oidc_payloads
-         set payload = jsonb_set(payload, '{loginTs}', to_jsonb((payload->>'loginTs')::bigint - ?))
-       where type = 'Session' and payload->>'accountId' = ? returning id`,
-      [seconds, userId],
-    );
-    expect((result as { rows: unknown[] }).rows.length).toBeGreaterThan(0);
-  }
-
   /** A passkey row of the user, as enrolment stores one (no sign-in with it here). */
   async function addPasskey(userId: string) {
     const id = randomBytes(16).toString('base64url');
@@ -563,13 +649,6 @@ describe('changing factors needs a sign-in within 5 minutes, with the factor', (
     return id;
   }
 
-  const factorsOf = async (userId: string) =>
-    (await t.admin('GET', `/admin/users/${userId}/factors`)).body as {
-      items: { kind: string }[];
-      recovery_codes_remaining: number;
-    };
-
-  const STALE = 5 * 60 + 1;
   const SIGN_IN_AGAIN = 'To change how you sign in, sign in again first';
   const PASSKEYS_SIGN_IN_AGAIN = 'Sign in again to change your passkeys.';
 

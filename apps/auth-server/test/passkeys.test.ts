@@ -4,6 +4,7 @@ import { ACR } from '@portcullis/claims';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 import * as oidc from 'openid-client';
 import {
+  ageSignIn,
   createUser,
   decodeJwt,
   discover,
@@ -480,6 +481,44 @@ describe('passkeys from the account page', () => {
       expect((await refused.json()).error_description).toBe(
         'A passkey is added here only at a sign-in of an account without a second factor.',
       );
+      expect(await repo.listByUser(user.id)).toHaveLength(1);
+    }));
+
+  test('a sign-in older than 5 minutes adds no passkey at a factor step until the password is given again', () =>
+    withBrowser(async (s) => {
+      const user = await createUser(t);
+      const first = await authorize(s.page, (await client()).client_id);
+      await submitPassword(s.page, user);
+      await expect(first.tokens()).resolves.toMatchObject({ acr: ACR.password, amr: ['pwd'] });
+      expect(await ageSignIn(t, user.id, 5 * 60 + 5)).toBeGreaterThan(0);
+
+      const flow = await authorize(s.page, (await client({ require_mfa: true })).client_id);
+      // The old sign-in is no first factor now: the password form, and no set-up.
+      await s.page.locator('input[name="password"]').waitFor();
+      await expect(s.page.getByRole('button', { name: 'Add a passkey' }).count()).resolves.toBe(0);
+      const csrf = await csrfOf(s.page);
+      const options = await s.page.request.post(
+        `${t.issuer}/interaction/${flow.uid}/passkey/register/options`,
+        { form: { csrf } },
+      );
+      expect(options.status()).toBe(400);
+      expect((await options.json()).error_description).toBe(
+        'A passkey is added here only at a sign-in of an account without a second factor.',
+      );
+      const posted = await s.page.request.post(
+        `${t.issuer}/interaction/${flow.uid}/passkey/register`,
+        { form: { csrf, response: '{}', name: 'Planted' }, maxRedirects: 0 },
+      );
+      expect(posted.status()).toBe(400);
+      const repo = createPasskeysRepo(t.database.db);
+      expect(await repo.listByUser(user.id)).toEqual([]);
+
+      // The password again: now the passkey is added, and the sign-in is a new one.
+      await submitPassword(s.page, user);
+      await s.page.getByRole('button', { name: 'Add a passkey' }).click();
+      await s.page.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
+      await s.page.getByRole('link', { name: 'Continue' }).click();
+      await expect(flow.tokens()).resolves.toEqual(mfaSignIn(user, ['pwd', 'hwk', 'mfa']));
       expect(await repo.listByUser(user.id)).toHaveLength(1);
     }));
 

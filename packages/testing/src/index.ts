@@ -35,7 +35,7 @@ export {
   REDIRECT_URI,
   tokenRequest,
 } from './factories.js';
-export { accountSignIn, enrolTotp, submitSecondFactor, totpCode } from './mfa.js';
+export { accountSignIn, ageSignIn, enrolTotp, submitSecondFactor, totpCode } from './mfa.js';
 export { fetchFrom, freePort } from './net.js';
 export { until } from './poll.js';
 export { deleteRedisKeys } from './redis.js';

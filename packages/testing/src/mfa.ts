@@ -1,4 +1,5 @@
 import { Secret, TOTP } from 'otpauth';
+import type { TestAuthServer } from './auth-server.js';
 import { browserLogin } from './sign-in.js';
 import type { Browser } from './cookie-jar.js';
 import { REDIRECT_URI } from './factories.js';
@@ -9,6 +10,7 @@ import { REDIRECT_URI } from './factories.js';
  * computed here with otpauth from the secret the enrolment page shows.
  */
 type Issuer = { issuer: string };
+type WithDatabase = Pick<TestAuthServer, 'database'>;
 type User = { email: string; password: string };
 
 const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
@@ -81,4 +83,19 @@ export async function enrolTotp(t: Issuer, b: Browser, user: User, at = Date.now
   if (confirm.status !== 200) throw new Error(`enrolment confirm answered ${confirm.status}`);
   const recoveryCodes = [...shown.matchAll(/class="recovery-code">([^<]+)</g)].map((m) => m[1]!);
   return { secret, recoveryCodes };
+}
+
+/**
+ * Moves the sign-in time of the user's sessions `seconds` back (forward when negative), as
+ * oidc-provider stored it: each session reads as signed in that long before. Returns how
+ * many sessions it moved.
+ */
+export async function ageSignIn(t: WithDatabase, userId: string, seconds: number) {
+  const result = await t.database.db.raw(
+    `update oidc_payloads
+       set payload = jsonb_set(payload, '{loginTs}', to_jsonb((payload->>'loginTs')::bigint - ?))
+     where type = 'Session' and payload->>'accountId' = ? returning id`,
+    [seconds, userId],
+  );
+  return (result as { rows: unknown[] }).rows.length;
 }

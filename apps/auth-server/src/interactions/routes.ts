@@ -81,7 +81,7 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
 
   async function render(ctx: Context, status: number, error?: string, email?: string) {
     const interaction = await details(ctx);
-    const pending = deps.mfa.pendingOf(interaction);
+    const pending = await deps.mfa.pendingOf(interaction);
     if (pending) {
       await deps.mfa.renderFactorPage(ctx, interaction, pending);
       return;

@@ -10,6 +10,7 @@ import { htmlHeaders } from '../security-headers.js';
 import type { FactorChanges } from './factor-changes.js';
 import type { FactorRegistry } from './factors.js';
 import type { RecoveryCodes } from './recovery-codes.js';
+import { signedInWithin } from './sign-in.js';
 import { qrSvg, type TotpService } from './totp.js';
 import { accountPage, accountSignInPage, recoveryCodesPage, totpEnrolPage } from './views.js';
 
@@ -21,7 +22,6 @@ import { accountPage, accountSignInPage, recoveryCodesPage, totpEnrolPage } from
  * first-party client, ACCOUNT_CLIENT_ID, whose code is never redeemed: the session is
  * what the page needs.
  */
-export const FRESH_SIGN_IN_SECONDS = 5 * 60;
 export const ACCOUNT_CLIENT_ID = 'portcullis-account';
 const CALLBACK = '/account/callback';
 
@@ -67,9 +67,8 @@ export function createAccountOf(
     if (!session.accountId) return undefined;
     const user = await deps.accounts.findById(session.accountId);
     if (!user) return undefined;
-    const age = Math.floor(Date.now() / 1000) - (session.loginTs ?? 0);
     const fresh =
-      age <= FRESH_SIGN_IN_SECONDS &&
+      signedInWithin(session.loginTs) &&
       (acrSatisfies(session.acr, ACR.mfa) || !(await deps.factors.hasSecondFactor(user.id)));
     const csrf = createHmac('sha256', deps.csrfKey)
       .update(`account:${session.uid}`)

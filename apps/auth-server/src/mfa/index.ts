@@ -14,8 +14,8 @@ import { renderFactorPage, secondFactorRoutes } from './second-factor-routes.js'
 import {
   createCompleteSignIn,
   createFinishSignIn,
+  createPendingSignIn,
   createSecondFactorPolicy,
-  pendingSignInOf,
   type CompleteSignIn,
   type PendingSignIn,
   type SecondFactorPolicy,
@@ -26,8 +26,6 @@ export { ACCOUNT_CLIENT_ID, accountClientMetadata } from './account-routes.js';
 export type { FactorKind, FactorRegistry, FactorSummary } from './factors.js';
 export {
   AMR,
-  pendingSignInOf,
-  pendingUserOf,
   signInClass,
   type CompleteSignIn,
   type PendingSignIn,
@@ -95,7 +93,7 @@ export interface MfaParts {
 /** What the interaction pages and the passkey routes use of the second factor. */
 export interface MfaStep {
   completeSignIn: CompleteSignIn;
-  pendingOf(interaction: Interaction): PendingSignIn | undefined;
+  pendingOf(interaction: Interaction): Promise<PendingSignIn | undefined>;
   renderFactorPage(ctx: Context, interaction: Interaction, pending: PendingSignIn): Promise<void>;
   /** The account page's user, only when freshly signed in (passkeys' enrolment). */
   accountOf(
@@ -109,7 +107,12 @@ export function createMfaStep(parts: MfaParts): MfaStep {
   const { core } = parts;
   const totp = createTotpService(core.repo, parts.keyEncryptionKey, parts.now);
   const recoveryCodes = createRecoveryCodes(core.repo);
-  const finishSignIn = createFinishSignIn({ host: parts.host, policy: core.policy });
+  const pendingSignInOf = createPendingSignIn(parts.host);
+  const finishSignIn = createFinishSignIn({
+    host: parts.host,
+    policy: core.policy,
+    pendingSignInOf,
+  });
   const completeSignIn = createCompleteSignIn(finishSignIn, parts.host);
   const factorChanges = createFactorChanges({
     hasSecondFactor: (userId) => core.factors.hasSecondFactor(userId),
@@ -123,6 +126,7 @@ export function createMfaStep(parts: MfaParts): MfaStep {
     recoveryCodes,
     factorChanges,
     completeSignIn,
+    pendingSignInOf,
     limiter: parts.limiter,
     audit: parts.audit,
     accounts: parts.accounts,

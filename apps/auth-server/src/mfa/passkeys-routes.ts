@@ -44,7 +44,7 @@ export interface PasskeyRouteDeps {
    * The user who passed the password and now owes a second factor, when the interaction
    * is at that step; undefined at the first step (a passkey alone signs in).
    */
-  pendingUserOf(interaction: Interaction): string | undefined;
+  pendingUserOf(interaction: Interaction): Promise<string | undefined>;
   /** Ends the sign-in: oidc-provider's login result with the amr the passkey earned. */
   completeSignIn(ctx: Context, interaction: Interaction, result: SignInResult): Promise<void>;
   /** The account page's user (a fresh sign-in), for enrolment. */
@@ -129,7 +129,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
       jsonError(ctx, 400, 'this sign-in is not at a sign-in step');
       return;
     }
-    const userId = deps.pendingUserOf(interaction);
+    const userId = await deps.pendingUserOf(interaction);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await deps.passkeys.authenticationOptions(`interaction:${interaction.uid}`, userId);
   });
@@ -142,7 +142,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
       return;
     }
     if (interaction.prompt.name !== 'login') ctx.throw(400, 'not a login step');
-    const pending = deps.pendingUserOf(interaction);
+    const pending = await deps.pendingUserOf(interaction);
     try {
       const { passkey, userVerified } = await deps.passkeys.authenticate(
         `interaction:${interaction.uid}`,
@@ -175,7 +175,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
    * with no second factor at all (a password alone never adds one to an enrolled account).
    */
   async function setupUser(interaction: Interaction): Promise<PasskeyUser | undefined> {
-    const pending = deps.pendingUserOf(interaction);
+    const pending = await deps.pendingUserOf(interaction);
     if (!pending || (await deps.hasSecondFactor(pending))) return undefined;
     return deps.accounts.findById(pending);
   }

@@ -9,7 +9,7 @@ import { htmlHeaders, httpOrigins } from '../security-headers.js';
 import type { FactorChanges } from './factor-changes.js';
 import type { FactorRegistry } from './factors.js';
 import type { RecoveryCodes } from './recovery-codes.js';
-import { AMR, pendingSignInOf, type CompleteSignIn, type PendingSignIn } from './sign-in.js';
+import { AMR, type CompleteSignIn, type PendingSignIn, type PendingSignInOf } from './sign-in.js';
 import { qrSvg, type TotpService } from './totp.js';
 import { factorPage, totpEnrolPage } from './views.js';
 
@@ -20,6 +20,7 @@ export interface SecondFactorDeps {
   recoveryCodes: RecoveryCodes;
   factorChanges: FactorChanges;
   completeSignIn: CompleteSignIn;
+  pendingSignInOf: PendingSignInOf;
   /** Failed second-factor codes per IP and per user (README "Multi-factor sign-in"). */
   limiter: SignInLimiter;
   audit: AuditRepo;
@@ -89,7 +90,7 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
       htmlHeaders(ctx);
       ctx.throw(403, 'form expired');
     }
-    const pending = pendingSignInOf(interaction);
+    const pending = await deps.pendingSignInOf(interaction);
     if (!pending) ctx.throw(400, 'not a second-factor step');
     return { interaction, pending, body: body ?? {} };
   }
@@ -167,7 +168,7 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
     const interaction = await deps.host.current.interactionDetails(ctx.req, ctx.res);
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     if (post && !deps.checkCsrf(interaction.uid, body['csrf'])) ctx.throw(403, 'form expired');
-    const pending = pendingSignInOf(interaction);
+    const pending = await deps.pendingSignInOf(interaction);
     if (!pending) ctx.throw(400, 'not a second-factor step');
     if (await deps.factors.hasSecondFactor(pending.accountId))
       ctx.throw(400, 'the account has a second factor: use it');

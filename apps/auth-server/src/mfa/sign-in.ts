@@ -103,25 +103,42 @@ export interface PendingSignIn {
 const PENDING = 'portcullis_second_factor';
 
 /**
- * The pending second-factor step of an interaction, if it is at one: after a correct
- * password (kept in the interaction's stored result, which oidc-provider ignores: only
- * `login`, `consent` and `error` resolve anything), or when a signed-in session is asked
- * for a second factor only (step-up: acr_values, a require_mfa client, a new enrolment).
+ * How long a sign-in counts as fresh: long enough to change factors on the account page,
+ * or to be the first factor of a second-factor step that a later request asks for.
  */
-export function pendingSignInOf(interaction: Interaction): PendingSignIn | undefined {
-  if (interaction.prompt.name !== 'login') return undefined;
-  const stored = (interaction.result as Record<string, unknown> | undefined)?.[PENDING] as
-    PendingSignIn | undefined;
-  if (stored && typeof stored.accountId === 'string') return stored;
-  const reasons = interaction.prompt.reasons;
-  const session = interaction.session;
-  if (session?.accountId && reasons.length > 0 && reasons.every((r) => r === SECOND_FACTOR_REASON))
-    return { accountId: session.accountId, amr: session.amr ?? [AMR.password] };
-  return undefined;
-}
+export const FRESH_SIGN_IN_SECONDS = 5 * 60;
 
-/** The user owing a second factor at this interaction (passkeys' integration point). */
-export const pendingUserOf = (interaction: Interaction) => pendingSignInOf(interaction)?.accountId;
+/** Whether a session signed in at `loginTs` (seconds) is still fresh. */
+export const signedInWithin = (loginTs: number | undefined, now = Date.now()) =>
+  typeof loginTs === 'number' && Math.floor(now / 1000) - loginTs <= FRESH_SIGN_IN_SECONDS;
+
+/** The pending second-factor step of an interaction, if it is at one (createPendingSignIn). */
+export type PendingSignInOf = (interaction: Interaction) => Promise<PendingSignIn | undefined>;
+
+/**
+ * The pending second-factor step of an interaction: after a correct password given in
+ * this interaction (kept in its stored result, which oidc-provider ignores: only `login`,
+ * `consent` and `error` resolve anything), or when a signed-in session is asked for a
+ * second factor only (step-up: acr_values, a require_mfa client, a new enrolment). The
+ * session's first factor stands only while fresh: an older session gives its password
+ * again, so a stale cookie never becomes a new multi-factor sign-in or plants a factor.
+ */
+export function createPendingSignIn(host: ProviderHost): PendingSignInOf {
+  return async function pendingSignInOf(interaction) {
+    if (interaction.prompt.name !== 'login') return undefined;
+    const stored = (interaction.result as Record<string, unknown> | undefined)?.[PENDING] as
+      PendingSignIn | undefined;
+    if (stored && typeof stored.accountId === 'string') return stored;
+    const reasons = interaction.prompt.reasons;
+    const started = interaction.session;
+    if (!started?.accountId || !started.cookie) return undefined;
+    if (reasons.length === 0 || reasons.some((r) => r !== SECOND_FACTOR_REASON)) return undefined;
+    const session = await host.current.Session.find(started.cookie);
+    if (session?.accountId !== started.accountId || !signedInWithin(session.loginTs))
+      return undefined;
+    return { accountId: started.accountId, amr: session.amr ?? [AMR.password] };
+  };
+}
 
 /** What a step of a sign-in proved: whose it is and the factors given (RFC 8176 amr). */
 export interface SignInResult {
@@ -162,13 +179,14 @@ export class SignInStepError extends Error {
 export function createFinishSignIn(deps: {
   host: ProviderHost;
   policy: SecondFactorPolicy;
+  pendingSignInOf: PendingSignInOf;
 }): FinishSignIn {
   return async function finishSignIn(interaction, { accountId, amr }) {
     if (interaction.prompt.name !== 'login')
       throw new SignInStepError(
         'This page is not part of a sign-in in progress. Start again from the application.',
       );
-    const pending = pendingSignInOf(interaction);
+    const pending = await deps.pendingSignInOf(interaction);
     if (pending && pending.accountId !== accountId)
       throw new SignInStepError(
         'This sign-in belongs to another account: finish it with that account’s factor, or start again from the application.',
