@@ -490,6 +490,76 @@ describe('a session older than 5 minutes gives its password again before a facto
   });
 });
 
+describe('an enrolment in progress belongs to the session that started it', () => {
+  const keyOf = (html: string) => /id="totp-secret">([^<]+)</.exec(html)?.[1]?.replaceAll(' ', '');
+
+  test("another session knowing the password never sees nor confirms the account page's key", async () => {
+    const user = await createUser(t);
+    const own = browser();
+    const account = await accountSignIn(own, user);
+    await own.postForm(`${t.issuer}/account/totp/start`, { csrf: csrfOf(account) });
+    const ownPage = await (await own.get(`${t.issuer}/account/totp`)).text();
+    const ownKey = keyOf(ownPage)!;
+    const ownQr = await (await own.get(`${t.issuer}/account/totp/qr.svg`)).text();
+
+    // Someone with the password alone, at the factor step of a require_mfa client.
+    const strict = await publicSpa(t, { require_mfa: true });
+    const c = await discover(t, strict.client_id);
+    const url = oidc.buildAuthorizationUrl(c, {
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+    });
+    const other = browser();
+    const step = await browserLogin(url.href, user, { b: other });
+    const factorPage = await (await other.get(step.href)).text();
+    const base = `${t.issuer}/interaction/${interactionOf(step)}`;
+    expect((await other.get(`${base}/totp/qr.svg`)).status).toBe(404);
+    const confirmOwn = await other.postForm(`${base}/totp/confirm`, {
+      csrf: csrfOf(factorPage),
+      code: codeFor(ownKey),
+    });
+    expect(confirmOwn.status).toBe(400);
+    const started = await other.postForm(`${base}/totp/start`, { csrf: csrfOf(factorPage) });
+    const otherPage = await started.text();
+    const otherKey = keyOf(otherPage)!;
+    expect(otherKey).toMatch(/^[A-Z2-7]{32}$/);
+    expect(otherKey).not.toBe(ownKey);
+    const otherQr = await (await other.get(`${base}/totp/qr.svg`)).text();
+    expect(otherQr).toMatch(/^<svg/);
+    expect(otherQr).not.toBe(ownQr);
+    // The account page's key confirms nothing at the sign-in, nor does it become a factor.
+    const refused = await other.postForm(`${base}/totp/confirm`, {
+      csrf: csrfOf(otherPage),
+      code: codeFor(ownKey),
+    });
+    expect(refused.status).toBe(400);
+    expect(await factorsOf(user.id)).toEqual({ items: [], recovery_codes_remaining: 0 });
+
+    // Nor is the sign-in's key shown on the account page: the user starts again there.
+    const shown = await own.get(`${t.issuer}/account/totp`);
+    expect(shown.status).toBe(302);
+    expect((await own.get(`${t.issuer}/account/totp/qr.svg`)).status).toBe(404);
+    await own.postForm(`${t.issuer}/account/totp/start`, { csrf: csrfOf(account) });
+    const again = keyOf(await (await own.get(`${t.issuer}/account/totp`)).text())!;
+    expect([ownKey, otherKey]).not.toContain(again);
+    const confirmed = await own.postForm(`${t.issuer}/account/totp/confirm`, {
+      csrf: csrfOf(account),
+      code: codeFor(again),
+    });
+    nextPeriod();
+    expect(confirmed.status).toBe(200);
+    // The other session's enrolment is gone with it: its key signs nobody in.
+    const late = await other.postForm(`${base}/totp/confirm`, {
+      csrf: csrfOf(otherPage),
+      code: codeFor(otherKey),
+    });
+    expect(late.status).toBe(400);
+    expect((await factorsOf(user.id)).items).toHaveLength(1);
+  });
+});
+
 describe('policy', () => {
   test('a require_mfa client: an enrolled user gives the factor, a user without one sets one up or gets no code', async () => {
     const strict = await publicSpa(t, { require_mfa: true });

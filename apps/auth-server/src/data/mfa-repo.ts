@@ -7,22 +7,25 @@ export interface TotpRecord {
   createdAt: Date;
   /** Null while the enrolment waits for its first valid code. */
   confirmedAt: Date | null;
+  /** Digest of what started the enrolment in progress (TotpService); null once confirmed. */
+  enrolmentOwner: string | null;
   lastUsedAt: Date | null;
 }
 
 export interface MfaRepo {
   /**
-   * Starts (or restarts) an enrolment with this sealed secret. Returns false when the user
-   * already has a confirmed authenticator app (remove it first).
+   * Starts (or restarts, replacing any other) an enrolment of `owner` with this sealed
+   * secret. Returns false when the user already has a confirmed authenticator app.
    */
-  startTotp(userId: string, secretEnc: string): Promise<boolean>;
+  startTotp(userId: string, secretEnc: string, owner: string): Promise<boolean>;
   findTotp(userId: string): Promise<TotpRecord | undefined>;
   /**
-   * Accepts a code of time step `step` for the user's app, confirmed (`confirmed: true`)
-   * or pending (false: this confirms it). One conditional UPDATE: true only when the step
-   * is later than the last accepted one, so a code works once, on every instance.
+   * Accepts a code of time step `step` for the user's confirmed app, or (`pendingOwner`)
+   * for the enrolment in progress of that owner, which it confirms. One conditional UPDATE:
+   * true only when the step is later than the last accepted one, so a code works once, on
+   * every instance, and only for the owner's own enrolment.
    */
-  useTotpStep(userId: string, step: number, confirmed: boolean): Promise<boolean>;
+  useTotpStep(userId: string, step: number, pendingOwner?: string): Promise<boolean>;
   deleteTotp(userId: string): Promise<boolean>;
   /** Replaces every recovery code of the user with these digests (one transaction). */
   replaceRecoveryCodes(userId: string, digests: string[]): Promise<void>;
@@ -40,15 +43,21 @@ interface TotpRow {
   confirmed_at: Date | null;
   last_used_step: string | number | null;
   last_used_at: Date | null;
+  enrolment_owner: string | null;
 }
 
 export function createMfaRepo(db: Db): MfaRepo {
   return {
-    async startTotp(userId, secretEnc) {
+    async startTotp(userId, secretEnc, owner) {
       const rows = await db('mfa_totp')
-        .insert({ user_id: userId, secret_enc: secretEnc })
+        .insert({ user_id: userId, secret_enc: secretEnc, enrolment_owner: owner })
         .onConflict('user_id')
-        .merge({ secret_enc: secretEnc, created_at: db.fn.now(), last_used_step: null })
+        .merge({
+          secret_enc: secretEnc,
+          enrolment_owner: owner,
+          created_at: db.fn.now(),
+          last_used_step: null,
+        })
         .where('mfa_totp.confirmed_at', null)
         .returning('user_id');
       return rows.length > 0;
@@ -61,19 +70,26 @@ export function createMfaRepo(db: Db): MfaRepo {
           secretEnc: row.secret_enc,
           createdAt: row.created_at,
           confirmedAt: row.confirmed_at,
+          enrolmentOwner: row.enrolment_owner,
           lastUsedAt: row.last_used_at,
         }
       );
     },
-    async useTotpStep(userId, step, confirmed) {
+    async useTotpStep(userId, step, pendingOwner) {
       const rows = await db('mfa_totp')
         .where({ user_id: userId })
-        .where((q) => (confirmed ? q.whereNotNull('confirmed_at') : q.whereNull('confirmed_at')))
+        .where((q) =>
+          pendingOwner === undefined
+            ? q.whereNotNull('confirmed_at')
+            : q.whereNull('confirmed_at').where({ enrolment_owner: pendingOwner }),
+        )
         .where((q) => q.whereNull('last_used_step').orWhere('last_used_step', '<', step))
         .update({
           last_used_step: step,
           last_used_at: db.fn.now(),
-          ...(confirmed ? {} : { confirmed_at: db.fn.now() }),
+          ...(pendingOwner === undefined
+            ? {}
+            : { confirmed_at: db.fn.now(), enrolment_owner: null }),
         })
         .returning('user_id');
       return rows.length > 0;

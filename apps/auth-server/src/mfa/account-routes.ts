@@ -11,7 +11,7 @@ import type { FactorChanges } from './factor-changes.js';
 import type { FactorRegistry } from './factors.js';
 import type { RecoveryCodes } from './recovery-codes.js';
 import { signedInWithin } from './sign-in.js';
-import { qrSvg, type TotpService } from './totp.js';
+import { enrolmentOwner, qrSvg, type TotpService } from './totp.js';
 import { accountPage, accountSignInPage, recoveryCodesPage, totpEnrolPage } from './views.js';
 
 /**
@@ -44,6 +44,8 @@ export interface AccountUser {
   csrf: string;
   /** Signed in within FRESH_SIGN_IN_SECONDS, with the second factor when the user has one. */
   fresh: boolean;
+  /** This session as the owner of an authenticator app's enrolment (enrolmentOwner). */
+  enrolmentOwner: string;
 }
 
 export interface AccountDeps {
@@ -73,7 +75,7 @@ export function createAccountOf(
     const csrf = createHmac('sha256', deps.csrfKey)
       .update(`account:${session.uid}`)
       .digest('base64url');
-    return { user, csrf, fresh };
+    return { user, csrf, fresh, enrolmentOwner: enrolmentOwner.accountPage(session.uid) };
   };
 }
 
@@ -168,7 +170,8 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
   router.post('/account/totp/start', form, async function startTotp(ctx) {
     const account = await freshUser(ctx, true);
     if (!account) return;
-    if (!(await deps.totp.start(account.user.id, account.user.email))) {
+    const { user } = account;
+    if (!(await deps.totp.start(user.id, user.email, account.enrolmentOwner))) {
       await showAccount(ctx, account, 'An authenticator app is already set up: remove it first.');
       ctx.status = 409;
       return;
@@ -180,7 +183,11 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
   router.get('/account/totp', async function showTotpEnrolment(ctx) {
     const account = await freshUser(ctx, false);
     if (!account) return;
-    const enrolment = await deps.totp.pending(account.user.id, account.user.email);
+    const enrolment = await deps.totp.pending(
+      account.user.id,
+      account.user.email,
+      account.enrolmentOwner,
+    );
     if (!enrolment) return ctx.redirect('/account');
     html(
       ctx,
@@ -196,7 +203,11 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
   router.get('/account/totp/qr.svg', async function totpQrCode(ctx) {
     const account = await freshUser(ctx, false);
     if (!account) return;
-    const enrolment = await deps.totp.pending(account.user.id, account.user.email);
+    const enrolment = await deps.totp.pending(
+      account.user.id,
+      account.user.email,
+      account.enrolmentOwner,
+    );
     if (!enrolment) return ctx.throw(404);
     htmlHeaders(ctx);
     ctx.type = 'image/svg+xml';
@@ -207,7 +218,7 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
     const account = await freshUser(ctx, true);
     if (!account) return;
     const { user } = account;
-    const enrolment = await deps.totp.pending(user.id, user.email);
+    const enrolment = await deps.totp.pending(user.id, user.email, account.enrolmentOwner);
     if (!enrolment) return ctx.redirect('/account');
     const counted = await deps.limiter.begin(ctx.ip, user.id);
     const page = (status: number, error: string) =>
@@ -227,7 +238,13 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
     }
     const code = (ctx.request.body as Record<string, unknown>)['code'];
     const hadFactor = await deps.factors.hasSecondFactor(user.id);
-    if (!(await deps.totp.confirm(user.id, typeof code === 'string' ? code : ''))) {
+    if (
+      !(await deps.totp.confirm(
+        user.id,
+        typeof code === 'string' ? code : '',
+        account.enrolmentOwner,
+      ))
+    ) {
       return page(400, 'That code is not valid. Check the time on your device and try again.');
     }
     await counted.succeeded();

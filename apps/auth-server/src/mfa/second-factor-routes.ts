@@ -10,7 +10,7 @@ import type { FactorChanges } from './factor-changes.js';
 import type { FactorRegistry } from './factors.js';
 import type { RecoveryCodes } from './recovery-codes.js';
 import { AMR, type CompleteSignIn, type PendingSignIn, type PendingSignInOf } from './sign-in.js';
-import { qrSvg, type TotpService } from './totp.js';
+import { enrolmentOwner, qrSvg, type TotpService } from './totp.js';
 import { factorPage, totpEnrolPage } from './views.js';
 
 export interface SecondFactorDeps {
@@ -200,16 +200,19 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
 
   router.post('/interaction/:uid/totp/start', form, async function startTotpAtSignIn(ctx) {
     const { interaction, user } = await enrolmentStep(ctx, true);
+    // This sign-in's own enrolment, shown again; any other one is replaced, never shown.
+    const owner = enrolmentOwner.signIn(interaction.uid);
     const enrolment =
-      (await deps.totp.pending(user.id, user.email)) ??
-      (await deps.totp.start(user.id, user.email));
+      (await deps.totp.pending(user.id, user.email, owner)) ??
+      (await deps.totp.start(user.id, user.email, owner));
     if (!enrolment) return ctx.throw(400, 'the account has a second factor: use it');
     await showEnrolment(ctx, interaction, enrolment.secret);
   });
 
   router.get('/interaction/:uid/totp/qr.svg', async function totpQrAtSignIn(ctx) {
-    const { user } = await enrolmentStep(ctx, false);
-    const enrolment = await deps.totp.pending(user.id, user.email);
+    const { interaction, user } = await enrolmentStep(ctx, false);
+    const owner = enrolmentOwner.signIn(interaction.uid);
+    const enrolment = await deps.totp.pending(user.id, user.email, owner);
     if (!enrolment) return ctx.throw(404);
     htmlHeaders(ctx);
     ctx.type = 'image/svg+xml';
@@ -218,7 +221,8 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
 
   router.post('/interaction/:uid/totp/confirm', form, async function confirmTotpAtSignIn(ctx) {
     const { interaction, pending, user, body } = await enrolmentStep(ctx, true);
-    const enrolment = await deps.totp.pending(user.id, user.email);
+    const owner = enrolmentOwner.signIn(interaction.uid);
+    const enrolment = await deps.totp.pending(user.id, user.email, owner);
     if (!enrolment) return ctx.throw(400, 'no enrolment in progress');
     const code = typeof body['code'] === 'string' ? body['code'] : '';
     const counted = await deps.limiter.begin(ctx.ip, user.id);
@@ -232,7 +236,7 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
         `Too many wrong codes. Try again in ${counted.retryAfter} seconds.`,
       );
     }
-    if (!(await deps.totp.confirm(user.id, code))) {
+    if (!(await deps.totp.confirm(user.id, code, owner))) {
       return showEnrolment(
         ctx,
         interaction,

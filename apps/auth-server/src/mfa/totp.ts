@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
-import type { MfaRepo } from '../data/mfa-repo.js';
+import type { MfaRepo, TotpRecord } from '../data/mfa-repo.js';
 import { open, seal } from '../sealed.js';
 
 /**
@@ -20,19 +21,33 @@ export interface TotpEnrolment {
   uri: string;
 }
 
+/**
+ * What an enrolment in progress belongs to: the sign-in (interaction) or the account-page
+ * session that started it. Its key is shown to, and confirmed by, that owner only.
+ */
+export const enrolmentOwner = {
+  signIn: (interactionUid: string) => `interaction:${interactionUid}`,
+  accountPage: (sessionUid: string) => `account:${sessionUid}`,
+};
+
 export interface TotpService {
-  /** A new secret for `userId`, sealed and stored as an enrolment waiting for its first code. */
-  start(userId: string, label: string): Promise<TotpEnrolment | undefined>;
-  /** The enrolment in progress (to show again), or undefined. */
-  pending(userId: string, label: string): Promise<TotpEnrolment | undefined>;
-  /** A valid code for the enrolment in progress confirms it. */
-  confirm(userId: string, code: string): Promise<boolean>;
+  /**
+   * A new secret for `userId`, sealed and stored as `owner`'s enrolment waiting for its
+   * first code (replacing any other enrolment in progress).
+   */
+  start(userId: string, label: string, owner: string): Promise<TotpEnrolment | undefined>;
+  /** `owner`'s enrolment in progress (to show again), or undefined. */
+  pending(userId: string, label: string, owner: string): Promise<TotpEnrolment | undefined>;
+  /** A valid code for `owner`'s enrolment in progress confirms it. */
+  confirm(userId: string, code: string, owner: string): Promise<boolean>;
   /** A valid, never used code of the user's confirmed app. */
   verify(userId: string, code: string): Promise<boolean>;
   remove(userId: string): Promise<boolean>;
 }
 
 const context = (userId: string) => `totp:${userId}`;
+// Stored as a digest: the owner names a live interaction or session.
+const ownerDigest = (owner: string) => createHash('sha256').update(owner).digest('base64url');
 const normalize = (code: string) => code.replace(/\s+/g, '');
 
 function enrolment(secret: Secret, label: string): TotpEnrolment {
@@ -45,6 +60,9 @@ export function qrSvg(uri: string): Promise<string> {
   return QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
 }
 
+const isPendingOf = (record: TotpRecord, digest: string) =>
+  record.confirmedAt === null && record.enrolmentOwner === digest;
+
 /** `now`: the clock codes are checked against (tests move it by whole periods). */
 export function createTotpService(
   repo: MfaRepo,
@@ -55,12 +73,14 @@ export function createTotpService(
   async function stepOf(
     userId: string,
     code: string,
-    state: 'pending' | 'confirmed',
+    pendingOwner?: string,
   ): Promise<number | undefined> {
     const token = normalize(code);
     if (!/^\d{6}$/.test(token)) return undefined;
     const record = await repo.findTotp(userId);
-    if (!record || (record.confirmedAt !== null) !== (state === 'confirmed')) return undefined;
+    if (!record) return undefined;
+    if (pendingOwner === undefined ? !record.confirmedAt : !isPendingOf(record, pendingOwner))
+      return undefined;
     const secret = Secret.fromBase32(open(kek, context(userId), record.secretEnc));
     const timestamp = now();
     const delta = TOTP.validate({ token, secret, period: PERIOD, timestamp, window: WINDOW });
@@ -69,23 +89,25 @@ export function createTotpService(
   }
 
   return {
-    async start(userId, label) {
+    async start(userId, label, owner) {
       const secret = new Secret({ size: 20 });
-      const stored = await repo.startTotp(userId, seal(kek, context(userId), secret.base32));
+      const sealed = seal(kek, context(userId), secret.base32);
+      const stored = await repo.startTotp(userId, sealed, ownerDigest(owner));
       return stored ? enrolment(secret, label) : undefined;
     },
-    async pending(userId, label) {
+    async pending(userId, label, owner) {
       const record = await repo.findTotp(userId);
-      if (!record || record.confirmedAt) return undefined;
+      if (!record || !isPendingOf(record, ownerDigest(owner))) return undefined;
       return enrolment(Secret.fromBase32(open(kek, context(userId), record.secretEnc)), label);
     },
-    async confirm(userId, code) {
-      const step = await stepOf(userId, code, 'pending');
-      return step !== undefined && repo.useTotpStep(userId, step, false);
+    async confirm(userId, code, owner) {
+      const digest = ownerDigest(owner);
+      const step = await stepOf(userId, code, digest);
+      return step !== undefined && repo.useTotpStep(userId, step, digest);
     },
     async verify(userId, code) {
-      const step = await stepOf(userId, code, 'confirmed');
-      return step !== undefined && repo.useTotpStep(userId, step, true);
+      const step = await stepOf(userId, code);
+      return step !== undefined && repo.useTotpStep(userId, step);
     },
     remove: (userId) => repo.deleteTotp(userId),
   };
