@@ -4,7 +4,7 @@
  * Bodies are `{ error: <code> }`, plus `message` where it helps a client and
  * `fields` on 422. 403 is exactly `{"error":"forbidden"}` (docs/api-contracts.md).
  */
-import { DPOP_ALGORITHMS } from '@portcullis/claims';
+import { ACR, DPOP_ALGORITHMS } from '@portcullis/claims';
 
 export type ErrorCode =
   | 'invalid_request'
@@ -35,6 +35,7 @@ export type ErrorCode =
   | 'ambiguous_credentials'
   | 'forbidden_origin'
   | 'invalid_credentials'
+  | 'second_factor_required'
   // Payments.
   | IdempotencyErrorCode;
 
@@ -296,6 +297,27 @@ export class InvalidCredentialsError extends AppError<'invalid_credentials'> {
     super(401, 'invalid_credentials', 'the email or password is wrong', {
       headers: { 'WWW-Authenticate': 'Bearer realm="portcullis"' },
     });
+  }
+}
+
+/**
+ * POST /login with the right password of an account that has a second factor: a password
+ * alone opens no session for it (docs/security.md, "Doors"). The challenge names the class
+ * of sign-in to get at the auth server instead (RFC 9470).
+ */
+export class SecondFactorRequiredError extends AppError<'second_factor_required'> {
+  override name = 'SecondFactorRequiredError';
+  constructor() {
+    super(
+      401,
+      'second_factor_required',
+      'this account signs in with a second factor: sign in at the auth server (authorization code with PKCE), not with a password here',
+      {
+        headers: {
+          'WWW-Authenticate': `Bearer realm="portcullis", error="insufficient_user_authentication", error_description="a second factor is required", acr_values="${ACR.mfa}"`,
+        },
+      },
+    );
   }
 }
 

@@ -14,12 +14,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { RunningAuthServer } from '@portcullis/auth-server';
 import { createRevocationStore } from '@portcullis/db';
-import { createDenyList, type DenyList } from '@portcullis/claims';
+import { ACR, createDenyList, type DenyList } from '@portcullis/claims';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import { importJWK, SignJWT, type JWK } from 'jose';
 import * as oidc from 'openid-client';
 import { pino } from 'pino';
 import {
+  browser,
+  createUser,
+  enrolTotp,
   pkceSignIn,
   PUBLIC_SPA_METADATA,
   startTestAuthServer,
@@ -300,3 +303,51 @@ function openSealedJwk(kid: string, sealed: string): JWK {
   const clear = Buffer.concat([decipher.update(Buffer.from(ct!, 'base64url')), decipher.final()]);
   return JSON.parse(clear.toString('utf8')) as JWK;
 }
+
+describe('a second factor guards every door that takes a password', () => {
+  const apiLogin = (email: string, password: string) =>
+    fetch(`${api.url}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
+
+  test("POST /login opens no session for an account with the auth server's app or passkey", async () => {
+    const user = await createUser(testAuth);
+    // Before any factor (and with an enrolment only started), the password signs in.
+    const plain = await apiLogin(user.email, user.password);
+    expect(plain.status).toBe(200);
+    expect(plain.headers.getSetCookie().some((c) => c.startsWith('sid='))).toBe(true);
+
+    await enrolTotp(testAuth, browser(), user);
+    const refused = await apiLogin(user.email, user.password);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.getSetCookie()).toEqual([]);
+    expect(await refused.json()).toEqual({
+      error: 'second_factor_required',
+      message: expect.stringContaining('sign in at the auth server'),
+    });
+    expect(refused.headers.get('www-authenticate')).toContain(
+      'error="insufficient_user_authentication"',
+    );
+    expect(refused.headers.get('www-authenticate')).toContain(`acr_values="${ACR.mfa}"`);
+    // A wrong password still says only that.
+    expect(await (await apiLogin(user.email, `${user.password}x`)).json()).toMatchObject({
+      error: 'invalid_credentials',
+    });
+
+    // A passkey alone (no app) is a second factor too; removing every factor opens the door.
+    await admin('DELETE', `/admin/users/${user.id}/factors`);
+    expect((await apiLogin(user.email, user.password)).status).toBe(200);
+    await database.db('passkeys').insert({
+      id: randomBytes(16).toString('base64url'),
+      user_id: user.id,
+      name: 'Key',
+      public_key: randomBytes(77),
+      device_type: 'singleDevice',
+      backed_up: false,
+    });
+    expect((await admin('GET', `/admin/users/${user.id}/factors`)).items).toHaveLength(1);
+    expect((await apiLogin(user.email, user.password)).status).toBe(401);
+  });
+});

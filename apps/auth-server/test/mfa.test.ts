@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { createAccountsRepo } from '@portcullis/accounts';
 import { ACR } from '@portcullis/claims';
 import * as oidc from 'openid-client';
 import { Secret } from 'otpauth';
@@ -855,6 +856,38 @@ describe('at rest', () => {
 });
 
 describe('admin', () => {
+  test("every password door sees the factor registry's answer: pending no, app or passkey yes", async () => {
+    const accounts = createAccountsRepo(t.database.db);
+    const user = await createUser(t);
+    const agree = async (expected: boolean) => {
+      expect((await factorsOf(user.id)).items.length > 0).toBe(expected);
+      expect((await accounts.verifyCredentials(user.email, user.password))?.secondFactor).toBe(
+        expected,
+      );
+    };
+    await agree(false);
+    const b = browser();
+    await b.postForm(`${t.issuer}/account/totp/start`, {
+      csrf: csrfOf(await accountSignIn(b, user)),
+    });
+    await agree(false);
+    await enrolTotp(browser(), user);
+    await agree(true);
+    await t.admin('DELETE', `/admin/users/${user.id}/factors`);
+    await agree(false);
+    await createPasskeysRepo(t.database.db).create({
+      id: randomBytes(16).toString('base64url'),
+      userId: user.id,
+      name: 'Key',
+      publicKey: new Uint8Array(randomBytes(77)),
+      counter: 0,
+      transports: [],
+      deviceType: 'multiDevice',
+      backedUp: true,
+    });
+    await agree(true);
+  });
+
   test("lists a user's factors and resets them, with an audit row; then the password alone signs in", async () => {
     const user = await createUser(t);
     await enrolTotp(browser(), user);

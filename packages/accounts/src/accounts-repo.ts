@@ -13,6 +13,15 @@ export interface User {
   updatedAt: Date;
 }
 
+/**
+ * A user whose password was just verified. `secondFactor`: the account has a second
+ * factor (a confirmed authenticator app or a passkey), so the password alone opens
+ * nothing: every door that takes a password asks for it too (docs/security.md, "Doors").
+ */
+export interface PasswordSignIn extends User {
+  secondFactor: boolean;
+}
+
 export interface NewUser {
   email: string;
   password: string;
@@ -28,7 +37,7 @@ export interface AccountsRepo {
    * Returns the user when the password matches, else undefined. Takes the same time for
    * an unknown email as for a wrong password, so response time does not reveal accounts.
    */
-  verifyCredentials(email: string, password: string): Promise<User | undefined>;
+  verifyCredentials(email: string, password: string): Promise<PasswordSignIn | undefined>;
   list(options: { after?: string | undefined; limit: number }): Promise<User[]>;
   delete(id: string): Promise<boolean>;
   count(): Promise<number>;
@@ -59,6 +68,18 @@ export function createAccountsRepo(db: Db): AccountsRepo {
   });
   const byEmail = (email: string) =>
     db<UserRow>('users').whereRaw('lower(email) = lower(?)', [email]).first();
+  // The factor kinds of the auth server's FactorRegistry, as rows (its test holds them equal).
+  const withSecondFactor = (email: string) =>
+    db<UserRow & { second_factor: boolean }>('users')
+      .select('users.*')
+      .select(
+        db.raw(
+          `exists (select 1 from mfa_totp f where f.user_id = users.id and f.confirmed_at is not null)
+           or exists (select 1 from passkeys p where p.user_id = users.id) as second_factor`,
+        ),
+      )
+      .whereRaw('lower(email) = lower(?)', [email])
+      .first();
 
   return {
     async create(input) {
@@ -86,12 +107,13 @@ export function createAccountsRepo(db: Db): AccountsRepo {
 
     async verifyCredentials(email, password) {
       if (password.length > 4 * 1024) return undefined;
-      const row = await byEmail(email);
+      const row = await withSecondFactor(email);
       if (!row) {
         await verifyPassword(await getDummyHash(), password);
         return undefined;
       }
-      return (await verifyPassword(row.password_hash, password)) ? toUser(row) : undefined;
+      if (!(await verifyPassword(row.password_hash, password))) return undefined;
+      return { ...toUser(row), secondFactor: row.second_factor === true };
     },
 
     async list({ after, limit }) {

@@ -3,6 +3,7 @@ export {
   toUser,
   type AccountsRepo,
   type NewUser,
+  type PasswordSignIn,
   type User,
 } from './accounts-repo.js';
 export { hashPassword, verifyPassword, passwordHashing, ARGON2_OPTIONS } from './passwords.js';

@@ -3,7 +3,7 @@ import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { SESSION_COOKIE } from '../auth/session-resolver.js';
 import { SECRET_BODY } from '../auth/secrets.js';
 import type { ApiConfig } from '../config.js';
-import { ForbiddenError, InvalidCredentialsError } from '../errors.js';
+import { ForbiddenError, InvalidCredentialsError, SecondFactorRequiredError } from '../errors.js';
 import { parseBody } from '../http/validate.js';
 import { principalOf, type ApiState } from '../middleware/authenticate.js';
 import { clientIp } from '../middleware/client-ip.js';
@@ -58,7 +58,9 @@ export function sessionRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig
         description: 'Signed in; `Set-Cookie: sid=…; HttpOnly; Secure; SameSite=Strict; Path=/`',
         content: { 'application/json': { schema: LoginResponse } },
       },
-      401: error('Wrong email or password (`invalid_credentials`)'),
+      401: error(
+        'Wrong email or password (`invalid_credentials`), or the account has a second factor and signs in at the auth server (`second_factor_required`)',
+      ),
       403: error('A foreign Origin (`forbidden_origin`)'),
       422: {
         description: 'Validation failed',
@@ -79,6 +81,7 @@ export function sessionRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig
     const user = await accounts.verifyCredentials(email, password);
     if (!user) throw new InvalidCredentialsError();
     await attempt.succeeded();
+    if (user.secondFactor) throw new SecondFactorRequiredError();
     const now = deps.clock();
     // No fixation: a sid the browser already holds is never adopted; it is ended, and
     // the new session gets a fresh random id.

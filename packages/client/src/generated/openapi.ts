@@ -1020,7 +1020,7 @@ export interface operations {
           'application/json': components['schemas']['LoginResponse'];
         };
       };
-      /** @description Wrong email or password (`invalid_credentials`) */
+      /** @description Wrong email or password (`invalid_credentials`), or the account has a second factor and signs in at the auth server (`second_factor_required`) */
       401: {
         headers: {
           [name: string]: unknown;
