@@ -1,5 +1,6 @@
 import { createServer, request, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { drainOnClose } from './graceful-close.js';
 
@@ -88,4 +89,65 @@ describe('drainOnClose', () => {
     ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     agent.destroy();
   });
+
+  it('under load past the accept cap, answers every connection (503, Connection: close) instead of resetting', async () => {
+    // A handler with real work: while it runs, the kernel queues new connections.
+    const server = createServer((_req, res) => {
+      const until = Date.now() + 3;
+      while (Date.now() < until);
+      res.end('ok');
+    });
+    servers.push(server);
+    const drain = drainOnClose(server, { timeoutMs: 4000, acceptForMs: 300 });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    const load = loadOnFreshConnections(port, 12);
+    await new Promise((r) => setTimeout(r, 300));
+    await drain.close();
+    const outcomes = await load.stop(300);
+    expect(outcomes['200']).toBeGreaterThan(0);
+    expect(outcomes['503']).toBeGreaterThan(0);
+    // After the listener closed: refused before anything was sent, which clients retry.
+    expect(outcomes['ECONNREFUSED']).toBeGreaterThan(0);
+    const others = Object.keys(outcomes).filter((k) => !['200', '503', 'ECONNREFUSED'].includes(k));
+    expect(Object.fromEntries(others.map((k) => [k, outcomes[k]]))).toEqual({});
+  });
 });
+
+/**
+ * Clients in a worker thread (an event loop of their own, as another process would have):
+ * `concurrency` loops, each making a request on a new connection as soon as the last one
+ * ended. stop(after) waits `after` ms, then returns the outcomes: status codes and error codes.
+ */
+function loadOnFreshConnections(port: number, concurrency: number) {
+  const worker = new Worker(
+    `
+    const { get } = require('node:http');
+    const { parentPort, workerData } = require('node:worker_threads');
+    const outcomes = {};
+    const count = (k) => (outcomes[k] = (outcomes[k] ?? 0) + 1);
+    let running = true;
+    function loop() {
+      if (!running) return;
+      get({ host: '127.0.0.1', port: workerData.port, path: '/', agent: false }, (res) => {
+        res.resume();
+        res.on('end', () => { count(String(res.statusCode)); setImmediate(loop); });
+        res.on('error', (e) => { count(e.code ?? 'response error'); setImmediate(loop); });
+      }).on('error', (e) => { count(e.code ?? e.message); setTimeout(loop, 1); });
+    }
+    for (let i = 0; i < workerData.concurrency; i++) loop();
+    parentPort.on('message', () => { running = false; setTimeout(() => parentPort.postMessage(outcomes), 200); });
+    `,
+    { eval: true, workerData: { port, concurrency } },
+  );
+  return {
+    async stop(after: number): Promise<Record<string, number>> {
+      await new Promise((r) => setTimeout(r, after));
+      const result = new Promise<Record<string, number>>((r) => worker.once('message', r));
+      worker.postMessage('stop');
+      const outcomes = await result;
+      await worker.terminate();
+      return outcomes;
+    },
+  };
+}
