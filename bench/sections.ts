@@ -1,5 +1,8 @@
 import { Agent, request } from 'node:http';
-import { availableParallelism } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import path from 'node:path';
 import argon2 from 'argon2';
 import { exportJWK, generateKeyPair, jwtVerify, createLocalJWKSet, SignJWT } from 'jose';
 import { createAccessTokenVerifier, createLocalKeySet, createTokenCache } from '@portcullis/claims';
@@ -268,9 +271,11 @@ export const sections: Record<string, () => Promise<Row[]>> = {
         'api',
         key,
       );
+      const memoryLog = path.join(await mkdtemp(path.join(tmpdir(), 'portcullis-bench-')), 'api');
       const api = await startTarget('api.ts', {
         DATABASE_URL: info['databaseUrl']!,
         ISSUER: info['issuer']!,
+        BENCH_MEMORY_LOG: memoryLog,
       });
       targets.push(api);
       const base = api.info['url']!;
@@ -519,9 +524,11 @@ export const sections: Record<string, () => Promise<Row[]>> = {
     try {
       const info = auth.info as Record<string, string>;
       const token = await clientCredentials(info['url']!, info['clientId']!, info['clientSecret']!);
+      const memoryLog = path.join(await mkdtemp(path.join(tmpdir(), 'portcullis-bench-')), 'api');
       const api = await startTarget('api.ts', {
         DATABASE_URL: info['databaseUrl']!,
         ISSUER: info['issuer']!,
+        BENCH_MEMORY_LOG: memoryLog,
       });
       targets.push(api);
       const base = api.info['url']!;
@@ -604,6 +611,7 @@ export const sections: Record<string, () => Promise<Row[]>> = {
           },
         );
       }
+      rows.push(...memoryRows(memoryLog, seconds));
       rows.push(
         { section: 'mixed', metric: 'API peak RSS MB', value: api.peakRssMb(), goal: '<= 150' },
         {
@@ -749,4 +757,39 @@ function rotations(target: Target) {
     }
   };
   return { rotate, failures: () => failures, count: () => count, close: () => agent.destroy() };
+}
+
+/**
+ * The API's resident set and heap in use at 1 minute, half-way and the end of a mixed run
+ * (from BENCH_MEMORY_LOG, every 5 s): a leak keeps rising, a filling cache levels off.
+ */
+function memoryRows(file: string, seconds: number): Row[] {
+  let lines: { at: number; rss: number; heapUsed: number }[];
+  try {
+    lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+  } catch {
+    return [];
+  }
+  if (lines.length < 2) return [];
+  const start = lines[0]!.at - 5000;
+  const at = (s: number) => lines.find((l) => l.at - start >= s * 1000) ?? lines.at(-1)!;
+  const points = [...new Set([60, Math.round(seconds / 2), seconds])].filter((s) => s <= seconds);
+  const mb = (bytes: number) => Math.round(bytes / 1e6);
+  const label = points.map((s) => (s % 60 === 0 ? `${s / 60} min` : `${s} s`)).join(' / ');
+  return [
+    {
+      section: 'mixed',
+      metric: `API RSS MB at ${label}`,
+      value: points.map((s) => mb(at(s).rss)).join(' / '),
+    },
+    {
+      section: 'mixed',
+      metric: `API heap in use MB at ${label}`,
+      value: points.map((s) => mb(at(s).heapUsed)).join(' / '),
+    },
+  ];
 }

@@ -1,6 +1,7 @@
 // The API on the benchmark's PostgreSQL database. BENCH_AUTH=off swaps token verification
 // for a resolver that returns a fixed admin principal: the same routes, handlers and
 // queries without authentication, which is the figure an authenticated run is held to.
+import { appendFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { createDb } from '@portcullis/db';
 import { parseApiConfig, startApiServer } from '@portcullis/api';
@@ -25,6 +26,13 @@ const server = await startApiServer(config, {
   logger: pino({ level: 'silent' }),
   ...(process.env['BENCH_AUTH'] === 'off' ? { resolvers: [() => Promise.resolve(admin)] } : {}),
 });
+// BENCH_MEMORY_LOG: one line of process.memoryUsage() every 5 s (the mixed section's soak).
+const memoryLog = process.env['BENCH_MEMORY_LOG'];
+if (memoryLog) {
+  setInterval(() => {
+    appendFileSync(memoryLog, `${JSON.stringify({ at: Date.now(), ...process.memoryUsage() })}\n`);
+  }, 5000).unref();
+}
 console.log(JSON.stringify({ url: server.url }));
 process.on('SIGTERM', async () => {
   await server.close();
