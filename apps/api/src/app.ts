@@ -15,6 +15,7 @@ import type { Db } from '@portcullis/db';
 import {
   createReadinessCheck,
   indexRoutesByFirstSegment,
+  logAppErrors,
   refuseNul,
   requestLog,
 } from '@portcullis/observability';
@@ -123,12 +124,8 @@ function defaultStorage(
 export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
   const app = new Koa<ApiState>();
   app.proxy = config.trustProxy;
-  // Errors Koa sees after a response began (a streamed body or SSE whose client left):
-  // a peer hanging up is routine; anything else goes to the log, not to console.error.
-  app.on('error', (err: NodeJS.ErrnoException) => {
-    if (['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE'].includes(err.code ?? '')) return;
-    deps.logger.error({ err }, 'response failed');
-  });
+  // Errors Koa sees after a response began (a streamed body or SSE whose client left).
+  app.on('error', logAppErrors(deps.logger));
   const now = deps.now ?? Date.now;
   const repos = createRepos(deps.db);
   const clock = () => new Date(now());

@@ -1,10 +1,10 @@
-import { createServer, type RequestListener } from 'node:http';
+import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDenyList } from '@portcullis/claims';
 import { createRevocationStore } from '@portcullis/db';
 import {
+  createHttpServer,
   drainOnClose,
-  guardRequests,
   startingHandler,
   type ServerDrain,
 } from '@portcullis/observability';
@@ -31,7 +31,7 @@ export async function startApiServer(
   database: Promise<unknown> = Promise.resolve(),
 ): Promise<RunningApiServer> {
   let handler: RequestListener = startingHandler;
-  const server = createServer((req, res) => handler(req, res));
+  const server = createHttpServer((req, res) => handler(req, res), deps.logger);
   await new Promise<void>((resolve) => server.listen(config.port, resolve));
   const draining = drainOnClose(server);
   await database;
@@ -79,7 +79,7 @@ export async function startApiServer(
     ...(ownLimiters ? { rateLimiters: ownLimiters } : {}),
     ...(ownDpopReplay ? { dpopReplay: ownDpopReplay } : {}),
   });
-  handler = guardRequests(app.callback());
+  handler = app.callback();
   lifecycle.drain = draining;
   const { port } = server.address() as AddressInfo;
   return {

@@ -5,6 +5,7 @@ import type { DenyList } from '@portcullis/claims';
 import type { Db } from '@portcullis/db';
 import {
   indexRoutesByFirstSegment,
+  logAppErrors,
   readinessEndpoint,
   refuseNul,
   requestLog,
@@ -123,6 +124,8 @@ const refuseNulAtEdge = refuseNul({
 /** Builds the authorization server's Koa app; only server.ts listens. */
 export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
   const app = new Koa();
+  // Errors after a response began go to the log, not to Koa's console.error.
+  app.on('error', logAppErrors(parts.logger));
   trustProxyAs(app, config.trustProxy);
   // oidc-provider runs on this context, so its signed cookies use these keys.
   app.keys = parts.cookieKeys;

@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import {
@@ -9,9 +9,9 @@ import {
 import { createDenyList } from '@portcullis/claims';
 import { createRevocationStore } from '@portcullis/db';
 import {
+  createHttpServer,
   createReadinessCheck,
   drainOnClose,
-  guardRequests,
   startingHandler,
 } from '@portcullis/observability';
 import { Redis } from 'ioredis';
@@ -99,7 +99,7 @@ export async function startAuthServer(
 
   // Bound first (the issuer may depend on the port); answers 503 until the app is built.
   let handler: RequestListener = startingHandler;
-  const server = createServer(guardRequests((req, res) => handler(req, res)));
+  const server = createHttpServer((req, res) => handler(req, res), logger);
   const drain = drainOnClose(server);
   const port = await listen(server, config.port);
   const url = `http://127.0.0.1:${port}`;
@@ -247,7 +247,7 @@ export async function startAuthServer(
     },
     logger,
   );
-  const adminServer = createServer(guardRequests(adminApp.callback()));
+  const adminServer = createHttpServer(adminApp.callback(), logger);
   const adminDrain = drainOnClose(adminServer);
   const adminPort = await listen(adminServer, config.adminPort, '127.0.0.1');
 

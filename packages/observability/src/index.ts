@@ -22,6 +22,7 @@ export {
 export { drainOnClose, type DrainOptions, type ServerDrain } from './graceful-close.js';
 export { startingHandler } from './starting.js';
 export { guardRequests, installLastResortGuard } from './request-guard.js';
+export { createHttpServer, isClientFailure, logAppErrors } from './http-server.js';
 export { containsNul, refuseNul, type RefuseNulOptions } from './refuse-nul.js';
 export { indexRoutesByFirstSegment } from './route-index.js';
 export { bodyFailure, bodyFailureOf, type BodyFailure } from './body-errors.js';

@@ -67,3 +67,55 @@ describe('createLogger', () => {
     expect(scrubText(`x ${API_KEY} y`)).toBe('x [Redacted] y');
   });
 });
+
+describe('one-time codes and DPoP proofs', () => {
+  const CODE = 'Xq3vT0kA9sFj2LwM7pRc1ZbN8eYhU5dG4oIiK6nVtWs';
+  const PROOF = `eyJ0eXAiOiJkcG9wK2p3dCJ9.eyJodG0iOiJQT1NUIn0.${'p'.repeat(40)}`;
+
+  it('redacts codes in request parameters, DPoP fields and the DPoP header', () => {
+    const { logger, text } = capture();
+    logger.info({ body: { code: CODE, state: 'kept-state' }, query: { code: CODE } });
+    logger.info({ req: { body: { code: CODE } }, dpop: PROOF, form: { totp: '123456' } });
+    logger.info({ headers: { DPoP: PROOF }, req: { headers: { dpop: PROOF } } });
+    logger.info({ recovery_code: 'recovery-code-value', user_code: 'WDJB-MJHT' });
+    const out = text();
+    for (const secret of [CODE, PROOF, '123456', 'recovery-code-value', 'WDJB-MJHT']) {
+      expect(out).not.toContain(secret);
+    }
+    expect(out).toContain('kept-state');
+  });
+
+  it('keeps an error code, which names the failure', () => {
+    const { logger, text } = capture();
+    logger.error({ err: Object.assign(new Error('reset'), { code: 'ECONNRESET' }), code: 'E1' });
+    expect(text()).toContain('"code":"ECONNRESET"');
+    expect(text()).toContain('"code":"E1"');
+  });
+
+  it('scrubs codes and proofs quoted in messages and error texts', () => {
+    const { logger, text } = capture();
+    logger.warn(`callback failed: GET /cb?state=s&code=${CODE}`);
+    logger.error({ err: new Error(`bad body code=${CODE}&dpop=${PROOF}`) }, 'failed');
+    const out = text();
+    expect(out).not.toContain(CODE);
+    expect(out).not.toContain(PROOF);
+    expect(out).toContain('state=s&code=[Redacted]');
+  });
+
+  it('leaves out the raw request bytes of an HTTP parser error, at any depth', () => {
+    const { logger, text } = capture();
+    const raw = Buffer.from(`GET /?code=${CODE} HTTP/1.1\r\nAuthorization: Bearer ${JWT}\r\n`);
+    const parseError = Object.assign(new Error('Parse Error: Invalid character in chunk size'), {
+      code: 'HPE_INVALID_CHUNK_SIZE',
+      rawPacket: raw,
+    });
+    logger.error({ err: parseError }, 'response failed');
+    logger.error({ err: Object.assign(new Error('outer'), { inner: parseError, bytes: raw }) });
+    const out = text();
+    expect(out).toContain('HPE_INVALID_CHUNK_SIZE');
+    expect(out).not.toContain('rawPacket');
+    expect(out).not.toContain(Array.from(raw.subarray(0, 12)).join(','));
+    expect(out).not.toContain(CODE);
+    expect(parseError.rawPacket).toBe(raw);
+  });
+});

@@ -24,7 +24,20 @@ const SECRET_FIELDS = [
   'sid',
   'authorization',
   'adminToken',
+  // DPoP proofs, and the one-time codes of OAuth (RFC 8628), TOTP and recovery.
+  'dpop',
+  'user_code',
+  'device_code',
+  'recovery_code',
+  'recoveryCode',
+  'totp',
 ];
+
+/**
+ * Objects holding request parameters, where `code` is an authorization or TOTP code;
+ * elsewhere `code` names an error (`err.code`) and stays.
+ */
+const PARAMETER_OBJECTS = ['body', 'query', 'params', 'form'];
 
 const SECRET_HEADERS = [
   'authorization',
@@ -32,11 +45,13 @@ const SECRET_HEADERS = [
   'set-cookie',
   'x-api-key',
   'proxy-authorization',
+  'dpop',
 ];
 
 /** pino redaction paths (fast-redact syntax) for every place a secret can be logged. */
 export const REDACT_PATHS: readonly string[] = [
   ...SECRET_FIELDS.flatMap((f) => [f, `*.${f}`]),
+  ...PARAMETER_OBJECTS.flatMap((o) => [`${o}.code`, `*.${o}.code`]),
   ...SECRET_HEADERS.flatMap((h) => [
     `headers["${h}"]`,
     `req.headers["${h}"]`,
@@ -46,12 +61,16 @@ export const REDACT_PATHS: readonly string[] = [
   ]),
 ];
 
-// Bearer JWTs (three base64url parts starting with `eyJ`) and API keys in free text.
+// Bearer JWTs and DPoP proofs (three base64url parts starting with `eyJ`) and API keys in free text.
 const TOKEN_IN_TEXT = /\beyJ[\w-]+\.[\w-]+\.[\w-]*|\bsk_live_[\w-]+/g;
 
-/** Replaces token-shaped substrings of a message or error text with `[Redacted]`. */
+/** Credential parameters of a query string or form body quoted in text (`?code=...`, `&password=...`). */
+const PARAMETER_IN_TEXT =
+  /(^|[?&;\s"'])((?:code|user_code|device_code|recovery_code|totp|code_verifier|password|client_secret|access_token|refresh_token|id_token|token|dpop)=)[^&\s#"';]+/gi;
+
+/** Replaces token-shaped substrings and credential parameters of a message or error text with `[Redacted]`. */
 export function scrubText(text: string): string {
-  return text.replace(TOKEN_IN_TEXT, '[Redacted]');
+  return text.replace(TOKEN_IN_TEXT, '[Redacted]').replace(PARAMETER_IN_TEXT, '$1$2[Redacted]');
 }
 
 /**
@@ -67,14 +86,31 @@ export function serializeHeaders(headers: unknown): unknown {
   return out;
 }
 
-/** Errors keep name, code and stack; token-shaped text in the message is scrubbed. */
-function serializeError(error: unknown): unknown {
-  const serialized = pino.stdSerializers.err(error as Error) as unknown as Record<string, unknown>;
-  if (typeof serialized !== 'object' || serialized === null) return serialized;
-  for (const key of ['message', 'stack']) {
-    if (typeof serialized[key] === 'string') serialized[key] = scrubText(serialized[key]);
+/**
+ * A copy of a serialized error's fields with every text scrubbed and every byte buffer left
+ * out: Node's HTTP parser errors carry the raw request (`rawPacket`, headers included),
+ * which JSON would write as an array of numbers that no text scrub sees.
+ */
+function scrubFields(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return scrubText(value);
+  if (typeof value !== 'object' || value === null || depth > 4) return value;
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return undefined;
+  if (Array.isArray(value)) return value.map((v) => scrubFields(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (key === 'rawPacket') continue;
+    const scrubbed = scrubFields(field, depth + 1);
+    if (scrubbed !== undefined) out[key] = scrubbed;
   }
-  return serialized;
+  return out;
+}
+
+/** Errors keep name, code, stack and their other fields, scrubbed (scrubFields). */
+function serializeError(error: unknown): unknown {
+  const serialized = pino.stdSerializers.err(error as Error) as unknown;
+  return typeof serialized === 'object' && serialized !== null
+    ? scrubFields(serialized, 0)
+    : serialized;
 }
 
 export interface LoggerOptions {

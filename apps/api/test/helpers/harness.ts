@@ -7,7 +7,7 @@
  * uses client credentials. `startTestApi({ issuer: 'test' })` swaps in the TEST ISSUER
  * (@portcullis/testing) for the few tests about tokens the real server never issues.
  */
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import type { RunningAuthServer } from '@portcullis/auth-server';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import {
@@ -100,6 +100,8 @@ export interface IssuerTestApi extends TestApi {
 export interface StartOptions {
   env?: Record<string, string>;
   deps?: Partial<ApiDeps>;
+  /** The log of both servers (the API and the real auth server); default silent. */
+  logger?: Logger;
 }
 
 /** Decoded payload of a JWT (not verified): e.g. the `sub` of a client-credentials token. */
@@ -118,7 +120,7 @@ export function startTestApi(
 export async function startTestApi(
   options: StartOptions & { issuer?: 'auth-server' | 'test' } = {},
 ): Promise<AuthServerTestApi | IssuerTestApi> {
-  const logger = pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
+  const logger = options.logger ?? pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' });
   const database = await createTestDatabase();
   let real: RealIssuer | undefined;
   let fake: TestIssuer | undefined;

@@ -1,7 +1,7 @@
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { bodyFailureOf, refuseNul } from '@portcullis/observability';
+import { bodyFailureOf, logAppErrors, refuseNul } from '@portcullis/observability';
 import type { Logger } from 'pino';
 import { adminErrors, AdminError } from './errors.js';
 import { factorRoutes } from './factor-routes.js';
@@ -10,6 +10,7 @@ import { adminRoutes, requireAdminToken, type AdminDeps } from './routes.js';
 /** The admin API (ADMIN_PORT, bound to 127.0.0.1): every route needs the admin token. */
 export function createAdminApp(deps: AdminDeps, logger: Logger): Koa {
   const app = new Koa();
+  app.on('error', logAppErrors(logger));
   const router = new Router();
   adminRoutes(router, deps);
   factorRoutes(router, deps);
