@@ -47,3 +47,32 @@ export function encodingsOf(secret: string): string[] {
   });
   return [secret, Array.from(bytes).join(','), bytes.toString('hex'), ...base64];
 }
+
+/**
+ * A client that writes its whole request (`head`, then a `bodyBytes` body) before it reads
+ * anything, as many do: what it reads then, or `<CODE>` when its write failed (EPIPE,
+ * ECONNRESET: the server reset the connection before the body was sent).
+ */
+export async function writeAllThenRead(url: string, head: string, bodyBytes: number) {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  const failed = new Promise<string>((resolve) =>
+    socket.once('error', (e: NodeJS.ErrnoException) => resolve(`<${e.code}>`)),
+  );
+  socket.pause();
+  const request = Buffer.concat([Buffer.from(head), Buffer.alloc(bodyBytes, 97)]);
+  const written = new Promise<string>((resolve) =>
+    socket.write(request, (error) =>
+      resolve(error ? `<${(error as NodeJS.ErrnoException).code}>` : ''),
+    ),
+  );
+  const writeFailure = await Promise.race([written, failed]);
+  if (writeFailure) return writeFailure;
+  const received: Buffer[] = [];
+  socket.on('data', (d: Buffer) => received.push(d));
+  socket.resume();
+  const closed = new Promise<string>((resolve) =>
+    socket.once('close', () => resolve(Buffer.concat(received).toString('latin1'))),
+  );
+  return Promise.race([closed, failed]);
+}

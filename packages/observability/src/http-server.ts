@@ -1,4 +1,11 @@
-import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
+import {
+  createServer,
+  STATUS_CODES,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+} from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { guardRequests } from './request-guard.js';
 
@@ -83,9 +90,47 @@ function refuseMalformed(logger: ConnectionLogger) {
   };
 }
 
+/**
+ * How long a connection closed after an answer that came before its request's body was
+ * read keeps reading (and dropping) that body: RFC 9112 §9.6's lingering close, so a
+ * client still sending reads the answer instead of a reset that discards it. Bounded, so
+ * a client that never stops sending holds nothing for long.
+ */
+export const LINGER_MS = 2000;
+
+type LingeringSocket = Socket & { destroySoon?: () => void };
+
+/**
+ * Node closes a `Connection: close` connection as soon as the answer is written; with the
+ * request's body still arriving, the kernel then answers it with a reset, and the client
+ * (EPIPE) never reads the answer. Instead: end our side after the answer (FIN), read the
+ * rest of the body into nothing, and close when the client does or after LINGER_MS.
+ */
+function lingerAfterEarlyAnswers(server: Server): void {
+  const requestOf = new WeakMap<Socket, IncomingMessage>();
+  server.prependListener('request', (req) => requestOf.set(req.socket, req));
+  server.on('connection', (socket: LingeringSocket) => {
+    const destroySoon = socket.destroySoon;
+    if (typeof destroySoon !== 'function') return;
+    socket.destroySoon = function lingeringClose() {
+      const req = requestOf.get(socket);
+      if (!req || req.complete || req.destroyed) return destroySoon.call(socket);
+      const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+      timer.unref();
+      socket.once('close', () => clearTimeout(timer));
+      socket.end();
+      // A body parser that gave up paused the request: read the rest, dropped.
+      req.removeAllListeners('data');
+      req.resume();
+      req.once('end', () => socket.destroy());
+    };
+  });
+}
+
 /** An HTTP server for `listener` as described above; `logger` hears of malformed requests. */
 export function createHttpServer(listener: RequestListener, logger: ConnectionLogger): Server {
   const server = createServer(guardRequests(listener));
   server.on('clientError', refuseMalformed(logger));
+  lingerAfterEarlyAnswers(server);
   return server;
 }

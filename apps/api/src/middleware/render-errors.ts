@@ -87,6 +87,9 @@ export function renderErrors(logger: Logger): Middleware {
       ctx.remove('ETag');
       ctx.remove('Last-Modified');
       ctx.set('Cache-Control', 'no-store');
+      // The rest of a body too large is not read to its end: the server's lingering close
+      // reads it for a bounded time only (createHttpServer, LINGER_MS).
+      if (error.status === 413) ctx.set('Connection', 'close');
       ctx.body = error.body();
     }
   };
