@@ -95,6 +95,28 @@ describe('private_key_jwt (RFC 7523)', () => {
     ]);
   });
 
+  test('discovery: every *_auth_methods_supported with a JWT method has its signing algs (RFC 8414 §2)', async () => {
+    const res = await fetch(`${t.issuer}/.well-known/openid-configuration`);
+    const doc = (await res.json()) as Record<string, unknown>;
+    const keys = Object.keys(doc).filter((k) => k.endsWith('_auth_methods_supported'));
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        'token_endpoint_auth_methods_supported',
+        'introspection_endpoint_auth_methods_supported',
+        'revocation_endpoint_auth_methods_supported',
+      ]),
+    );
+    for (const key of keys) {
+      const methods = doc[key] as string[];
+      if (!methods.some((m) => m === 'private_key_jwt' || m === 'client_secret_jwt')) continue;
+      const algs =
+        doc[key.replace(/_auth_methods_supported$/, '_auth_signing_alg_values_supported')];
+      expect({ key, algs }).toEqual({ key, algs: expect.arrayContaining(['ES256']) });
+      expect(algs).not.toContain('none');
+    }
+    expect(doc['revocation_endpoint_auth_methods_supported']).toContain('private_key_jwt');
+  });
+
   test('client_credentials with openid-client PrivateKeyJwt; no secret is issued', async () => {
     const client = await keyClient();
     expect(client.client_secret).toBeUndefined();

@@ -200,10 +200,15 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
     },
     discovery: {
       claim_types_supported: ['normal'],
-      // RFC 8414 §2: without it a resource server must guess (README "Token introspection").
+      // RFC 8414 §2: without them a client must assume client_secret_basic (README "Token
+      // introspection"); a JWT method listed needs its signing algs listed too.
       introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS.filter(
         (m) => m !== 'none',
       ),
+      introspection_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
+      // A public client revokes its own tokens with its client_id alone (RFC 7009 §2.1).
+      revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+      revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
     },
     interactions: {
       policy: interactionPolicyWithSecondFactor(s.secondFactor),
