@@ -15,6 +15,7 @@ import {
   tokenRequest,
 } from '@portcullis/testing';
 import { registerClient } from '../src/admin/register-client.js';
+import { purgeExpired } from '../src/data/oidc-adapter.js';
 import { newClientSchema } from '../src/admin/schemas.js';
 
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -65,11 +66,17 @@ const withAssertion = (server: TestAuthServer, clientId: string, jwt: string) =>
     client_assertion: jwt,
   });
 
-function expectRefused(res: Awaited<ReturnType<typeof tokenRequest>>) {
+/** Refused with 401 invalid_client; `rule` is what its error_description must name. */
+function expectRefused(res: Awaited<ReturnType<typeof tokenRequest>>, rule?: string) {
   expect(res.status).toBe(401);
   expect(res.body.error).toBe('invalid_client');
   expect(res.body.access_token).toBeUndefined();
+  if (rule) expect(res.body.error_description).toContain(rule);
 }
+
+/** What Authlib's documented PrivateKeyJWT signs: aud the token endpoint, exp an hour ahead. */
+const authlibShaped = (clientId: string) =>
+  assertion(clientId, { aud: `${t.issuer}/token`, exp: now() + 3600 });
 
 /** openid-client's PrivateKeyJwt with the test key gets a client-credentials token. */
 async function expectClientCredentials(clientId: string) {
@@ -149,7 +156,7 @@ describe('private_key_jwt (RFC 7523)', () => {
       })
         .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
         .sign(stranger.privateKey);
-      expectRefused(await withAssertion(t, client.client_id, forged));
+      expectRefused(await withAssertion(t, client.client_id, forged), 'signature key');
     } finally {
       keys.closeAllConnections();
       await new Promise((resolve) => keys.close(resolve));
@@ -185,11 +192,73 @@ describe('private_key_jwt (RFC 7523)', () => {
     expect((await oidc.clientCredentialsGrant(config)).access_token).toBeTruthy();
   });
 
-  test('a reused jti is refused', async () => {
+  test('a reused jti is refused, naming replay', async () => {
     const client = await keyClient();
     const jwt = await assertion(client.client_id);
     expect((await withAssertion(t, client.client_id, jwt)).status).toBe(200);
-    expectRefused(await withAssertion(t, client.client_id, jwt));
+    expectRefused(await withAssertion(t, client.client_id, jwt), 'replay');
+  });
+
+  test('the jti of a long-lived assertion is kept as long as the assertion lives', async () => {
+    const client = await keyClient();
+    const jwt = await assertion(client.client_id, { exp: now() + 3600 });
+    expect((await withAssertion(t, client.client_id, jwt)).status).toBe(200);
+    // The purge as it would run 59 minutes later: the assertion is still valid then.
+    await purgeExpired(t.database.db, new Date(Date.now() + 59 * 60 * 1000));
+    expectRefused(await withAssertion(t, client.client_id, jwt), 'replay');
+  });
+
+  test('an Authlib-shaped assertion (aud the token endpoint, exp +3600) is refused by default, naming the audience', async () => {
+    const client = await keyClient();
+    const res = await withAssertion(t, client.client_id, await authlibShaped(client.client_id));
+    expectRefused(res, 'audience');
+    expect(res.body.error_description).toContain(t.issuer);
+  });
+
+  test('a client opted into the legacy audience accepts the token endpoint URL or the URL called', async () => {
+    const client = await keyClient({ client_assertion_legacy_audience: true });
+    expect(client['client_assertion_legacy_audience']).toBe(true);
+    const id = client.client_id;
+    const res = await withAssertion(t, id, await authlibShaped(id));
+    expect(res.status).toBe(200);
+    // At the revocation endpoint, its own URL (an unknown token is revoked with 200, RFC 7009).
+    const revoked = await fetch(`${t.issuer}/token/revocation`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        token: 'not-a-token-of-this-server',
+        client_assertion_type: ASSERTION_TYPE,
+        client_assertion: await assertion(id, { aud: `${t.issuer}/token/revocation` }),
+      }),
+    });
+    expect(revoked.status).toBe(200);
+    // Another server's endpoint stays refused.
+    expectRefused(
+      await withAssertion(t, id, await assertion(id, { aud: 'https://other.example/token' })),
+      'audience',
+    );
+  });
+
+  test('exp an hour ahead with the issuer as aud is accepted', async () => {
+    const client = await keyClient();
+    const id = client.client_id;
+    expect((await withAssertion(t, id, await assertion(id, { exp: now() + 3600 }))).status).toBe(
+      200,
+    );
+  });
+
+  test('a FAPI 2.0 client cannot opt into the legacy audience: 422 naming the field', async () => {
+    const res = await t.admin('POST', '/admin/clients', {
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: { keys: [key.jwk] },
+      grant_types: ['client_credentials'],
+      fapi: '2.0',
+      client_assertion_legacy_audience: true,
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.fields).toEqual({
+      client_assertion_legacy_audience: [expect.stringContaining('FAPI 2.0')],
+    });
   });
 
   test('a jti used at one instance is refused at another on the same database', async () => {
@@ -223,22 +292,34 @@ describe('private_key_jwt (RFC 7523)', () => {
     }
   });
 
-  test('aud other than the issuer identifier (RFC 7523bis) is refused', async () => {
+  test('aud other than the issuer identifier (RFC 7523bis) is refused, naming the audience', async () => {
     const client = await keyClient();
     for (const aud of [`${t.issuer}/token`, [t.issuer], 'https://other.example']) {
       expectRefused(
         await withAssertion(t, client.client_id, await assertion(client.client_id, { aud })),
+        'audience',
       );
     }
   });
 
-  test('an expired or far-future exp is refused', async () => {
+  test('an expired exp, or one beyond CLIENT_ASSERTION_MAX_LIFETIME, is refused naming the lifetime', async () => {
     const client = await keyClient();
     const id = client.client_id;
     expectRefused(
       await withAssertion(t, id, await assertion(id, { iat: now() - 600, exp: now() - 300 })),
+      'lifetime',
     );
-    expectRefused(await withAssertion(t, id, await assertion(id, { exp: now() + 24 * 3600 })));
+    const far = await withAssertion(t, id, await assertion(id, { exp: now() + 3600 + 60 }));
+    expectRefused(far, 'lifetime');
+    expect(far.body.error_description).toContain('3600 seconds');
+  });
+
+  test('an unknown client or a wrong secret says nothing more', async () => {
+    const unknown = await withAssertion(t, 'nobody', await assertion('nobody'));
+    expect(unknown.body).toEqual({
+      error: 'invalid_client',
+      error_description: 'client authentication failed',
+    });
   });
 
   test('alg none and HS256 signed with the public key are refused', async () => {
