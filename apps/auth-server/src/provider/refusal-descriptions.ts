@@ -9,7 +9,10 @@ interface RefusalError {
 }
 
 /** oidc-provider's own descriptions, which say nothing of the reason. */
-const GENERIC = new Set<unknown>([new errors.InvalidClientAuth().error_description]);
+const GENERIC = new Set<unknown>([
+  new errors.InvalidClientAuth().error_description,
+  new errors.InvalidGrant().error_description,
+]);
 
 const REPLAY =
   'client assertion replay: this jti was already used; sign a new assertion for each request';
@@ -47,6 +50,36 @@ const ASSERTION_KEY_CAUSES: Record<string, string> = {
     'client assertion signature key: the signature does not verify with the key registered for this kid',
 };
 
+/**
+ * oidc-provider's error_detail of a refused grant at /token -> what the client is told.
+ * Each names what was wrong and nothing an attacker could not see for themselves.
+ */
+const GRANT_DETAILS: Record<string, string> = {
+  'authorization code not found': 'authorization code unknown',
+  'authorization code is expired': 'authorization code expired',
+  'authorization code already consumed':
+    'authorization code already used; the tokens issued for it are revoked',
+  'authorization code redirect_uri mismatch':
+    'redirect_uri is not the one of the authorization request',
+  'code_verifier does not match code_challenge':
+    'code_verifier does not match the code_challenge of the authorization request',
+  'code_verifier must be provided': 'code_verifier is required (PKCE)',
+  'client mismatch': 'the code or token was issued to another client',
+  'grant not found': 'the grant was revoked',
+  'grant is expired': 'the grant has expired',
+  'refresh token not found': 'refresh token unknown or revoked',
+  'refresh token is expired': 'refresh token expired',
+  'refresh token already used':
+    'refresh token already used; the grant is revoked (refresh-token reuse)',
+  'device code already consumed': 'device code already used',
+  'missing DPoP proof JWT': 'DPoP proof required: the grant is DPoP-bound',
+  'DPoP proof key thumbprint does not match dpop_jkt':
+    'DPoP proof key is not the one named by dpop_jkt',
+  'failed jkt verification': 'DPoP proof key is not the one the refresh token is bound to',
+  'authorization code invalid (referenced account not found)': 'the user no longer exists',
+  'refresh token invalid (referenced account not found)': 'the user no longer exists',
+};
+
 function assertionDescription(ctx: KoaContextWithOIDC, err: RefusalError): string | undefined {
   const rule = ASSERTION_DETAILS[err.error_detail ?? ''];
   if (typeof rule === 'function') return rule(ctx);
@@ -59,16 +92,19 @@ function descriptionOf(ctx: KoaContextWithOIDC, err: RefusalError): string | und
   if (err.error === 'invalid_client' && ctx.oidc.params?.['client_assertion'] !== undefined) {
     return assertionDescription(ctx, err);
   }
+  if (err.error === 'invalid_grant' && ctx.oidc.route === 'token') {
+    return GRANT_DETAILS[err.error_detail ?? ''];
+  }
   return undefined;
 }
 
 /**
- * oidc-provider answers a refused client assertion with "client authentication failed",
- * the reason only in its log (error_detail), where RFC 6749 §5.2's error_description is
- * for the developer. Its error handler sets the JSON body, then emits `<route>.error` with
- * the error at once, so the listener puts a fixed text for the detail there (no library
- * message reaches the client). An unknown client or a wrong secret stays "client
- * authentication failed".
+ * oidc-provider answers a refused client assertion with "client authentication failed"
+ * and a refused grant with "grant request is invalid", the reason only in its log
+ * (error_detail), where RFC 6749 §5.2's error_description is for the developer. Its error
+ * handler sets the JSON body, then emits `<route>.error` with the error at once, so the
+ * listener puts a fixed text for the detail there (no library message reaches the client).
+ * An unknown client or a wrong secret stays "client authentication failed".
  */
 export function describeRefusals(provider: Provider): void {
   function describe(ctx: KoaContextWithOIDC, err: Error): void {
