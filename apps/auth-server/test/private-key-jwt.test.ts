@@ -314,6 +314,20 @@ describe('private_key_jwt (RFC 7523)', () => {
     expect(far.body.error_description).toContain('3600 seconds');
   });
 
+  test('an assertion under a kid the client never registered is refused naming the signature key', async () => {
+    const client = await keyClient();
+    const id = client.client_id;
+    const stranger = await generateKeyPair('ES256');
+    const jwt = await new SignJWT({ iss: id, sub: id, aud: t.issuer, jti: randomUUID() })
+      .setIssuedAt()
+      .setExpirationTime('1m')
+      .setProtectedHeader({ alg: 'ES256', kid: 'k2' })
+      .sign(stranger.privateKey);
+    const res = await withAssertion(t, id, jwt);
+    expectRefused(res, 'signature key');
+    expect(res.body.error_description).toContain('kid');
+  });
+
   test('an unknown client or a wrong secret says nothing more', async () => {
     const unknown = await withAssertion(t, 'nobody', await assertion('nobody'));
     expect(unknown.body).toEqual({
