@@ -106,18 +106,26 @@ function challenges(
 
 /**
  * RFC 6750 §3: `error="invalid_token"` only when a credential was presented; a request
- * without one gets bare challenges. The body never says why a token failed. A refused
- * DPoP request names its scheme; `use_dpop_nonce` carries the nonce to use (RFC 9449 §9).
+ * without one gets bare challenges. Why a credential was refused (`description`, a fixed
+ * text from packages/claims) is the challenge's `error_description` and the body's
+ * `message`. A refused DPoP request names its scheme; `use_dpop_nonce` carries the nonce
+ * to use (RFC 9449 §9).
  */
 export class UnauthorizedError extends AppError<UnauthorizedCode> {
   override name = 'UnauthorizedError';
   constructor(
     code: UnauthorizedCode = 'unauthenticated',
-    options: { scheme?: 'Bearer' | 'DPoP'; nonce?: string | undefined } = {},
+    options: {
+      scheme?: 'Bearer' | 'DPoP';
+      nonce?: string | undefined;
+      description?: string | undefined;
+    } = {},
   ) {
-    super(401, code, code, {
+    const { description } = options;
+    const params = description === undefined ? '' : `, error_description="${description}"`;
+    super(401, code, description ?? code, {
       headers: {
-        'WWW-Authenticate': challenges(code, options.scheme ?? 'Bearer'),
+        'WWW-Authenticate': challenges(code, options.scheme ?? 'Bearer', params),
         ...(options.nonce === undefined ? {} : { 'DPoP-Nonce': options.nonce }),
       },
     });

@@ -189,7 +189,7 @@ describe('authenticating with an API key', () => {
   test('an unknown well-formed key is 401', async () => {
     const reply = await api.request('GET', '/users', { token: `sk_live_${'Z'.repeat(43)}` });
     expect(reply.status).toBe(401);
-    expect(reply.body).toEqual({ error: 'invalid_token' });
+    expect(reply.body).toEqual({ error: 'invalid_token', message: 'token revoked' });
   });
 
   test('last_used_at is recorded (at most once a minute)', async () => {

@@ -32,19 +32,25 @@ afterAll(async () => {
 const get = (headers: Record<string, string>, path = '/orders', target: TestApi = api) =>
   target.request('GET', path, { headers });
 
-function expectInvalidToken(res: { status: number; headers: Headers; text: string }) {
+/** 401 invalid_token saying `description` in the body and in the Bearer challenge. */
+function expectInvalidToken(
+  res: { status: number; headers: Headers; body: unknown },
+  description: string,
+) {
   expect(res.status).toBe(401);
-  expect(res.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
-  // Nothing about why: no claim names, no library messages.
-  expect(res.text).toBe('{"error":"invalid_token"}');
+  const challenge = `Bearer realm="portcullis", error="invalid_token", error_description="${description}", `;
+  expect(res.headers.get('www-authenticate')?.slice(0, challenge.length)).toBe(challenge);
+  // The reason, in a fixed text: no claim values, no library messages.
+  expect(res.body).toEqual({ error: 'invalid_token', message: description });
 }
 
+/** Each token by name, with the description its refusal must give. */
 function expectAllRefused(target: TestApi) {
-  return async (bad: Record<string, string>) => {
-    for (const [name, value] of Object.entries(bad)) {
+  return async (bad: Record<string, [token: string, description: string]>) => {
+    for (const [name, [value, description]] of Object.entries(bad)) {
       const res = await get({ authorization: `Bearer ${value}` }, '/orders', target);
       try {
-        expectInvalidToken(res);
+        expectInvalidToken(res, description);
       } catch (error) {
         throw new Error(`${name}: ${(error as Error).message}`);
       }
@@ -70,15 +76,24 @@ describe('authentication', () => {
     }
   });
 
-  test('a real token altered after issue -> 401 invalid_token, all alike', async () => {
+  test('a real token altered after issue -> 401 invalid_token, saying what is wrong', async () => {
     const [header, payload, signature] = token.split('.');
     const { kid } = JSON.parse(Buffer.from(header!, 'base64url').toString()) as { kid: string };
     await expectAllRefused(api)({
-      garbage: 'not.a.jwt',
-      escalatedPayload: `${header}.${b64({ ...claimsOf(token), roles: ['admin'] })}.${signature}`,
-      algNone: `${b64({ alg: 'none', typ: 'at+jwt', kid })}.${payload}.`,
-      truncatedSignature: `${header}.${payload}.${signature!.slice(0, -4)}`,
-      apiKeyWithoutResolver: `sk_live_${'A'.repeat(43)}`,
+      garbage: ['not.a.jwt', 'token malformed'],
+      escalatedPayload: [
+        `${header}.${b64({ ...claimsOf(token), roles: ['admin'] })}.${signature}`,
+        'token signature not valid',
+      ],
+      algNone: [
+        `${b64({ alg: 'none', typ: 'at+jwt', kid })}.${payload}.`,
+        'token signing algorithm not allowed',
+      ],
+      truncatedSignature: [
+        `${header}.${payload}.${signature!.slice(0, -4)}`,
+        'token signature not valid',
+      ],
+      unknownApiKey: [`sk_live_${'A'.repeat(43)}`, 'token revoked'],
     });
   });
 
@@ -88,29 +103,36 @@ describe('authentication', () => {
     // Beyond exp plus the verifier's 30 s clock tolerance.
     offset = (Number(claimsOf(fresh)['exp']) + 31) * 1000 - Date.now();
     try {
-      expectInvalidToken(await get({ authorization: `Bearer ${fresh}` }));
+      expectInvalidToken(await get({ authorization: `Bearer ${fresh}` }), 'token expired');
     } finally {
       offset = 0;
     }
   });
 
-  test('tokens the auth server never issues -> 401 invalid_token, all alike (test issuer)', async () => {
+  test('tokens the auth server never issues -> 401 invalid_token, each saying why (test issuer)', async () => {
     const issuer = forged.issuer;
     const sub = 'auth-user';
     await expectAllRefused(forged)({
-      expired: await issuer.tokenFor({ sub, roles: ['viewer'], expiresIn: -120 }),
-      wrongAudience: await issuer.tokenFor({
-        sub,
-        roles: ['viewer'],
-        claims: { aud: 'http://elsewhere' },
-      }),
-      wrongIssuer: await issuer.tokenFor({
-        sub,
-        roles: ['viewer'],
-        claims: { iss: 'http://evil.test' },
-      }),
-      idTokenTyp: await issuer.tokenFor({ sub, roles: ['viewer'], header: { typ: 'JWT' } }),
-      unknownKid: await issuer.tokenFor({ sub, roles: ['viewer'], header: { kid: 'nope' } }),
+      expired: [
+        await issuer.tokenFor({ sub, roles: ['viewer'], expiresIn: -120 }),
+        'token expired',
+      ],
+      wrongAudience: [
+        await issuer.tokenFor({ sub, roles: ['viewer'], claims: { aud: 'http://elsewhere' } }),
+        'token audience is not this API',
+      ],
+      wrongIssuer: [
+        await issuer.tokenFor({ sub, roles: ['viewer'], claims: { iss: 'http://evil.test' } }),
+        'token issuer unknown',
+      ],
+      idTokenTyp: [
+        await issuer.tokenFor({ sub, roles: ['viewer'], header: { typ: 'JWT' } }),
+        'token is not an access token (typ at+jwt)',
+      ],
+      unknownKid: [
+        await issuer.tokenFor({ sub, roles: ['viewer'], header: { kid: 'nope' } }),
+        'token signing key unknown',
+      ],
     });
     // The same issuer's well-formed token is accepted: the refusals are about the claims.
     const good = await issuer.tokenFor({ sub, roles: ['viewer'] });
@@ -143,7 +165,7 @@ describe('authentication', () => {
     const denyList = createDenyList({ store: createRevocationStore(api.database.db) });
     await denyList.denyGrant(grantId, Math.floor(Date.now() / 1000) + 3600);
     await denyList.close();
-    expectInvalidToken(await get({ authorization: `Bearer ${victim}` }));
+    expectInvalidToken(await get({ authorization: `Bearer ${victim}` }), 'token revoked');
     // Another user's grant is untouched.
     expect((await get({ authorization: `Bearer ${token}` })).status).toBe(200);
   });

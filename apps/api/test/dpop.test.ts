@@ -212,7 +212,10 @@ const dpopGet = (base: string, path: string, token: string, proofs: string[]) =>
 
 /** The reply is a 401 DPoP refusal `error`, logged with `code`. */
 function expectRefused(reply: Reply, error: string, code: string, scheme = 'DPoP') {
-  expect({ status: reply.status, body: reply.body }).toEqual({ status: 401, body: { error } });
+  expect({ status: reply.status, body: reply.body }).toEqual({
+    status: 401,
+    body: { error, message: expect.any(String) },
+  });
   const challenge = reply.headers.get('www-authenticate') ?? '';
   expect(challenge.startsWith(`${scheme} realm="portcullis", error="${error}"`)).toBe(true);
   // Both schemes are offered, DPoP with its algorithms.

@@ -120,10 +120,14 @@ describe('session authentication', () => {
 
   test('malformed, unknown and missing cookies are refused', async () => {
     const user = await makeUser(api.database.db);
-    for (const sid of ['short', 'B'.repeat(43), 'x'.repeat(44)]) {
-      const reply = await me(sid, user.id);
+    for (const [sid, message] of [
+      ['short', 'token malformed'],
+      ['B'.repeat(43), 'token expired'],
+      ['x'.repeat(44), 'token malformed'],
+    ]) {
+      const reply = await me(sid!, user.id);
       expect(reply.status).toBe(401);
-      expect(reply.body).toEqual({ error: 'invalid_token' });
+      expect(reply.body).toEqual({ error: 'invalid_token', message });
     }
   });
 

@@ -102,6 +102,16 @@ describe('auth-server config', () => {
     ]);
   });
 
+  it('CLIENT_ASSERTION_MAX_LIFETIME is an hour by default, at most an hour', () => {
+    expect(parseAuthConfig({}).clientAssertionMaxLifetime).toBe(3600);
+    expect(
+      parseAuthConfig({ CLIENT_ASSERTION_MAX_LIFETIME: '300' }).clientAssertionMaxLifetime,
+    ).toBe(300);
+    expect(problems({ CLIENT_ASSERTION_MAX_LIFETIME: '86400' })).toEqual([
+      expect.stringMatching(/^CLIENT_ASSERTION_MAX_LIFETIME: /),
+    ]);
+  });
+
   it('TRUST_PROXY is off unless set to true, read as the API reads it', () => {
     expect(parseAuthConfig({}).trustProxy).toBe(false);
     expect(parseAuthConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);

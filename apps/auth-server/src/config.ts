@@ -8,6 +8,7 @@ import {
   type RedisSettings,
 } from '@portcullis/db';
 import { z } from 'zod';
+import { DEFAULT_MAX_ASSERTION_LIFETIME } from './provider/client-assertion.js';
 import type { ClientAuthLimits } from './provider/client-auth-limits.js';
 import {
   ConfigError,
@@ -66,6 +67,16 @@ const schema = z
           'CLIENT_AUTH_ADDRESS_LIMIT per address',
       })
       .optional(),
+    /**
+     * Longest `exp - now` of a private_key_jwt assertion, seconds (README "private_key_jwt");
+     * at most an hour: a longer one is a standing credential.
+     */
+    CLIENT_ASSERTION_MAX_LIFETIME: z.coerce
+      .number()
+      .int()
+      .min(10)
+      .max(3600)
+      .default(DEFAULT_MAX_ASSERTION_LIFETIME),
     CLIENT_AUTH_LIMIT_WINDOW: z.coerce
       .number()
       .int()
@@ -143,6 +154,8 @@ type OwnConfig = Readonly<{
   signIn: SignInLimits;
   /** Failed client authentications (CLIENT_AUTH_*). */
   clientAuth: Readonly<ClientAuthLimits>;
+  /** CLIENT_ASSERTION_MAX_LIFETIME: seconds a client assertion's exp may be ahead. */
+  clientAssertionMaxLifetime: number;
   /** TRUST_PROXY: the client's address from X-Forwarded-For (README "Configuration"). */
   trustProxy: boolean;
   dpopNonce: boolean;
@@ -184,6 +197,7 @@ export function parseAuthConfig(env: Record<string, string | undefined>): AuthCo
       perClient: e.CLIENT_AUTH_CLIENT_LIMIT,
       windowSec: e.CLIENT_AUTH_LIMIT_WINDOW,
     }),
+    clientAssertionMaxLifetime: e.CLIENT_ASSERTION_MAX_LIFETIME,
     trustProxy: e.TRUST_PROXY,
     dpopNonce: e.DPOP_NONCE,
     requirePar: e.REQUIRE_PAR,

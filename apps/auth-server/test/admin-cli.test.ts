@@ -138,6 +138,19 @@ describe('pnpm admin client:create: each flag gives the metadata it promises', (
       },
     ],
     [
+      '--legacy-assertion-audience',
+      [
+        '--grant-types',
+        'client_credentials',
+        '--auth-method',
+        'private_key_jwt',
+        '--jwks',
+        jwksFile,
+        '--legacy-assertion-audience',
+      ],
+      { token_endpoint_auth_method: 'private_key_jwt', client_assertion_legacy_audience: true },
+    ],
+    [
       '--jwks-uri',
       [
         '--grant-types',

@@ -153,13 +153,17 @@ describe('PKCE and code refusals', () => {
     expect(res.headers.get('location')).toBeNull();
   });
 
-  test('wrong verifier and wrong redirect_uri at the token endpoint are invalid_grant', async () => {
+  test('wrong verifier and wrong redirect_uri at the token endpoint are invalid_grant, each saying so', async () => {
     const user = await createUser(t);
     const client = await publicSpa(t);
     const a = await codeFor(client.client_id, user);
     const wrong = await redeem(client.client_id, a.code, oidc.randomPKCECodeVerifier());
     expect(wrong.status).toBe(400);
-    expect(wrong.body.error).toBe('invalid_grant');
+    expect(wrong.body).toEqual({
+      error: 'invalid_grant',
+      error_description:
+        'code_verifier does not match the code_challenge of the authorization request',
+    });
 
     const b = await codeFor(client.client_id, user);
     const mismatch = await redeem(
@@ -169,7 +173,37 @@ describe('PKCE and code refusals', () => {
       'http://localhost:5173/other',
     );
     expect(mismatch.status).toBe(400);
-    expect(mismatch.body.error).toBe('invalid_grant');
+    expect(mismatch.body).toEqual({
+      error: 'invalid_grant',
+      error_description: 'redirect_uri is not the one of the authorization request',
+    });
+  });
+
+  test('an expired code and an unknown one are invalid_grant, each saying so', async () => {
+    const user = await createUser(t);
+    const client = await publicSpa(t);
+    const { code, verifier } = await codeFor(client.client_id, user);
+    // As if its 60 seconds had passed (the purge has not run yet).
+    const past = Math.floor(Date.now() / 1000) - 1;
+    const expired = await t.database
+      .db('oidc_payloads')
+      .where({ type: 'AuthorizationCode', id: code })
+      .update({
+        payload: t.database.db.raw(`jsonb_set(payload, '{exp}', to_jsonb(?::int))`, [past]),
+        expires_at: new Date(past * 1000),
+      });
+    expect(expired).toBe(1);
+    const res = await redeem(client.client_id, code, verifier);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: 'invalid_grant',
+      error_description: 'authorization code expired',
+    });
+    const unknown = await redeem(client.client_id, 'no-such-code', verifier);
+    expect(unknown.body).toEqual({
+      error: 'invalid_grant',
+      error_description: 'authorization code unknown',
+    });
   });
 
   test('a code is single use: the second redemption revokes the grant', async () => {
@@ -180,7 +214,10 @@ describe('PKCE and code refusals', () => {
     expect(first.status).toBe(200);
     const second = await redeem(client.client_id, code, verifier);
     expect(second.status).toBe(400);
-    expect(second.body.error).toBe('invalid_grant');
+    expect(second.body).toEqual({
+      error: 'invalid_grant',
+      error_description: 'authorization code already used; the tokens issued for it are revoked',
+    });
     await t.server.settle();
     const refresh = await tokenRequest(t, {
       grant_type: 'refresh_token',

@@ -15,6 +15,7 @@ import {
   tokenRequest,
 } from '@portcullis/testing';
 import { registerClient } from '../src/admin/register-client.js';
+import { purgeExpired } from '../src/data/oidc-adapter.js';
 import { newClientSchema } from '../src/admin/schemas.js';
 
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -65,11 +66,17 @@ const withAssertion = (server: TestAuthServer, clientId: string, jwt: string) =>
     client_assertion: jwt,
   });
 
-function expectRefused(res: Awaited<ReturnType<typeof tokenRequest>>) {
+/** Refused with 401 invalid_client; `rule` is what its error_description must name. */
+function expectRefused(res: Awaited<ReturnType<typeof tokenRequest>>, rule?: string) {
   expect(res.status).toBe(401);
   expect(res.body.error).toBe('invalid_client');
   expect(res.body.access_token).toBeUndefined();
+  if (rule) expect(res.body.error_description).toContain(rule);
 }
+
+/** What Authlib's documented PrivateKeyJWT signs: aud the token endpoint, exp an hour ahead. */
+const authlibShaped = (clientId: string) =>
+  assertion(clientId, { aud: `${t.issuer}/token`, exp: now() + 3600 });
 
 /** openid-client's PrivateKeyJwt with the test key gets a client-credentials token. */
 async function expectClientCredentials(clientId: string) {
@@ -93,6 +100,28 @@ describe('private_key_jwt (RFC 7523)', () => {
       'PS256',
       'RS256',
     ]);
+  });
+
+  test('discovery: every *_auth_methods_supported with a JWT method has its signing algs (RFC 8414 §2)', async () => {
+    const res = await fetch(`${t.issuer}/.well-known/openid-configuration`);
+    const doc = (await res.json()) as Record<string, unknown>;
+    const keys = Object.keys(doc).filter((k) => k.endsWith('_auth_methods_supported'));
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        'token_endpoint_auth_methods_supported',
+        'introspection_endpoint_auth_methods_supported',
+        'revocation_endpoint_auth_methods_supported',
+      ]),
+    );
+    for (const key of keys) {
+      const methods = doc[key] as string[];
+      if (!methods.some((m) => m === 'private_key_jwt' || m === 'client_secret_jwt')) continue;
+      const algs =
+        doc[key.replace(/_auth_methods_supported$/, '_auth_signing_alg_values_supported')];
+      expect({ key, algs }).toEqual({ key, algs: expect.arrayContaining(['ES256']) });
+      expect(algs).not.toContain('none');
+    }
+    expect(doc['revocation_endpoint_auth_methods_supported']).toContain('private_key_jwt');
   });
 
   test('client_credentials with openid-client PrivateKeyJwt; no secret is issued', async () => {
@@ -127,7 +156,7 @@ describe('private_key_jwt (RFC 7523)', () => {
       })
         .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
         .sign(stranger.privateKey);
-      expectRefused(await withAssertion(t, client.client_id, forged));
+      expectRefused(await withAssertion(t, client.client_id, forged), 'signature key');
     } finally {
       keys.closeAllConnections();
       await new Promise((resolve) => keys.close(resolve));
@@ -163,11 +192,73 @@ describe('private_key_jwt (RFC 7523)', () => {
     expect((await oidc.clientCredentialsGrant(config)).access_token).toBeTruthy();
   });
 
-  test('a reused jti is refused', async () => {
+  test('a reused jti is refused, naming replay', async () => {
     const client = await keyClient();
     const jwt = await assertion(client.client_id);
     expect((await withAssertion(t, client.client_id, jwt)).status).toBe(200);
-    expectRefused(await withAssertion(t, client.client_id, jwt));
+    expectRefused(await withAssertion(t, client.client_id, jwt), 'replay');
+  });
+
+  test('the jti of a long-lived assertion is kept as long as the assertion lives', async () => {
+    const client = await keyClient();
+    const jwt = await assertion(client.client_id, { exp: now() + 3600 });
+    expect((await withAssertion(t, client.client_id, jwt)).status).toBe(200);
+    // The purge as it would run 59 minutes later: the assertion is still valid then.
+    await purgeExpired(t.database.db, new Date(Date.now() + 59 * 60 * 1000));
+    expectRefused(await withAssertion(t, client.client_id, jwt), 'replay');
+  });
+
+  test('an Authlib-shaped assertion (aud the token endpoint, exp +3600) is refused by default, naming the audience', async () => {
+    const client = await keyClient();
+    const res = await withAssertion(t, client.client_id, await authlibShaped(client.client_id));
+    expectRefused(res, 'audience');
+    expect(res.body.error_description).toContain(t.issuer);
+  });
+
+  test('a client opted into the legacy audience accepts the token endpoint URL or the URL called', async () => {
+    const client = await keyClient({ client_assertion_legacy_audience: true });
+    expect(client['client_assertion_legacy_audience']).toBe(true);
+    const id = client.client_id;
+    const res = await withAssertion(t, id, await authlibShaped(id));
+    expect(res.status).toBe(200);
+    // At the revocation endpoint, its own URL (an unknown token is revoked with 200, RFC 7009).
+    const revoked = await fetch(`${t.issuer}/token/revocation`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        token: 'not-a-token-of-this-server',
+        client_assertion_type: ASSERTION_TYPE,
+        client_assertion: await assertion(id, { aud: `${t.issuer}/token/revocation` }),
+      }),
+    });
+    expect(revoked.status).toBe(200);
+    // Another server's endpoint stays refused.
+    expectRefused(
+      await withAssertion(t, id, await assertion(id, { aud: 'https://other.example/token' })),
+      'audience',
+    );
+  });
+
+  test('exp an hour ahead with the issuer as aud is accepted', async () => {
+    const client = await keyClient();
+    const id = client.client_id;
+    expect((await withAssertion(t, id, await assertion(id, { exp: now() + 3600 }))).status).toBe(
+      200,
+    );
+  });
+
+  test('a FAPI 2.0 client cannot opt into the legacy audience: 422 naming the field', async () => {
+    const res = await t.admin('POST', '/admin/clients', {
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: { keys: [key.jwk] },
+      grant_types: ['client_credentials'],
+      fapi: '2.0',
+      client_assertion_legacy_audience: true,
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.fields).toEqual({
+      client_assertion_legacy_audience: [expect.stringContaining('FAPI 2.0')],
+    });
   });
 
   test('a jti used at one instance is refused at another on the same database', async () => {
@@ -201,22 +292,48 @@ describe('private_key_jwt (RFC 7523)', () => {
     }
   });
 
-  test('aud other than the issuer identifier (RFC 7523bis) is refused', async () => {
+  test('aud other than the issuer identifier (RFC 7523bis) is refused, naming the audience', async () => {
     const client = await keyClient();
     for (const aud of [`${t.issuer}/token`, [t.issuer], 'https://other.example']) {
       expectRefused(
         await withAssertion(t, client.client_id, await assertion(client.client_id, { aud })),
+        'audience',
       );
     }
   });
 
-  test('an expired or far-future exp is refused', async () => {
+  test('an expired exp, or one beyond CLIENT_ASSERTION_MAX_LIFETIME, is refused naming the lifetime', async () => {
     const client = await keyClient();
     const id = client.client_id;
     expectRefused(
       await withAssertion(t, id, await assertion(id, { iat: now() - 600, exp: now() - 300 })),
+      'lifetime',
     );
-    expectRefused(await withAssertion(t, id, await assertion(id, { exp: now() + 24 * 3600 })));
+    const far = await withAssertion(t, id, await assertion(id, { exp: now() + 3600 + 60 }));
+    expectRefused(far, 'lifetime');
+    expect(far.body.error_description).toContain('3600 seconds');
+  });
+
+  test('an assertion under a kid the client never registered is refused naming the signature key', async () => {
+    const client = await keyClient();
+    const id = client.client_id;
+    const stranger = await generateKeyPair('ES256');
+    const jwt = await new SignJWT({ iss: id, sub: id, aud: t.issuer, jti: randomUUID() })
+      .setIssuedAt()
+      .setExpirationTime('1m')
+      .setProtectedHeader({ alg: 'ES256', kid: 'k2' })
+      .sign(stranger.privateKey);
+    const res = await withAssertion(t, id, jwt);
+    expectRefused(res, 'signature key');
+    expect(res.body.error_description).toContain('kid');
+  });
+
+  test('an unknown client or a wrong secret says nothing more', async () => {
+    const unknown = await withAssertion(t, 'nobody', await assertion('nobody'));
+    expect(unknown.body).toEqual({
+      error: 'invalid_client',
+      error_description: 'client authentication failed',
+    });
   });
 
   test('alg none and HS256 signed with the public key are refused', async () => {

@@ -50,6 +50,42 @@ const UNAVAILABLE_CODES: ReadonlySet<TokenErrorCode> = new Set([
   'dpop_store_unavailable',
 ]);
 
+/**
+ * What the client is told (RFC 6750 §3 `error_description`): what was wrong, enough for a
+ * developer to fix it, nothing the token's holder could not see by decoding it. Fixed
+ * texts, since they go into a quoted-string: no quotes, no backslashes.
+ */
+const DESCRIPTIONS: Record<TokenErrorCode, string> = {
+  authorization_malformed: 'Authorization header malformed',
+  scheme_unsupported: 'authorization scheme not supported',
+  token_malformed: 'token malformed',
+  token_too_large: 'token too large',
+  alg_not_allowed: 'token signing algorithm not allowed',
+  typ_invalid: 'token is not an access token (typ at+jwt)',
+  kid_missing: 'token has no kid',
+  kid_unknown: 'token signing key unknown',
+  jwks_unavailable: 'signing keys unavailable; retry later',
+  signature_invalid: 'token signature not valid',
+  claim_invalid: 'token claims not valid',
+  token_expired: 'token expired',
+  token_not_yet_valid: 'token not yet valid',
+  lifetime_too_long: 'token lifetime too long',
+  issuer_mismatch: 'token issuer unknown',
+  audience_mismatch: 'token audience is not this API',
+  token_revoked: 'token revoked',
+  token_bound: 'token is DPoP-bound: send it with the DPoP scheme and a proof',
+  token_not_bound: 'token is not DPoP-bound: send it with the Bearer scheme',
+  dpop_proof_missing: 'DPoP proof required',
+  dpop_proof_multiple: 'exactly one DPoP proof allowed',
+  dpop_proof_invalid: 'DPoP proof not valid',
+  dpop_proof_mismatch: 'DPoP proof is not for this method and URL',
+  dpop_proof_stale: 'DPoP proof iat too far from the server clock',
+  dpop_proof_replayed: 'DPoP proof already used',
+  dpop_key_mismatch: 'DPoP proof key is not the key the token is bound to',
+  dpop_nonce_required: 'DPoP nonce required',
+  dpop_store_unavailable: 'DPoP proofs cannot be checked right now; retry later',
+};
+
 function oauthErrorOf(code: TokenErrorCode): OAuthTokenError {
   if (code === 'authorization_malformed') return 'invalid_request';
   if (code === 'dpop_nonce_required') return 'use_dpop_nonce';
@@ -61,7 +97,8 @@ function oauthErrorOf(code: TokenErrorCode): OAuthTokenError {
  * `dpop_store_unavailable` (503: the token may be fine, the server cannot check it, so
  * the client must not throw away its session). `oauthError` is the `error` of the
  * `WWW-Authenticate` challenge named by `scheme`; `nonce` is the `DPoP-Nonce` to send
- * with `use_dpop_nonce`.
+ * with `use_dpop_nonce`; `description` is what the client is told (the message is for
+ * the log).
  */
 export class TokenError extends Error {
   override readonly name = 'TokenError';
@@ -71,6 +108,7 @@ export class TokenError extends Error {
   readonly oauthError: OAuthTokenError;
   readonly scheme: 'Bearer' | 'DPoP';
   readonly nonce: string | undefined;
+  readonly description: string;
 
   constructor(
     code: TokenErrorCode,
@@ -83,6 +121,7 @@ export class TokenError extends Error {
     this.oauthError = oauthErrorOf(code);
     this.scheme = options?.scheme ?? 'Bearer';
     this.nonce = options?.nonce;
+    this.description = DESCRIPTIONS[code];
   }
 }
 

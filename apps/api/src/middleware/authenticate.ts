@@ -49,7 +49,7 @@ class RequestCredentials implements CredentialInput {
  * Resolves the request's credential into `ctx.state.principal` through packages/claims.
  * `resolvers` run in order (API keys, then sessions, then JWTs as they are added); the
  * first Principal wins. A presented but refused credential is a TokenError, which the
- * error renderer turns into 401 `invalid_token` without saying why.
+ * error renderer turns into 401 `invalid_token` with its fixed description.
  */
 export function authenticate(
   resolvers: readonly PrincipalResolver[],

@@ -11,14 +11,16 @@ describe('toAppError', () => {
     expect(error.body()).toEqual({ error: 'rate_limited', message: 'too many requests' });
   });
 
-  test('claims errors: 403 body is exactly the code; token failures say nothing specific', () => {
+  test('claims errors: 403 body is exactly the code; a token failure says its fixed description, not its message', () => {
     expect(toAppError(new ClaimsForbiddenError('orders:write')).body()).toEqual({
       error: 'forbidden',
     });
-    const expired = toAppError(new TokenError('token_expired'));
+    const expired = toAppError(new TokenError('token_expired', 'exp 1700000000 is past'));
     expect(expired.status).toBe(401);
-    expect(expired.body()).toEqual({ error: 'invalid_token' });
-    expect(expired.headers['WWW-Authenticate']).toMatch(/error="invalid_token"/);
+    expect(expired.body()).toEqual({ error: 'invalid_token', message: 'token expired' });
+    expect(expired.headers['WWW-Authenticate']).toMatch(
+      /^Bearer realm="portcullis", error="invalid_token", error_description="token expired", DPoP /,
+    );
     const jwks = toAppError(new TokenError('jwks_unavailable'));
     expect(jwks.status).toBe(503);
     expect(jwks.headers['Retry-After']).toBe('5');

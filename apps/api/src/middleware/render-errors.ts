@@ -20,7 +20,11 @@ function tokenError(error: TokenError): AppError {
       headers: { 'Retry-After': '5' },
     });
   }
-  return new UnauthorizedError(error.oauthError, { scheme: error.scheme, nonce: error.nonce });
+  return new UnauthorizedError(error.oauthError, {
+    scheme: error.scheme,
+    nonce: error.nonce,
+    description: error.description,
+  });
 }
 
 /** Every thrown value becomes an AppError; anything unrecognised is a 500. */
@@ -76,7 +80,7 @@ export function renderErrors(logger: Logger): Middleware {
           'request failed',
         );
       } else if (error instanceof ForbiddenError || error instanceof UnauthorizedError) {
-        // Why a credential or permission was refused goes to the log, never the client.
+        // The detail of a refusal goes to the log; the client gets its fixed description.
         log.info(
           { code: (thrown as { code?: unknown }).code, reason: (thrown as Error).message },
           'access refused',

@@ -63,6 +63,7 @@ export async function registerClient(
       ? { token_endpoint_auth_signing_alg: input.token_endpoint_auth_signing_alg }
       : {}),
     ...(input.introspection !== undefined ? { introspection: input.introspection } : {}),
+    ...(input.client_assertion_legacy_audience ? { client_assertion_legacy_audience: true } : {}),
     ...(input.dpop_bound_access_tokens !== undefined
       ? { dpop_bound_access_tokens: input.dpop_bound_access_tokens }
       : {}),

@@ -1,6 +1,10 @@
 import { ROLES } from '@portcullis/claims';
 import { z } from 'zod';
-import { CLIENT_ASSERTION_ALGS, CLIENT_AUTH_METHODS } from '../provider/client-assertion.js';
+import {
+  CLIENT_ASSERTION_ALGS,
+  CLIENT_AUTH_METHODS,
+  LEGACY_AUDIENCE,
+} from '../provider/client-assertion.js';
 import { DEVICE_GRANT } from '../provider/grant-types.js';
 import { isHttpsOrLoopback, LOOPBACK_IPS } from '../provider/loopback.js';
 
@@ -58,6 +62,11 @@ export const newClientSchema = z
       .optional(),
     jwks_uri: jwksUri.optional(),
     token_endpoint_auth_signing_alg: z.enum(CLIENT_ASSERTION_ALGS).optional(),
+    /**
+     * private_key_jwt: also accept assertions for the token endpoint URL or the endpoint
+     * called, as RFC 7523 first allowed (README "private_key_jwt"; docs/security.md).
+     */
+    [LEGACY_AUDIENCE]: z.boolean().optional(),
     /** A resource server that may introspect tokens (README "Token introspection"). */
     introspection: z.boolean().optional(),
     scope: z.string().max(1000).optional(),
@@ -94,6 +103,21 @@ export const newClientSchema = z
         code: 'custom',
         path: ['jwks'],
         message: 'private_key_jwt needs exactly one of jwks and jwks_uri',
+      });
+    }
+    if (c[LEGACY_AUDIENCE] && !usesKeys) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [LEGACY_AUDIENCE],
+        message: 'only for a private_key_jwt client',
+      });
+    }
+    if (c[LEGACY_AUDIENCE] && c.fapi) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [LEGACY_AUDIENCE],
+        message:
+          'not allowed for a FAPI 2.0 client: its assertions must name the issuer as their audience',
       });
     }
     if (!usesKeys && (c.jwks || c.jwks_uri || c.token_endpoint_auth_signing_alg)) {

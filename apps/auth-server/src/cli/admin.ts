@@ -20,7 +20,7 @@ const USAGE = `usage: pnpm admin <command> [options] [--json]
                 [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none]
                 [--jwks FILE | --jwks-uri URL] [--auth-alg ES256|PS256|RS256]
                 [--roles r1,r2] [--scope S] [--first-party] [--dpop-bound] [--introspection]
-                [--require-par] [--native] [--fapi]
+                [--require-par] [--native] [--fapi] [--legacy-assertion-audience]
                 --dpop-bound: every token request must carry a DPoP proof
                 --jwks/--jwks-uri: the public keys of a private_key_jwt client
                 --introspection: a resource server that may call /token/introspection
@@ -28,6 +28,9 @@ const USAGE = `usage: pnpm admin <command> [options] [--json]
                 --require-par: /authorize takes only a pushed request_uri (RFC 9126)
                 --fapi: FAPI 2.0 (private_key_jwt with --jwks/--jwks-uri; PAR and
                 DPoP implied; ES256 assertions and ID tokens)
+                --legacy-assertion-audience: private_key_jwt assertions may also name
+                the token endpoint URL as aud (Authlib's default; not with --fapi;
+                see docs/security.md for the risk)
   client:list
   client:delete <client_id>
   signing-key:rotate [--alg RS256|ES256] [--now]
@@ -65,6 +68,7 @@ async function main(argv: string[]): Promise<number> {
       'require-par': { type: 'boolean' },
       native: { type: 'boolean' },
       fapi: { type: 'boolean' },
+      'legacy-assertion-audience': { type: 'boolean' },
       jwks: { type: 'string' },
       'jwks-uri': { type: 'string' },
       'auth-alg': { type: 'string' },
@@ -173,6 +177,7 @@ async function main(argv: string[]): Promise<number> {
         ...(values['require-par'] ? { require_pushed_authorization_requests: true } : {}),
         ...(values.native ? { application_type: 'native' } : {}),
         ...(values.fapi ? { fapi: '2.0' } : {}),
+        ...(values['legacy-assertion-audience'] ? { client_assertion_legacy_audience: true } : {}),
       });
       break;
     case 'client:list':

@@ -47,12 +47,15 @@ const unexpired = (alias: string) => `(${alias}.expires_at is null or ${alias}.e
  * revocations (as rows of type SubjectRevocation, payload {before}) and their subject's
  * user row without its password hash (type Account; the next read oidc-provider makes,
  * findAccount, is then answered without a round trip); `n` is the key's position, from 1. One statement that starts after the request: every revocation
- * committed before the request is in its answer.
+ * committed before the request is in its answer. An expired authorization code is still
+ * read (until purged), as an expired device code is, so /token says "expired", not
+ * "unknown": oidc-provider checks the code's own `exp`.
  */
 const TOKEN_GRANT_SESSION_SQL = `with t as (
     select k.n, p.type, p.payload, ${CONSUMED_AT_AS_READ}, p.issued_at, p.grant_id
     from unnest(?::text[], ?::text[]) with ordinality as k(type, id, n)
-    join oidc_payloads p on p.type = k.type and p.id = k.id and ${unexpired('p')}
+    join oidc_payloads p on p.type = k.type and p.id = k.id
+      and (p.type = 'AuthorizationCode' or ${unexpired('p')})
   )
   select t.n, t.type, t.payload, t.consumed_at, t.issued_at from t
   union all

@@ -26,9 +26,10 @@ import {
 } from './claims.js';
 import type { DeviceGuard } from './device-guard.js';
 import {
-  assertClientAssertion,
   CLIENT_ASSERTION_ALGS,
   CLIENT_AUTH_METHODS,
+  clientAssertionCheck,
+  LEGACY_AUDIENCE,
 } from './client-assertion.js';
 import { mayIntrospect } from './introspection.js';
 import { RESPONSE_MODES } from './response-modes.js';
@@ -61,8 +62,9 @@ export const INTERACTION_RESUME_COOKIE = '_interaction_resume';
 
 /**
  * Extra client metadata: `roles` (client-credentials tokens), `first_party` (skips
- * consent), `introspection` (may introspect tokens, README "Token introspection") and
- * `fapi` (README "FAPI 2.0").
+ * consent), `introspection` (may introspect tokens, README "Token introspection"),
+ * `fapi` (README "FAPI 2.0") and `client_assertion_legacy_audience` (README
+ * "private_key_jwt").
  */
 function validateClientMetadata(
   _ctx: KoaContextWithOIDC | undefined,
@@ -81,6 +83,9 @@ function validateClientMetadata(
   }
   if (key === 'introspection' && value !== undefined && typeof value !== 'boolean') {
     throw new TypeError('introspection must be a boolean');
+  }
+  if (key === LEGACY_AUDIENCE && value !== undefined && typeof value !== 'boolean') {
+    throw new TypeError(`${LEGACY_AUDIENCE} must be a boolean`);
   }
   // README "Multi-factor sign-in": every sign-in for this client needs a second factor.
   if (key === 'require_mfa' && value !== undefined && typeof value !== 'boolean') {
@@ -158,7 +163,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
     pkce: { required: () => true },
     clientAuthMethods: [...CLIENT_AUTH_METHODS],
     // RFC 7523bis: aud is the issuer alone, exp is near (README "private_key_jwt").
-    assertJwtClientAuthClaimsAndHeader: assertClientAssertion,
+    assertJwtClientAuthClaimsAndHeader: clientAssertionCheck(config.clientAssertionMaxLifetime),
     clientDefaults: {
       grant_types: ['authorization_code'],
       response_types: ['code'],
@@ -177,7 +182,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       clientAuthSigningAlgValues: [...CLIENT_ASSERTION_ALGS],
     },
     extraClientMetadata: {
-      properties: ['roles', 'first_party', 'introspection', 'fapi', 'require_mfa'],
+      properties: ['roles', 'first_party', 'introspection', 'fapi', 'require_mfa', LEGACY_AUDIENCE],
       validator: validateClientMetadata,
     },
     allowOmittingSingleRegisteredRedirectUri: false,
@@ -200,10 +205,15 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
     },
     discovery: {
       claim_types_supported: ['normal'],
-      // RFC 8414 §2: without it a resource server must guess (README "Token introspection").
+      // RFC 8414 §2: without them a client must assume client_secret_basic (README "Token
+      // introspection"); a JWT method listed needs its signing algs listed too.
       introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS.filter(
         (m) => m !== 'none',
       ),
+      introspection_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
+      // A public client revokes its own tokens with its client_id alone (RFC 7009 §2.1).
+      revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+      revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
     },
     interactions: {
       policy: interactionPolicyWithSecondFactor(s.secondFactor),

@@ -1,4 +1,5 @@
 import { errors, type Client, type FapiProfile, type KoaContextWithOIDC } from 'oidc-provider';
+import { LEGACY_AUDIENCE } from './client-assertion.js';
 import { isHttpsOrLoopback } from './loopback.js';
 
 /** The one profile a client may opt into: `"fapi": "2.0"` in its metadata. */
@@ -32,11 +33,11 @@ export function withFapiDefaults<M extends Record<string, unknown>>(metadata: M)
  * FAPI 2.0 Security Profile (README "FAPI 2.0") as client metadata, checked by
  * oidc-provider's client schema each time a client is registered or loaded, so a stored
  * client cannot hold less: private_key_jwt with ES256/PS256 (no secrets; mTLS is not
- * offered), pushed authorization requests only, DPoP-bound tokens (sender-constrained),
- * ES256/PS256 ID tokens, https redirect URIs (http only to a loopback host, for
- * development and native apps), and no device flow. PKCE S256 (every client), `iss` in the
- * authorization response (RFC 9207) and codes living 60 s hold for every client already;
- * request objects are off for every client.
+ * offered) naming the issuer alone as audience, pushed authorization requests only,
+ * DPoP-bound tokens (sender-constrained), ES256/PS256 ID tokens, https redirect URIs (http
+ * only to a loopback host, for development and native apps), and no device flow. PKCE
+ * S256 (every client), `iss` in the authorization response (RFC 9207) and codes living
+ * 60 s hold for every client already; request objects are off for every client.
  */
 export function fapiProblems(metadata: Record<string, unknown>): string[] {
   const profile = metadata['fapi'];
@@ -51,6 +52,10 @@ export function fapiProblems(metadata: Record<string, unknown>): string[] {
   must(
     FAPI_ALGS.includes(String(metadata['token_endpoint_auth_signing_alg'])),
     'token_endpoint_auth_signing_alg must be ES256 or PS256',
+  );
+  must(
+    metadata[LEGACY_AUDIENCE] !== true,
+    `${LEGACY_AUDIENCE} is not allowed: assertions must name the issuer as their audience`,
   );
   must(
     metadata['require_pushed_authorization_requests'] === true,

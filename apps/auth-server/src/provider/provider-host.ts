@@ -7,6 +7,7 @@ import { accountClientMetadata } from '../mfa/account-routes.js';
 import type { ClientAuthLimiter } from './client-auth-limits.js';
 import { providerConfiguration, type ProviderSetup } from './configuration.js';
 import { introspectApiJwts } from './introspection.js';
+import { describeRefusals } from './refusal-descriptions.js';
 import { claimJtiOnce } from './replay-detection.js';
 import { watchGrantEvents, type GrantEventDeps } from './grant-events.js';
 import type { KeyManager, KeyRing } from './keys.js';
@@ -117,6 +118,7 @@ function build(issuer: string, setup: ProviderSetup, options: ProviderHostOption
   provider.use(introspectApiJwts(apiTokens));
   acceptApiTokensAtUserinfo(provider, apiTokens);
   watchGrantEvents(provider, options.events);
+  describeRefusals(provider);
   return provider;
 }
 
