@@ -110,6 +110,32 @@ describe('pnpm admin', () => {
     expect(run.stderr).toMatch(/not the admin API/);
   });
 
+  test('--help prints the usage and exits 0; no command is a usage error, 64', async () => {
+    const help = await admin(['--help'], {});
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('usage: pnpm admin <command>');
+    const none = await admin([], {});
+    expect(none.code).toBe(64);
+    expect(none.stderr).toContain('usage: pnpm admin <command>');
+  });
+
+  test('lists print one readable row an item, narrow, with --json for the whole answer', async () => {
+    const env = adminEnv();
+    await admin(['client:create', '--client-id', 'cli-rows', '--redirect-uri', REDIRECT_URI], env);
+    const run = await admin(['client:list'], env);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^client_id\s/);
+    expect(lines.find((l) => l.startsWith('cli-rows '))).toContain('authorization_code');
+    expect(lines.at(-1)).toMatch(/^\(\d+\)$/);
+    expect(run.stdout).not.toContain('[Object]');
+    expect(run.stdout).not.toContain('┌');
+    const json = await admin(['client:list', '--json'], env);
+    expect(JSON.parse(json.stdout).items).toEqual(
+      expect.arrayContaining([expect.objectContaining({ client_id: 'cli-rows' })]),
+    );
+  });
+
   test('an invalid ADMIN_PORT is named, exit 78', async () => {
     const run = await admin(['client:list'], { ADMIN_PORT: 'eighty', ADMIN_TOKEN: 'x' });
     expect(run.code).toBe(78);

@@ -1,7 +1,7 @@
 /**
  * `pnpm admin <command> [options]`: a client of the admin API (ADMIN_URL, else
- * 127.0.0.1:ADMIN_PORT; ADMIN_TOKEN or DATA_DIR/admin-token). `--json` prints the API's
- * JSON answer. Exits 64 for bad usage, 69 when the admin API cannot be reached, 77
+ * 127.0.0.1:ADMIN_PORT; ADMIN_TOKEN or DATA_DIR/admin-token). Lists print as aligned
+ * rows; `--json` prints the API's JSON answer. `--help` exits 0; exits 64 for bad usage, 69 when the admin API cannot be reached, 77
  * without a token, 78 for bad configuration, 1 when the API refuses.
  */
 import { readFile } from 'node:fs/promises';
@@ -82,9 +82,13 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   const [command, arg] = positionals;
-  if (!command || values.help) {
+  if (values.help) {
     console.log(USAGE);
-    return command ? 0 : 64;
+    return 0;
+  }
+  if (!command) {
+    console.error(USAGE);
+    return 64;
   }
 
   const config = parseCliConfig();
@@ -210,7 +214,7 @@ async function main(argv: string[]): Promise<number> {
   if (values.json) console.log(JSON.stringify(res.body, null, 2));
   else if (!res.ok) console.error(`error ${res.status}: ${JSON.stringify(res.body)}`);
   else if (res.status === 204) console.log('done');
-  else if (Array.isArray(res.body['items'])) console.table(res.body['items']);
+  else if (Array.isArray(res.body['items'])) console.log(rows(res.body['items']));
   else {
     for (const [k, v] of Object.entries(res.body))
       console.log(`${k.padEnd(28)} ${typeof v === 'string' ? v : JSON.stringify(v)}`);
@@ -218,6 +222,34 @@ async function main(argv: string[]): Promise<number> {
       console.log('\nThe client secret is shown only this once.');
   }
   return res.ok ? 0 : 1;
+}
+
+/** Widest a column of a listing gets; longer values end in `…` (`--json` has them whole). */
+const COLUMN_MAX = 36;
+
+/** A cell: text as is, a list comma-joined, an object as JSON, nothing as `-`. */
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  const text = Array.isArray(value)
+    ? value.map((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v))).join(',')
+    : typeof value === 'object'
+      ? JSON.stringify(value)
+      : String(value);
+  return text.length > COLUMN_MAX ? `${text.slice(0, COLUMN_MAX - 1)}…` : text;
+}
+
+/** A listing as aligned rows under a header, one item a line, and how many there are. */
+function rows(items: readonly Record<string, unknown>[]): string {
+  if (items.length === 0) return '(none)';
+  const columns = [...new Set(items.flatMap((item) => Object.keys(item)))];
+  const cells = items.map((item) => columns.map((c) => cell(item[c])));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [line(columns), ...cells.map(line), `(${items.length})`].join('\n');
 }
 
 /** The admin API is not where the configuration says: exit 69 (EX_UNAVAILABLE). */
