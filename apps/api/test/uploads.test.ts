@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
+import { until } from '@portcullis/testing';
 import { startTestApi, type TestApi } from './helpers/harness.js';
 
 interface UploadJson {
@@ -133,6 +134,29 @@ function collector(): () => void {
 
 const files = async () => (await readdir(dir)).sort();
 
+/** Descriptors of this process (the API runs in it) open on a file in UPLOADS_DIR. */
+async function openInDir(): Promise<number> {
+  const fds = await readdir('/proc/self/fd');
+  const targets = await Promise.all(
+    fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')),
+  );
+  return targets.filter((target) => target.startsWith(dir)).length;
+}
+
+/** Files in UPLOADS_DIR (temporary `.part` files included) and descriptors open on them. */
+const leftovers = async () => ({ files: await files(), open: await openInDir() });
+
+async function expectNothingLeft(before: { files: string[]; open: number }) {
+  // The server may finish with the request just after the answer (or the reset).
+  expect(
+    await until(
+      leftovers,
+      (now) => now.open === before.open && now.files.length === before.files.length,
+      2000,
+    ),
+  ).toEqual(before);
+}
+
 describe('POST /uploads (multipart)', () => {
   test('stores the file under a random id with its SHA-256; metadata and content come back', async () => {
     const bytes = Buffer.from('hello, uploads\n');
@@ -230,11 +254,11 @@ describe('POST /uploads (multipart)', () => {
   }, 120_000);
 
   test('more than UPLOAD_MAX_BYTES -> 413 payload_too_large and nothing left on disk', async () => {
-    const before = await files();
+    const before = await leftovers();
     const res = await postStream(MAX + 1);
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error: 'payload_too_large' });
-    expect(await files()).toEqual(before);
+    await expectNothingLeft(before);
     const declared = await fetch(`${api.url}/uploads`, {
       method: 'POST',
       headers: {
@@ -368,6 +392,79 @@ describe('malformed multipart bodies are 400, limits are told', () => {
     expect(many.body.error).toBe('too_many_parts');
     expect(await files()).toEqual(before);
     await alive();
+  });
+});
+
+/**
+ * Sends `parts` (then `cut` bytes of a file part and a reset, if given) on a connection of
+ * its own; resolves with the status once answered, or 'reset' when the client cut it.
+ */
+function sendParts(parts: Buffer[], declared: number, cut?: boolean) {
+  return new Promise<number | 'reset'>((resolve) => {
+    const req = request(`${api.url}/uploads`, {
+      method: 'POST',
+      agent: false,
+      headers: {
+        authorization: `Bearer ${alice}`,
+        'content-type': 'multipart/form-data; boundary=XX',
+        'content-length': String(declared),
+      },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    });
+    // The server answers a refusal and closes before reading the rest: the client may see a reset.
+    req.on('error', () => resolve('reset'));
+    (async () => {
+      for (const part of parts) {
+        if (!req.write(part)) await new Promise((r) => req.once('drain', r));
+      }
+      if (cut) {
+        // Long enough for the server to have handed the file part to the store.
+        await new Promise((r) => setTimeout(r, 200));
+        req.destroy();
+      } else req.end();
+    })().catch(() => undefined);
+  });
+}
+
+describe('a refused upload leaves nothing behind: no file, no open descriptor', () => {
+  const field = (value: string) =>
+    Buffer.from(`--XX\r\nContent-Disposition: form-data; name="caption"\r\n\r\n${value}\r\n`);
+  const fileHead = Buffer.from(
+    `--XX\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
+  const fileBody = (size: number) =>
+    Buffer.concat([fileHead, randomBytes(size), Buffer.from('\r\n')]);
+  const end = Buffer.from('--XX--\r\n');
+  const sizes = [
+    ['small (10 KB)', 10_000],
+    ['large (1 MB)', 1_000_000],
+  ] as const;
+
+  describe.each(sizes)('%s file', (_name, size) => {
+    test.each([
+      ['a NUL in the caption before the file', 400, [field('a\u0000b'), fileBody(size), end]],
+      ['a caption over 4 KiB before the file', 422, [field('c'.repeat(5000)), fileBody(size), end]],
+      ['a NUL in the caption after the file', 400, [fileBody(size), field('a\u0000b'), end]],
+    ] as const)('%s -> %i', async (_case, status, parts) => {
+      const before = await leftovers();
+      const body = [...parts];
+      const declared = body.reduce((n, part) => n + part.length, 0);
+      for (let i = 0; i < 5; i++) expect(await sendParts(body, declared)).toBe(status);
+      await expectNothingLeft(before);
+    });
+
+    test('a client that goes away mid-file', async () => {
+      const before = await leftovers();
+      const file = fileBody(size);
+      const half = file.subarray(0, fileHead.length + size / 2);
+      const declared = file.length + end.length;
+      for (let i = 0; i < 3; i++)
+        expect(await sendParts([field('ok'), half], declared, true)).toBe('reset');
+      await expectNothingLeft(before);
+    });
   });
 });
 

@@ -40,8 +40,9 @@ function malformed(error: unknown): AppError {
  * from any part's stream is a 400 `malformed_multipart` (an `error` event nobody listens
  * to would end the process), more files, fields or parts than {@link LIMITS} is a 413
  * `too_many_parts` (busboy would otherwise drop them silently), and `store`'s own error
- * (e.g. too large) passes through as it is. A file already being stored is aborted with
- * the same error, so the store removes what it wrote.
+ * (e.g. too large) passes through as it is. On any refusal the parser and every part
+ * stream it handed out are destroyed, so the store removes what it wrote and no later part
+ * of a body already received is stored (docs/robustness.md).
  */
 export function receiveMultipart(
   req: IncomingMessage,
@@ -74,8 +75,11 @@ export function receiveMultipart(
       if (settled) return;
       settled = true;
       req.unpipe(parser);
-      // The store sees its source fail and removes what it wrote; nothing else reads on.
+      // The store sees its source fail and removes what it wrote.
       storing?.destroy(refusal);
+      // busboy ends the part it is in; what it already holds of the body may still name a
+      // part, which the `file` listener destroys (the parser's own `error` lands in `fail`).
+      parser.destroy();
       // Answered once the store has let go of the file, so the caller can remove it for good.
       // Node discards the rest of the body once the response is sent.
       const done = () => reject(refusal);
@@ -85,6 +89,8 @@ export function receiveMultipart(
 
     parser.on('file', (name, file, fileInfo) => {
       file.on('error', (error) => fail(malformed(error)));
+      // A part after the refusal (busboy finishes the chunk it was parsing) is never stored.
+      if (settled) return void file.destroy();
       const filename = (fileInfo.filename ?? '').replace(/%(22|0D|0A)/gi, (_, hex: string) =>
         String.fromCharCode(parseInt(hex, 16)),
       );
@@ -94,12 +100,10 @@ export function receiveMultipart(
             [name]: [`unknown file part; send the file as ${options.fileField}`],
           }),
         );
-        file.resume();
         return;
       }
       if (NUL.test(filename) || NUL.test(fileInfo.mimeType)) {
         fail(new MalformedMultipartError('the file name or type contains a NUL character'));
-        file.resume();
         return;
       }
       info = { filename, mimeType: fileInfo.mimeType };
