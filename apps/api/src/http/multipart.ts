@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { StoredBlob } from '../storage/storage.js';
+import { decodedBody } from './body-parser.js';
 import {
   AppError,
   MalformedMultipartError,
@@ -19,6 +20,8 @@ export interface ReceivedFile {
 
 /** What one upload may hold: the file, and a few small text fields beside it. */
 const LIMITS = { files: 1, fields: 10, fieldSize: 4096, parts: 11 } as const;
+/** Multipart framing on top of the file itself: boundaries, part headers, the fields. */
+export const MULTIPART_OVERHEAD = 64 * 1024;
 
 // Names and values become metadata in PostgreSQL, which refuses NUL in text.
 // eslint-disable-next-line no-control-regex
@@ -56,6 +59,7 @@ export function receiveMultipart(
     const fields: Record<string, string> = {};
 
     let parser: busboy.Busboy;
+    let body: Readable;
     try {
       parser = busboy({
         headers: req.headers,
@@ -69,12 +73,20 @@ export function receiveMultipart(
       reject(malformed(error));
       return;
     }
+    try {
+      body = decodedBody(req, options.maxBytes + MULTIPART_OVERHEAD);
+    } catch (error) {
+      // An unknown Content-Encoding: the 415 a JSON body gets.
+      reject(error as Error);
+      return;
+    }
 
     /** `error` is the answer as it is: busboy's errors arrive here through {@link malformed}. */
     function fail(refusal: Error): void {
       if (settled) return;
       settled = true;
-      req.unpipe(parser);
+      body.unpipe(parser);
+      if (body !== req) body.destroy();
       // The store sees its source fail and removes what it wrote.
       storing?.destroy(refusal);
       // busboy ends the part it is in; what it already holds of the body may still name a
@@ -143,6 +155,8 @@ export function receiveMultipart(
       );
     });
     req.on('aborted', () => fail(new MalformedMultipartError('the request was aborted')));
-    req.pipe(parser);
+    // A decoded body fails with the 400 a JSON body gets when its bytes are not of its encoding.
+    if (body !== req) body.on('error', (error) => fail(malformed(error)));
+    body.pipe(parser);
   });
 }
