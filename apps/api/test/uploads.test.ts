@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import path from 'node:path';
@@ -7,8 +7,10 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
+import { until } from '@portcullis/testing';
 import { startTestApi, type TestApi } from './helpers/harness.js';
 
 interface UploadJson {
@@ -133,6 +135,29 @@ function collector(): () => void {
 
 const files = async () => (await readdir(dir)).sort();
 
+/** Descriptors of this process (the API runs in it) open on a file in UPLOADS_DIR. */
+async function openInDir(): Promise<number> {
+  const fds = await readdir('/proc/self/fd');
+  const targets = await Promise.all(
+    fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')),
+  );
+  return targets.filter((target) => target.startsWith(dir)).length;
+}
+
+/** Files in UPLOADS_DIR (temporary `.part` files included) and descriptors open on them. */
+const leftovers = async () => ({ files: await files(), open: await openInDir() });
+
+async function expectNothingLeft(before: { files: string[]; open: number }) {
+  // The server may finish with the request just after the answer (or the reset).
+  expect(
+    await until(
+      leftovers,
+      (now) => now.open === before.open && now.files.length === before.files.length,
+      2000,
+    ),
+  ).toEqual(before);
+}
+
 describe('POST /uploads (multipart)', () => {
   test('stores the file under a random id with its SHA-256; metadata and content come back', async () => {
     const bytes = Buffer.from('hello, uploads\n');
@@ -230,11 +255,11 @@ describe('POST /uploads (multipart)', () => {
   }, 120_000);
 
   test('more than UPLOAD_MAX_BYTES -> 413 payload_too_large and nothing left on disk', async () => {
-    const before = await files();
+    const before = await leftovers();
     const res = await postStream(MAX + 1);
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error: 'payload_too_large' });
-    expect(await files()).toEqual(before);
+    await expectNothingLeft(before);
     const declared = await fetch(`${api.url}/uploads`, {
       method: 'POST',
       headers: {
@@ -371,6 +396,186 @@ describe('malformed multipart bodies are 400, limits are told', () => {
   });
 });
 
+/**
+ * Sends `parts` (then `cut` bytes of a file part and a reset, if given) on a connection of
+ * its own; resolves with the status once answered, or 'reset' when the client cut it.
+ */
+function sendParts(parts: Buffer[], declared: number, cut?: boolean, encoding = 'identity') {
+  return new Promise<number | 'reset'>((resolve) => {
+    const req = request(`${api.url}/uploads`, {
+      method: 'POST',
+      agent: false,
+      headers: {
+        authorization: `Bearer ${alice}`,
+        'content-type': 'multipart/form-data; boundary=XX',
+        'content-length': String(declared),
+        'content-encoding': encoding,
+      },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    });
+    // The server answers a refusal and closes before reading the rest: the client may see a reset.
+    req.on('error', () => resolve('reset'));
+    (async () => {
+      for (const part of parts) {
+        if (!req.write(part)) await new Promise((r) => req.once('drain', r));
+      }
+      if (cut) {
+        // Long enough for the server to have handed the file part to the store.
+        await new Promise((r) => setTimeout(r, 200));
+        req.destroy();
+      } else req.end();
+    })().catch(() => undefined);
+  });
+}
+
+describe('Content-Encoding of an upload body: decoded, or refused as a JSON body is', () => {
+  const file = randomBytes(20_000);
+  const multipart = Buffer.concat([
+    Buffer.from(
+      `--XX\r\nContent-Disposition: form-data; name="caption"\r\n\r\nzipped\r\n` +
+        `--XX\r\nContent-Disposition: form-data; name="file"; filename="z.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    ),
+    file,
+    Buffer.from('\r\n--XX--\r\n'),
+  ]);
+  const post = (body: Buffer, encoding: string) =>
+    fetch(`${api.url}/uploads`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${alice}`,
+        'content-type': 'multipart/form-data; boundary=XX',
+        'content-encoding': encoding,
+      },
+      body,
+    });
+  const content = async (id: string) =>
+    Buffer.from(
+      await (
+        await fetch(`${api.url}/uploads/${id}/content`, {
+          headers: { authorization: `Bearer ${alice}` },
+        })
+      ).arrayBuffer(),
+    );
+
+  test('a gzip multipart body is stored decoded', async () => {
+    const res = await post(gzipSync(multipart), 'gzip');
+    expect(res.status).toBe(201);
+    const upload = (await res.json()) as UploadJson;
+    expect(upload).toMatchObject({ caption: 'zipped', size: file.length });
+    expect(await content(upload.id)).toEqual(file);
+  });
+
+  test.each([
+    ['not gzip at all', multipart],
+    ['truncated gzip', gzipSync(multipart).subarray(0, 5000)],
+  ])(
+    'a multipart body labelled gzip that is %s -> 400 as for JSON, nothing stored',
+    async (_name, body) => {
+      const before = await leftovers();
+      const res = await post(body, 'gzip');
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({
+        error: 'invalid_request',
+        message: 'the body is not valid gzip content',
+      });
+      await expectNothingLeft(before);
+    },
+  );
+
+  test('a small gzip body that decodes to more than an upload may hold -> 413', async () => {
+    // 33 MB of zeros before the first boundary (busboy would read and drop them) in 33 KB.
+    const bomb = gzipSync(Buffer.concat([Buffer.alloc(MAX + MiB), multipart]));
+    expect(bomb.length).toBeLessThan(MiB);
+    const before = await leftovers();
+    const res = await post(bomb, 'gzip');
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ error: 'payload_too_large' });
+    await expectNothingLeft(before);
+  });
+
+  test('an unknown Content-Encoding -> 415, as for JSON', async () => {
+    const res = await post(multipart, 'zstd-or-whatever');
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as UploadJson).error).toBe('unsupported_media_type');
+  });
+
+  test('a pre-signed PUT: gzip is stored decoded, a body that is not gzip is 400', async () => {
+    const signed = await api.request('POST', '/uploads/presign', {
+      token: alice,
+      body: { filename: 'z.bin', size: file.length, contentType: 'application/octet-stream' },
+    });
+    const put = (body: Buffer) =>
+      fetch(`${api.url}${signed.body.url}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/octet-stream', 'content-encoding': 'gzip' },
+        body,
+      });
+    const before = await leftovers();
+    const bad = await put(file);
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({
+      error: 'invalid_request',
+      message: 'the body is not valid gzip content',
+    });
+    await expectNothingLeft(before);
+    const good = await put(gzipSync(file));
+    expect(good.status).toBe(200);
+    expect(await good.json()).toMatchObject({ size: file.length });
+    expect(await content(signed.body.uploadId)).toEqual(file);
+  });
+});
+
+describe('a refused upload leaves nothing behind: no file, no open descriptor', () => {
+  const field = (value: string) =>
+    Buffer.from(`--XX\r\nContent-Disposition: form-data; name="caption"\r\n\r\n${value}\r\n`);
+  const fileHead = Buffer.from(
+    `--XX\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
+  const fileBody = (size: number) =>
+    Buffer.concat([fileHead, randomBytes(size), Buffer.from('\r\n')]);
+  const end = Buffer.from('--XX--\r\n');
+  const sizes = [
+    ['small (10 KB)', 10_000],
+    ['large (1 MB)', 1_000_000],
+  ] as const;
+
+  describe.each(sizes)('%s file', (_name, size) => {
+    test.each([
+      ['a NUL in the caption before the file', 400, [field('a\u0000b'), fileBody(size), end]],
+      ['a caption over 4 KiB before the file', 422, [field('c'.repeat(5000)), fileBody(size), end]],
+      ['a NUL in the caption after the file', 400, [fileBody(size), field('a\u0000b'), end]],
+    ] as const)('%s -> %i', async (_case, status, parts) => {
+      const before = await leftovers();
+      const body = [...parts];
+      const declared = body.reduce((n, part) => n + part.length, 0);
+      for (let i = 0; i < 5; i++) expect(await sendParts(body, declared)).toBe(status);
+      await expectNothingLeft(before);
+    });
+
+    test('a client that goes away mid-file', async () => {
+      const before = await leftovers();
+      const file = fileBody(size);
+      const half = file.subarray(0, fileHead.length + size / 2);
+      const declared = file.length + end.length;
+      for (let i = 0; i < 3; i++)
+        expect(await sendParts([field('ok'), half], declared, true)).toBe('reset');
+      await expectNothingLeft(before);
+    });
+
+    test('a client that goes away mid-file of a gzip body', async () => {
+      const before = await leftovers();
+      const gzipped = gzipSync(Buffer.concat([field('ok'), fileBody(size), end]));
+      const half = gzipped.subarray(0, gzipped.length / 2);
+      for (let i = 0; i < 3; i++)
+        expect(await sendParts([half], gzipped.length, true, 'gzip')).toBe('reset');
+      await expectNothingLeft(before);
+    });
+  });
+});
+
 describe('pre-signed direct uploads', () => {
   const presign = (size: number, filename = 'large.bin') =>
     api.request('POST', '/uploads/presign', {
@@ -470,6 +675,17 @@ describe('pre-signed direct uploads', () => {
   test('a PUT whose client goes away mid-body is a client error (4xx in the metrics), and the URL can be used again', async () => {
     const signed = await presign(1000);
     const before = await files();
+    /** Direct PUTs answered so far, by status class (4xx, 5xx). */
+    const answered = async () => {
+      const counts: Record<string, number> = {};
+      for (const line of (await (await fetch(`${api.url}/metrics`)).text()).split('\n')) {
+        const match =
+          /^http_requests_total\{.*\/uploads\/direct\/.*status="(\d)\d\d".*\} (\d+)/.exec(line);
+        if (match) counts[`${match[1]}xx`] = (counts[`${match[1]}xx`] ?? 0) + Number(match[2]);
+      }
+      return counts;
+    };
+    const earlier = await answered();
     await new Promise<void>((resolve) => {
       const req = request(`${api.url}${signed.body.url}`, {
         method: 'PUT',
@@ -479,17 +695,38 @@ describe('pre-signed direct uploads', () => {
       req.write(Buffer.alloc(400));
       setTimeout(() => req.destroy(), 100);
     });
-    // The server sees the socket close; give it a moment to finish with the request.
-    await new Promise((r) => setTimeout(r, 200));
-    const metrics = await (await fetch(`${api.url}/metrics`)).text();
-    const direct = metrics
-      .split('\n')
-      .filter(
-        (line) => line.startsWith('http_requests_total') && line.includes('/uploads/direct/'),
-      );
-    expect(direct.some((line) => /status="400"/.test(line))).toBe(true);
-    expect(direct.some((line) => /status="5\d\d"/.test(line))).toBe(false);
+    // The server sees the socket close, and answers (to nobody) when done with the request.
+    const later = await until(answered, (now) => now['4xx'] !== earlier['4xx'], 2000);
+    expect(later['4xx']).toBe((earlier['4xx'] ?? 0) + 1);
+    expect(later['5xx']).toBeUndefined();
     expect(await files()).toEqual(before);
     expect((await put(signed.body.url, Buffer.alloc(1000))).status).toBe(200);
+  });
+
+  test('a gzip PUT whose client goes away mid-body leaves nothing open, and the URL can be used again', async () => {
+    const bytes = randomBytes(200_000);
+    const gzipped = gzipSync(bytes);
+    const signed = await presign(bytes.length);
+    const before = await leftovers();
+    await new Promise<void>((resolve) => {
+      const req = request(`${api.url}${signed.body.url}`, {
+        method: 'PUT',
+        headers: {
+          'content-type': 'application/octet-stream',
+          'content-encoding': 'gzip',
+          'content-length': String(gzipped.length),
+        },
+      });
+      req.on('error', () => resolve());
+      req.write(gzipped.subarray(0, gzipped.length / 2));
+      setTimeout(() => req.destroy(), 200);
+    });
+    await expectNothingLeft(before);
+    const again = await fetch(`${api.url}${signed.body.url}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/octet-stream', 'content-encoding': 'gzip' },
+      body: gzipped,
+    });
+    expect(again.status).toBe(200);
   });
 });

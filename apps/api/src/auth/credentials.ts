@@ -13,9 +13,26 @@ export interface CredentialServices {
   limiters: RateLimiters;
   /**
    * Logout-everywhere writes a `subject` row through the deny list (packages/claims), a
-   * revoked API key a `jti` row of its id (so other instances end its streams at once).
+   * revoked API key or a logged-out session a `jti` row of its id (so other instances end
+   * its streams at once).
    */
   revocations: Pick<DenyList, 'denySubject' | 'denyToken'>;
+}
+
+/**
+ * How long the deny list carries a revoked API key's or session's id: enough for every
+ * running instance to read it (they poll every 250 ms) and end its event streams. The
+ * credential itself stays revoked in its own table.
+ */
+export const REVOCATION_NOTICE_SEC = 3600;
+
+/** Tells every instance, through the deny list, that the credential `id` was revoked just now. */
+export function noticeOfRevocation(
+  revocations: CredentialServices['revocations'],
+  id: string,
+  now: Date,
+): Promise<void> {
+  return revocations.denyToken(id, Math.floor(now.getTime() / 1000) + REVOCATION_NOTICE_SEC);
 }
 
 /** Resolvers that run before the JWT resolver: mixed-credential guard, API keys, sessions. */

@@ -66,6 +66,8 @@ export function createSessionResolver(deps: SessionResolverDeps): PrincipalResol
       permissions: permissionsForRoles(user.roles),
       scope: [],
       authMethod: 'session',
+      // As an API key's id: a logout names it to the deny list, which ends its streams.
+      tokenId: session.id,
       email: user.email,
       expiresAt: Math.floor(session.expiresAt.getTime() / 1000),
       // POST /login takes a password alone: a session never meets a step-up rule that

@@ -2,6 +2,8 @@ import type { Db, SessionRow } from '@portcullis/db';
 import { newSecret, sha256Hex } from '../auth/secrets.js';
 
 export interface Session {
+  /** {@link sessionId}: names the session in the deny list, never the cookie value. */
+  id: string;
   userId: string;
   createdAt: Date;
   lastSeenAt: Date;
@@ -41,7 +43,11 @@ const PURGE_EVERY_MS = 60_000;
 // be purged again sooner, which is harmless).
 const PURGES_REMEMBERED = 10_000;
 
+/** A session's id: the SHA-256 of its cookie value, which is all the database holds. */
+export const sessionId = (sid: string): string => sha256Hex(sid);
+
 const toSession = (row: SessionRow): Session => ({
+  id: row.id_hash,
   userId: row.user_id,
   createdAt: row.created_at,
   lastSeenAt: row.last_seen_at,
@@ -51,13 +57,13 @@ const toSession = (row: SessionRow): Session => ({
 export function createSessionsRepo(db: Db): SessionsRepo {
   const lastPurge = new Map<string, number>();
   const open = (sid: string) =>
-    db<SessionRow>('sessions').where('id_hash', sha256Hex(sid)).whereNull('revoked_at');
+    db<SessionRow>('sessions').where('id_hash', sessionId(sid)).whereNull('revoked_at');
 
   return {
     async create({ userId, userAgent, now, expiresAt }) {
       const sid = newSecret();
       await db('sessions').insert({
-        id_hash: sha256Hex(sid),
+        id_hash: sessionId(sid),
         user_id: userId,
         created_at: now,
         last_seen_at: now,

@@ -1,5 +1,8 @@
+import type { IncomingMessage } from 'node:http';
+import { finished, Transform, type Readable } from 'node:stream';
 import { bodyParser } from '@koa/bodyparser';
-import type { Context, Middleware } from 'koa';
+import inflate from 'inflation';
+import type { Middleware } from 'koa';
 import { bodyFailure, bodyFailureOf, type BodyFailure } from '@portcullis/observability';
 import type { AppError } from '../errors.js';
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
@@ -24,11 +27,46 @@ function toAppError(failure: BodyFailure): AppError {
 
 /**
  * A library error from reading a request body as the API's error, or `undefined`. Without
- * `ctx`, decompression errors are not recognised (zlib can fail elsewhere too).
+ * the request's `contentEncoding`, decompression errors are not recognised (zlib can fail
+ * elsewhere too).
  */
-export function bodyReadError(error: unknown, ctx?: Context): AppError | undefined {
-  const failure = bodyFailure(error, ctx?.get('Content-Encoding'));
+export function bodyReadError(error: unknown, contentEncoding?: string): AppError | undefined {
+  const failure = bodyFailure(error, contentEncoding);
   return failure && toAppError(failure);
+}
+
+/**
+ * A streamed body (uploads) decoded as its Content-Encoding says, by the library JSON bodies
+ * go through (inflation): gzip, deflate, br or identity, else the 415 a JSON body gets,
+ * thrown here. The stream fails with the API's error when its bytes are not of that
+ * encoding (the 400 a JSON body gets) or decode to more than `maxBytes` (413: a few KB of
+ * gzip can stand for gigabytes), so whoever reads it answers as for JSON.
+ */
+export function decodedBody(req: IncomingMessage, maxBytes: number): Readable {
+  const encoding = req.headers['content-encoding'];
+  let decoder: Readable;
+  try {
+    decoder = inflate(req);
+  } catch (error) {
+    throw bodyReadError(error, encoding) ?? error;
+  }
+  if (decoder === req) return req;
+  let size = 0;
+  const body = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      size += chunk.length;
+      callback(size > maxBytes ? new PayloadTooLargeError() : null, chunk);
+    },
+  });
+  decoder.on('error', (error) => body.destroy(bodyReadError(error, encoding) ?? error));
+  decoder.pipe(body);
+  // A reader that stops ends the decoding; a request cut short ends the body.
+  body.on('close', () => decoder.destroy());
+  finished(req, (error) => error && body.destroy(error));
+  // Its reader sees a failure even from before it started reading (a stream that already
+  // failed fails a pipeline); until then the failure must not be an uncaught exception.
+  body.on('error', () => undefined);
+  return body;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { StoredBlob } from '../storage/storage.js';
+import { decodedBody } from './body-parser.js';
 import {
   AppError,
   MalformedMultipartError,
@@ -19,6 +20,8 @@ export interface ReceivedFile {
 
 /** What one upload may hold: the file, and a few small text fields beside it. */
 const LIMITS = { files: 1, fields: 10, fieldSize: 4096, parts: 11 } as const;
+/** Multipart framing on top of the file itself: boundaries, part headers, the fields. */
+export const MULTIPART_OVERHEAD = 64 * 1024;
 
 // Names and values become metadata in PostgreSQL, which refuses NUL in text.
 // eslint-disable-next-line no-control-regex
@@ -40,8 +43,9 @@ function malformed(error: unknown): AppError {
  * from any part's stream is a 400 `malformed_multipart` (an `error` event nobody listens
  * to would end the process), more files, fields or parts than {@link LIMITS} is a 413
  * `too_many_parts` (busboy would otherwise drop them silently), and `store`'s own error
- * (e.g. too large) passes through as it is. A file already being stored is aborted with
- * the same error, so the store removes what it wrote.
+ * (e.g. too large) passes through as it is. On any refusal the parser and every part
+ * stream it handed out are destroyed, so the store removes what it wrote and no later part
+ * of a body already received is stored (docs/robustness.md).
  */
 export function receiveMultipart(
   req: IncomingMessage,
@@ -55,6 +59,7 @@ export function receiveMultipart(
     const fields: Record<string, string> = {};
 
     let parser: busboy.Busboy;
+    let body: Readable;
     try {
       parser = busboy({
         headers: req.headers,
@@ -68,14 +73,25 @@ export function receiveMultipart(
       reject(malformed(error));
       return;
     }
+    try {
+      body = decodedBody(req, options.maxBytes + MULTIPART_OVERHEAD);
+    } catch (error) {
+      // An unknown Content-Encoding: the 415 a JSON body gets.
+      reject(error as Error);
+      return;
+    }
 
     /** `error` is the answer as it is: busboy's errors arrive here through {@link malformed}. */
     function fail(refusal: Error): void {
       if (settled) return;
       settled = true;
-      req.unpipe(parser);
-      // The store sees its source fail and removes what it wrote; nothing else reads on.
+      body.unpipe(parser);
+      if (body !== req) body.destroy();
+      // The store sees its source fail and removes what it wrote.
       storing?.destroy(refusal);
+      // busboy ends the part it is in; what it already holds of the body may still name a
+      // part, which the `file` listener destroys (the parser's own `error` lands in `fail`).
+      parser.destroy();
       // Answered once the store has let go of the file, so the caller can remove it for good.
       // Node discards the rest of the body once the response is sent.
       const done = () => reject(refusal);
@@ -85,6 +101,8 @@ export function receiveMultipart(
 
     parser.on('file', (name, file, fileInfo) => {
       file.on('error', (error) => fail(malformed(error)));
+      // A part after the refusal (busboy finishes the chunk it was parsing) is never stored.
+      if (settled) return void file.destroy();
       const filename = (fileInfo.filename ?? '').replace(/%(22|0D|0A)/gi, (_, hex: string) =>
         String.fromCharCode(parseInt(hex, 16)),
       );
@@ -94,12 +112,10 @@ export function receiveMultipart(
             [name]: [`unknown file part; send the file as ${options.fileField}`],
           }),
         );
-        file.resume();
         return;
       }
       if (NUL.test(filename) || NUL.test(fileInfo.mimeType)) {
         fail(new MalformedMultipartError('the file name or type contains a NUL character'));
-        file.resume();
         return;
       }
       info = { filename, mimeType: fileInfo.mimeType };
@@ -139,6 +155,8 @@ export function receiveMultipart(
       );
     });
     req.on('aborted', () => fail(new MalformedMultipartError('the request was aborted')));
-    req.pipe(parser);
+    // A decoded body fails with the 400 a JSON body gets when its bytes are not of its encoding.
+    if (body !== req) body.on('error', (error) => fail(malformed(error)));
+    body.pipe(parser);
   });
 }

@@ -6,6 +6,7 @@ import {
   RESOURCES,
   type Principal,
 } from '@portcullis/claims';
+import { noticeOfRevocation } from '../auth/credentials.js';
 import type { ApiKey } from '../data/api-keys-repo.js';
 import type { ApiConfig } from '../config.js';
 import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../errors.js';
@@ -23,12 +24,6 @@ import {
 import type { RouteDeps } from './deps.js';
 
 const tags = ['api-keys'];
-/**
- * How long the deny list carries a revoked key's id: enough for every running instance to
- * read it (they poll every 250 ms) and end the key's event streams. The key itself stays
- * revoked in api_keys.
- */
-const KEY_REVOCATION_NOTICE_SEC = 3600;
 const RESOURCE_NAMES: readonly string[] = RESOURCES;
 
 function apiKeyJson(key: ApiKey) {
@@ -186,10 +181,7 @@ export function apiKeyRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
       if (!(await apiKeys.revoke(params.id, ownerId, now))) throw new NotFoundError();
       // After the revocation committed: an instance that hears of it and rechecks the key
       // finds it revoked.
-      await deps.credentials?.revocations.denyToken(
-        params.id,
-        Math.floor(now.getTime() / 1000) + KEY_REVOCATION_NOTICE_SEC,
-      );
+      if (deps.credentials) await noticeOfRevocation(deps.credentials.revocations, params.id, now);
       ctx.status = 204;
     },
   );

@@ -1,8 +1,10 @@
 import type { Middleware } from 'koa';
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import { noticeOfRevocation } from '../auth/credentials.js';
 import { SESSION_COOKIE } from '../auth/session-resolver.js';
 import { SECRET_BODY } from '../auth/secrets.js';
 import type { ApiConfig } from '../config.js';
+import { sessionId } from '../data/sessions-repo.js';
 import { ForbiddenError, InvalidCredentialsError, SecondFactorRequiredError } from '../errors.js';
 import { parseBody } from '../http/validate.js';
 import { principalOf, type ApiState } from '../middleware/authenticate.js';
@@ -39,6 +41,15 @@ export function sessionRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig
   };
   const { idleTimeoutSec, absoluteTimeoutSec, logoutAllTtlSec } = config.sessions;
   const idleSince = (now: Date) => new Date(now.getTime() - idleTimeoutSec * 1000);
+  /**
+   * Ends the session of cookie value `sid`, if open, and then (once committed, so an
+   * instance that rechecks finds it ended) tells every instance, which ends its streams.
+   * Nothing is written for a sid that names no open session.
+   */
+  async function endSession(sid: string | undefined, now: Date): Promise<void> {
+    if (sid === undefined || !SECRET_BODY.test(sid) || !(await sessions.revoke(sid, now))) return;
+    await noticeOfRevocation(credentials().revocations, sessionId(sid), now);
+  }
 
   api.registry.registerPath({
     method: 'post',
@@ -85,8 +96,7 @@ export function sessionRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig
     const now = deps.clock();
     // No fixation: a sid the browser already holds is never adopted; it is ended, and
     // the new session gets a fresh random id.
-    const previous = ctx.cookies.get(SESSION_COOKIE);
-    if (previous !== undefined && SECRET_BODY.test(previous)) await sessions.revoke(previous, now);
+    await endSession(ctx.cookies.get(SESSION_COOKIE), now);
     await sessions.purgeEnded(user.id, now, idleSince(now));
     const expiresAt = new Date(now.getTime() + absoluteTimeoutSec * 1000);
     const sid = await sessions.create({
@@ -112,8 +122,7 @@ export function sessionRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig
     },
   });
   api.router.post('/logout', async function logout(ctx) {
-    const sid = ctx.cookies.get(SESSION_COOKIE);
-    if (sid !== undefined && SECRET_BODY.test(sid)) await sessions.revoke(sid, deps.clock());
+    await endSession(ctx.cookies.get(SESSION_COOKIE), deps.clock());
     ctx.append('Set-Cookie', CLEARED);
     ctx.status = 204;
   });

@@ -33,8 +33,8 @@ const revocationKey = (r: Revocation) => `${r.kind}:${r.value}`;
 
 /**
  * The revocations that may end a principal's stream: its subject's logout everywhere,
- * its grant's (refresh-token reuse) and its token's or API key's own. Which of them
- * actually applies is left to re-authentication.
+ * its grant's (refresh-token reuse) and its token's, API key's or session's own
+ * (`tokenId`). Which of them actually applies is left to re-authentication.
  */
 function revocationKeysOf(principal: Principal): string[] {
   const keys = [revocationKey({ kind: 'subject', value: principal.subject })];
@@ -51,8 +51,9 @@ function revocationKeysOf(principal: Principal): string[] {
  * expires (a timer at `exp`) or stops verifying: it is re-authenticated on every
  * heartbeat (logged-out sessions, revoked API keys, the deny list), and at once when the
  * deny list learns of a revocation that may concern it (logout everywhere, a revoked grant,
- * token or API key, on any instance: within its poll interval), so a revoked stream ends
- * within about a second. Concurrent streams are capped per subject on each instance.
+ * token or API key, a logged-out session, on any instance: within its poll interval), so a
+ * revoked stream ends within about a second. Concurrent streams are capped per subject on
+ * each instance.
  */
 export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig): void {
   const openBySubject = new Map<string, number>();

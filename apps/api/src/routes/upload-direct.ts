@@ -4,12 +4,14 @@ import { Perm } from '@portcullis/claims';
 import type { ApiConfig } from '../config.js';
 import { uploadJson } from '../data/uploads-repo.js';
 import {
+  AppError,
   BadRequestError,
   ConflictError,
   ForbiddenError,
   PayloadTooLargeError,
   ValidationError,
 } from '../errors.js';
+import { decodedBody } from '../http/body-parser.js';
 import { principalOf, type ApiState } from '../middleware/authenticate.js';
 import { defineRoute, type ApiRouter } from '../openapi/define-route.js';
 import { defineRawRoute } from '../openapi/raw-route.js';
@@ -134,12 +136,17 @@ export function uploadDirectRoutes(api: ApiRouter, deps: RouteDeps, config: ApiC
       }
       let blob;
       try {
-        blob = await storage.put(upload.storageKey, ctx.req, { maxBytes });
+        blob = await storage.put(upload.storageKey, decodedBody(ctx.req, maxBytes), { maxBytes });
       } catch (error) {
         await uploads.abortReceiving(upload.id);
         if (error instanceof BlobTooLargeError) {
           ctx.set('Connection', 'close');
           throw new PayloadTooLargeError();
+        }
+        // An unknown Content-Encoding, or bytes not of it: answered as for a JSON body.
+        if (error instanceof AppError) {
+          ctx.set('Connection', 'close');
+          throw error;
         }
         // The client went away mid-body: its failure, not ours (nobody reads this answer).
         if (!ctx.req.complete) throw new BadRequestError('invalid_request', 'the body ended early');

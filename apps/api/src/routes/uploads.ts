@@ -3,7 +3,7 @@ import type { Middleware, ParameterizedContext } from 'koa';
 import { hasPermission, Perm, type Principal } from '@portcullis/claims';
 import { uploadJson } from '../data/uploads-repo.js';
 import { NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
-import { receiveMultipart } from '../http/multipart.js';
+import { MULTIPART_OVERHEAD, receiveMultipart } from '../http/multipart.js';
 import { principalOf, type ApiState } from '../middleware/authenticate.js';
 import { defineRoute, type ApiRouter } from '../openapi/define-route.js';
 import { defineRawRoute } from '../openapi/raw-route.js';
@@ -14,8 +14,6 @@ import type { ApiConfig } from '../config.js';
 import type { RouteDeps } from './deps.js';
 
 const tags = ['uploads'];
-/** Multipart framing on top of the file itself: boundaries, part headers, the caption. */
-const MULTIPART_OVERHEAD = 64 * 1024;
 // Served as themselves; anything else (HTML, SVG, scripts…) is application/octet-stream.
 const SAFE_TYPES = new Set([
   'image/png',
@@ -95,10 +93,15 @@ export function skipJsonForUploads(requireJson: Middleware): Middleware {
   };
 }
 
-/** A declared body larger than the cap is refused before a byte is read. */
+/**
+ * A declared body larger than the cap is refused before a byte is read. An encoded body may
+ * be a little larger than what it decodes to (deflate stores incompressible bytes with 5
+ * bytes of framing per 64 KiB; brotli less): the cap on the decoded bytes is the store's.
+ */
 export function refuseDeclaredOversize(ctx: ParameterizedContext, maxBytes: number): void {
   const declared = ctx.request.length;
-  if (declared !== undefined && declared > maxBytes) {
+  const cap = ctx.get('Content-Encoding') ? maxBytes + Math.ceil(maxBytes / 1000) + 1024 : maxBytes;
+  if (declared !== undefined && declared > cap) {
     ctx.set('Connection', 'close');
     throw new PayloadTooLargeError();
   }
