@@ -10,13 +10,14 @@ import { BASE64URL, decodeJson, isObject } from './verify.js';
 export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'PS256', 'RS256'] as const;
 export type DpopAlgorithm = (typeof DPOP_ALGORITHMS)[number];
 
-/** Remembers proof `jti`s: the first claim of a key wins, later ones are replays. */
+/** Remembers proof `jti`s: the first claim of an id wins, later ones are replays. */
 export interface DpopReplayStore {
   /**
-   * True the first time `key` is claimed within `ttlMs`, false after. Throws when the store
-   * cannot answer (Redis down): the request then fails closed with 503.
+   * True the first time `id` of `owner` (the proof key's thumbprint, base64url) is claimed
+   * within `ttlMs`, false after. Throws when the store cannot answer (Redis down) or will
+   * not take more of that owner's ids: the request then fails closed with 503.
    */
-  claim(key: string, ttlMs: number): Promise<boolean>;
+  claim(owner: string, id: string, ttlMs: number): Promise<boolean>;
 }
 
 /** Server-issued nonces (RFC 9449 §9): valid on every instance for a while, then rotated. */
@@ -336,7 +337,7 @@ export function createDpopVerifier(options: DpopVerifierOptions): DpopVerifier {
     const ttlMs = Math.ceil((claims.iat + windowSec - nowSec) * 1000) + 1000;
     let first: boolean;
     try {
-      first = await replay.claim(`${jkt}:${sha256(claims.jti)}`, ttlMs);
+      first = await replay.claim(jkt, sha256(claims.jti), ttlMs);
     } catch (error) {
       throw new TokenError('dpop_store_unavailable', 'the proof replay store did not answer', {
         cause: error,

@@ -302,16 +302,33 @@ describe('createDpopNonces', () => {
 });
 
 describe('createMemoryReplayStore', () => {
-  it('remembers a key for its TTL, then forgets it; refuses to forget live keys when full', async () => {
+  it('remembers an id for its TTL, then forgets it; refuses to forget live ids when full', async () => {
     let now = NOW;
-    const store = createMemoryReplayStore({ maxEntries: 2, now: () => now });
-    expect(await store.claim('a', 1000)).toBe(true);
-    expect(await store.claim('a', 1000)).toBe(false);
-    expect(await store.claim('b', 1000)).toBe(true);
-    await expect(store.claim('c', 1000)).rejects.toThrow('full');
+    const store = createMemoryReplayStore({ maxEntries: 2, maxEntriesPerOwner: 2, now: () => now });
+    expect(await store.claim('k', 'a', 1000)).toBe(true);
+    expect(await store.claim('k', 'a', 1000)).toBe(false);
+    expect(await store.claim('l', 'a', 1000)).toBe(true);
+    await expect(store.claim('k', 'c', 1000)).rejects.toThrow('full');
     now += 1000;
-    expect(await store.claim('a', 1000)).toBe(true);
-    expect(await store.claim('c', 1000)).toBe(true);
+    expect(await store.claim('k', 'a', 1000)).toBe(true);
+    expect(await store.claim('k', 'c', 1000)).toBe(true);
+  });
+
+  it('one key flooding the store leaves room for the others', async () => {
+    let now = NOW;
+    const store = createMemoryReplayStore({ maxEntries: 100, now: () => now });
+    const flood: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      flood.push(await store.claim('flooder', `f${i}`, 60_000).then(String, () => 'refused'));
+    }
+    // Alone, a key may fill half the store; then it keeps 1% of it, the others the rest.
+    expect(flood.filter((r) => r === 'true')).toHaveLength(50);
+    expect(flood.slice(50).every((r) => r === 'refused')).toBe(true);
+    for (let i = 0; i < 49; i++) expect(await store.claim(`key${i}`, 'a', 60_000)).toBe(true);
+    expect(await store.claim('key0', 'b', 60_000).then(String, () => 'refused')).toBe('refused');
+    // Its entries expire, and the key is served again.
+    now += 60_000;
+    expect(await store.claim('flooder', 'again', 60_000)).toBe(true);
   });
 });
 
