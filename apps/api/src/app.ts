@@ -95,6 +95,7 @@ function defaultResolvers(
   config: ApiConfig,
   deps: ApiDeps,
   dpop: DpopVerifier,
+  limiters: Pick<RateLimiters, 'consume'>,
 ): PrincipalResolver[] {
   const verifier = createAccessTokenVerifier({
     issuer: config.issuer,
@@ -104,7 +105,13 @@ function defaultResolvers(
     denyList: deps.denyList,
     ...(deps.now ? { now: deps.now } : {}),
   });
-  return [createJwtPrincipalResolver(verifier, { dpop })];
+  return [
+    createJwtPrincipalResolver(verifier, {
+      dpop,
+      // Per subject, like API keys per key: one caller's flood is its own 429.
+      limit: (claims) => limiters.consume('jwt', claims.sub),
+    }),
+  ];
 }
 
 /** Uploads on local disk; URLs signed with UPLOAD_SIGNING_KEY or a secret shared through the database. */
@@ -172,7 +179,7 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
     authenticate(
       deps.resolvers ?? [
         ...credentialResolvers(config, { repos, limiters, clock }),
-        ...defaultResolvers(config, deps, dpop),
+        ...defaultResolvers(config, deps, dpop, limiters),
       ],
       { publicUrl: config.dpop.publicUrl, nonces: dpop.nonces },
     ),

@@ -70,6 +70,9 @@ const schema = z.object({
   LOGOUT_ALL_REVOCATION_TTL: seconds.default(30 * 86_400),
   API_KEY_RATE_LIMIT: count.default(600),
   API_KEY_RATE_WINDOW: seconds.default(60),
+  /** Requests per window per JWT subject, Bearer and DPoP alike. */
+  JWT_RATE_LIMIT: count.default(1200),
+  JWT_RATE_WINDOW: seconds.default(60),
   /** LOGIN_IP_LIMIT, LOGIN_ACCOUNT_LIMIT, LOGIN_LIMIT_WINDOW: one limit with the auth server's. */
   ...signInLimitVariables,
   ANON_RATE_LIMIT: count.default(300),
@@ -118,7 +121,7 @@ type OwnConfig = Readonly<{
     absoluteTimeoutSec: number;
     logoutAllTtlSec: number;
   }>;
-  rateLimits: Readonly<Record<'apiKey' | 'anonymous', RateLimitSetting>> &
+  rateLimits: Readonly<Record<'apiKey' | 'jwt' | 'anonymous', RateLimitSetting>> &
     Readonly<{ signIn: SignInLimits }>;
   uploads: Readonly<{
     maxBytes: number;
@@ -167,6 +170,7 @@ export function parseApiConfig(env: Record<string, string | undefined>): ApiConf
     }),
     rateLimits: Object.freeze({
       apiKey: { points: e.API_KEY_RATE_LIMIT, durationSec: e.API_KEY_RATE_WINDOW },
+      jwt: { points: e.JWT_RATE_LIMIT, durationSec: e.JWT_RATE_WINDOW },
       signIn: signInLimitsOf(e),
       anonymous: { points: e.ANON_RATE_LIMIT, durationSec: e.ANON_RATE_WINDOW },
     }),

@@ -9,7 +9,7 @@ import {
 import type { ApiConfig, RateLimitSetting } from './config.js';
 import { RateLimitedError, ServiceUnavailableError } from './errors.js';
 
-export type LimiterName = 'apiKey' | 'anonymous';
+export type LimiterName = 'apiKey' | 'jwt' | 'anonymous';
 
 /**
  * Fixed-window counters (rate-limiter-flexible): in process without REDIS_URL, in Redis
@@ -53,7 +53,7 @@ export interface RateLimitersOptions {
 // The stored limiter never rejects by itself: each call compares the count with its own
 // limit, which lets an API key carry a per-key override on one shared counter.
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
-const NAMES: readonly LimiterName[] = ['apiKey', 'anonymous'];
+const NAMES: readonly LimiterName[] = ['apiKey', 'jwt', 'anonymous'];
 
 /** A Redis client that fails commands at once while disconnected (fail closed); the DPoP replay store uses it too. */
 export function createRedisClient(

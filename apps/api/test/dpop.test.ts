@@ -18,6 +18,7 @@ import {
 } from 'jose';
 import * as oidc from 'openid-client';
 import { pino } from 'pino';
+import { createMemoryReplayStore, type DpopReplayStore } from '@portcullis/claims';
 import { approveDevice, browser, pkceSignIn, PUBLIC_SPA_METADATA } from '@portcullis/testing';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '../src/index.js';
 import { REDIS_URL } from './helpers/credentials.js';
@@ -95,7 +96,10 @@ async function serviceClient(roles: string[]): Promise<oidc.Configuration> {
 }
 
 /** Another API instance on the same database (and Redis, when set). */
-async function instance(env: Record<string, string> = {}): Promise<RunningApiServer> {
+async function instance(
+  env: Record<string, string> = {},
+  deps: { dpopReplay?: DpopReplayStore } = {},
+): Promise<RunningApiServer> {
   const server = await startApiServer(
     parseApiConfig({
       NODE_ENV: 'test',
@@ -106,7 +110,7 @@ async function instance(env: Record<string, string> = {}): Promise<RunningApiSer
       ...REDIS_ENV,
       ...env,
     }),
-    { db: api.database.db, logger },
+    { db: api.database.db, logger, ...deps },
   );
   servers.push(server);
   return server;
@@ -633,6 +637,38 @@ describe('URLs behind a proxy, streams, nonces, store outage', () => {
       { DPoP: handle },
     );
     expect(read.status).toBe(200);
+  });
+
+  test('one caller flooding DPoP requests meets its own limit (429); another caller is still served', async () => {
+    // A Redis-less instance whose proof store holds 100 proofs, and 20 requests per caller.
+    const server = await instance(
+      { JWT_RATE_LIMIT: '20', JWT_RATE_WINDOW: '600' },
+      { dpopReplay: createMemoryReplayStore({ maxEntries: 100 }) },
+    );
+    const htu = `${server.url}/orders`;
+    // A client of its own: with Redis, every instance counts a subject against one limit.
+    const flooder = await newKey();
+    const { access_token: flooding } = await boundToken(flooder, await serviceClient(['admin']));
+    const statuses: number[] = [];
+    for (let i = 0; i < 110; i++) {
+      const reply = await dpopGet(server.url, '/orders', flooding, [
+        await proof(flooder, { htu, ath: ath(flooding) }),
+      ]);
+      statuses.push(reply.status);
+      if (reply.status === 429) expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(20);
+    expect(statuses.slice(20).every((s) => s === 429)).toBe(true);
+
+    const other = await serviceClient(['admin']);
+    const key = await newKey();
+    const { access_token: token } = await boundToken(key, other);
+    for (let i = 0; i < 5; i++) {
+      const reply = await dpopGet(server.url, '/orders', token, [
+        await proof(key, { htu, ath: ath(token) }),
+      ]);
+      expect(reply.status).toBe(200);
+    }
   });
 
   (REDIS_URL ? test : test.skip)(

@@ -226,6 +226,42 @@ describe('DPoP at /token (RFC 9449)', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'invalid_dpop_proof' });
   });
+
+  test('a replayed proof is refused with invalid_dpop_proof (RFC 9449 §5), as a refresh too', async () => {
+    const client = await createClient(t, { grant_types: ['client_credentials'] });
+    const { keyPair } = await dpopKey();
+    const basic = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
+    const once = await proof(keyPair, `${t.issuer}/token`);
+    const send = () =>
+      tokenRequest(t, { grant_type: 'client_credentials' }, { authorization: basic, dpop: once });
+    expect((await send()).status).toBe(200);
+    const replayed = await send();
+    expect({ status: replayed.status, error: replayed.body['error'] }).toEqual({
+      status: 400,
+      error: 'invalid_dpop_proof',
+    });
+
+    // The refresh grant checks replays on its own path.
+    const user = await createUser(t);
+    const spa = await publicSpa(t);
+    const config = await discover(t, spa.client_id);
+    const key = await dpopKey();
+    const tokens = await pkceSignIn(config, user, {
+      DPoP: oidc.getDPoPHandle(config, key.keyPair),
+    });
+    const refresh = await proof(key.keyPair, `${t.issuer}/token`);
+    const form = {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: spa.client_id,
+    };
+    expect((await tokenRequest(t, form, { dpop: refresh })).status).toBe(200);
+    const again = await tokenRequest(t, form, { dpop: refresh });
+    expect({ status: again.status, error: again.body['error'] }).toEqual({
+      status: 400,
+      error: 'invalid_dpop_proof',
+    });
+  });
 });
 
 describe('DPOP_NONCE=true: /token requires server-provided nonces', () => {

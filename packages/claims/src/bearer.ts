@@ -1,3 +1,4 @@
+import type { AccessTokenClaims } from './claims.js';
 import type { DpopRequest, DpopVerifier } from './dpop.js';
 import { TokenError } from './errors.js';
 import { principalFromClaims, type Principal } from './principal.js';
@@ -80,6 +81,12 @@ export const API_KEY_PREFIX = 'sk_live_';
 export interface JwtResolverOptions {
   /** Accepts `Authorization: DPoP` tokens with their proofs; without it they are refused. */
   dpop?: DpopVerifier | undefined;
+  /**
+   * Counts the request against its caller (throws to refuse it) once the token is
+   * verified and before a DPoP proof is checked, so a flood of proofs stops at the
+   * caller's own limit instead of filling the proof replay store for everyone.
+   */
+  limit?: ((claims: AccessTokenClaims) => Promise<void>) | undefined;
 }
 
 function asDpopError(error: unknown): unknown {
@@ -101,7 +108,7 @@ export function createJwtPrincipalResolver(
   options: JwtResolverOptions = {},
 ): PrincipalResolver {
   const principals = new WeakMap<object, Principal>();
-  const { dpop } = options;
+  const { dpop, limit } = options;
   return async function resolveJwtPrincipal(input) {
     const credential = resolveAuthorization(input.authorization);
     if (credential === undefined) return undefined;
@@ -121,6 +128,7 @@ export function createJwtPrincipalResolver(
       // A stolen sender-constrained token must not work without its key (RFC 9449 §7.2).
       throw new TokenError('token_bound', 'a sender-constrained token sent as Bearer');
     }
+    if (limit) await limit(claims);
     if (scheme === 'DPoP') {
       const jkt = claims.cnf?.jkt;
       if (jkt === undefined) {

@@ -6,6 +6,12 @@ export interface MemoryReplayStoreOptions {
    * When every entry is still live, claims fail (503) rather than forget one.
    */
   maxEntries?: number;
+  /**
+   * Once the store is half full, an owner (a proof key) holding this many live entries
+   * gets no more until some expire, so one flooding key cannot take the rest from the
+   * others. Default maxEntries / 100.
+   */
+  maxEntriesPerOwner?: number;
   /** Milliseconds clock. Default Date.now. */
   now?: () => number;
 }
@@ -16,26 +22,45 @@ export interface MemoryReplayStoreOptions {
  */
 export function createMemoryReplayStore(options: MemoryReplayStoreOptions = {}): DpopReplayStore {
   const maxEntries = options.maxEntries ?? 500_000;
+  const perOwner = options.maxEntriesPerOwner ?? Math.max(1, Math.floor(maxEntries / 100));
+  const busy = Math.ceil(maxEntries / 2);
   const now = options.now ?? Date.now;
-  // Insertion order is nearly expiry order (every TTL is about the same window), so
-  // expired entries are swept from the front.
+  // `owner:id` -> expiry. Insertion order is nearly expiry order (every TTL is about the
+  // same window), so expired entries are swept from the front.
   const expiries = new Map<string, number>();
+  const held = new Map<string, number>();
+  const release = (key: string) => {
+    const owner = key.slice(0, key.indexOf(':'));
+    const count = held.get(owner)! - 1;
+    if (count === 0) held.delete(owner);
+    else held.set(owner, count);
+  };
   function sweep(at: number): void {
     for (const [key, expiresAt] of expiries) {
       if (expiresAt > at) break;
       expiries.delete(key);
+      release(key);
     }
   }
   return {
-    claim(key, ttlMs) {
+    claim(owner, id, ttlMs) {
       const at = now();
       sweep(at);
+      const key = `${owner}:${id}`;
       const expiresAt = expiries.get(key);
-      if (expiresAt !== undefined && expiresAt > at) return Promise.resolve(false);
+      if (expiresAt !== undefined) {
+        if (expiresAt > at) return Promise.resolve(false);
+        expiries.delete(key);
+        release(key);
+      }
       if (expiries.size >= maxEntries) {
         return Promise.reject(new Error('DPoP replay store full'));
       }
-      expiries.delete(key);
+      const count = held.get(owner) ?? 0;
+      if (count >= perOwner && expiries.size >= busy) {
+        return Promise.reject(new Error('DPoP replay store: this key holds its share'));
+      }
+      held.set(owner, count + 1);
       expiries.set(key, at + ttlMs);
       return Promise.resolve(true);
     },

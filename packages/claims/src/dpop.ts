@@ -1,12 +1,6 @@
-import {
-  constants,
-  createHash,
-  createPublicKey,
-  verify,
-  type KeyObject,
-  type VerifyKeyObjectInput,
-} from 'node:crypto';
+import { constants, createPublicKey, hash, verify, type KeyObject } from 'node:crypto';
 import { TokenError, type TokenErrorCode } from './errors.js';
+import { createLru } from './lru.js';
 import { BASE64URL, decodeJson, isObject } from './verify.js';
 
 /**
@@ -16,13 +10,14 @@ import { BASE64URL, decodeJson, isObject } from './verify.js';
 export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'PS256', 'RS256'] as const;
 export type DpopAlgorithm = (typeof DPOP_ALGORITHMS)[number];
 
-/** Remembers proof `jti`s: the first claim of a key wins, later ones are replays. */
+/** Remembers proof `jti`s: the first claim of an id wins, later ones are replays. */
 export interface DpopReplayStore {
   /**
-   * True the first time `key` is claimed within `ttlMs`, false after. Throws when the store
-   * cannot answer (Redis down): the request then fails closed with 503.
+   * True the first time `id` of `owner` (the proof key's thumbprint, base64url) is claimed
+   * within `ttlMs`, false after. Throws when the store cannot answer (Redis down) or will
+   * not take more of that owner's ids: the request then fails closed with 503.
    */
-  claim(key: string, ttlMs: number): Promise<boolean>;
+  claim(owner: string, id: string, ttlMs: number): Promise<boolean>;
 }
 
 /** Server-issued nonces (RFC 9449 §9): valid on every instance for a while, then rotated. */
@@ -60,6 +55,8 @@ export interface DpopVerifierOptions {
   algorithms?: readonly DpopAlgorithm[];
   /** Longest accepted proof, checked before decoding. Default 8192 (an RSA-4096 key fits). */
   maxProofLength?: number;
+  /** Proof headers (with their imported keys) kept, least recently used out. Default 1000. */
+  keyCacheSize?: number;
   /** Milliseconds clock. Default Date.now. */
   now?: () => number;
 }
@@ -91,29 +88,68 @@ const rsa = (key: KeyObject) =>
 const ed25519 = (key: KeyObject) => key.asymmetricKeyType === 'ed25519';
 const PSS = { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 };
 
-// Signatures are checked with node:crypto directly (RFC 7518 §3): the proof is verified on
-// every request, and WebCrypto's async round trip cost about as much as the check itself.
-const VERIFY_PARAMS: Record<
+/** Checks `signature` over `signed` with `key` (RFC 7518 §3), as one algorithm does. */
+type SignatureCheck = (signed: Buffer, key: KeyObject, signature: Buffer) => boolean;
+
+/**
+ * An ECDSA signature as RFC 7518 §3.4 sends it (r and s, `size` bytes each) in the DER
+ * form OpenSSL reads; undefined when the length is wrong. Node converts it itself with
+ * `dsaEncoding`, but only for a key wrapped in an options object, and node:crypto tells
+ * such an object from a KeyObject by catching two exceptions: 40% of the verification.
+ */
+function derSignature(signature: Buffer, size: number): Buffer | undefined {
+  if (signature.length !== 2 * size) return undefined;
+  const integer = (bytes: Buffer) => {
+    let start = 0;
+    while (start < bytes.length - 1 && bytes[start] === 0) start++;
+    const pad = bytes[start]! & 0x80 ? 1 : 0;
+    return { bytes: bytes.subarray(start), pad };
+  };
+  const r = integer(signature.subarray(0, size));
+  const s = integer(signature.subarray(size));
+  const rLength = r.pad + r.bytes.length;
+  const sLength = s.pad + s.bytes.length;
+  // At most 2 * (48 + 1) + 4 bytes for ES384: every length fits one byte.
+  const der = Buffer.alloc(6 + rLength + sLength);
+  der[0] = 0x30;
+  der[1] = 4 + rLength + sLength;
+  der[2] = 0x02;
+  der[3] = rLength;
+  r.bytes.copy(der, 4 + r.pad);
+  der[4 + rLength] = 0x02;
+  der[5 + rLength] = sLength;
+  s.bytes.copy(der, 6 + rLength + s.pad);
+  return der;
+}
+
+const ecdsa =
+  (hashName: string, size: number): SignatureCheck =>
+  (signed, key, signature) => {
+    const der = derSignature(signature, size);
+    return der !== undefined && verify(hashName, signed, key, der);
+  };
+
+// Signatures are checked with node:crypto directly: the proof is verified on every
+// request, and WebCrypto's async round trip cost about as much as the check itself.
+const ALGORITHMS: Record<
   DpopAlgorithm,
-  {
-    hash: string | null;
-    fits: (key: KeyObject) => boolean;
-    options: Omit<VerifyKeyObjectInput, 'key'>;
-  }
+  { fits: (key: KeyObject) => boolean; check: SignatureCheck }
 > = {
-  ES256: { hash: 'sha256', fits: curve('prime256v1'), options: { dsaEncoding: 'ieee-p1363' } },
-  ES384: { hash: 'sha384', fits: curve('secp384r1'), options: { dsaEncoding: 'ieee-p1363' } },
-  EdDSA: { hash: null, fits: ed25519, options: {} },
-  Ed25519: { hash: null, fits: ed25519, options: {} },
-  PS256: { hash: 'sha256', fits: rsa, options: PSS },
-  RS256: { hash: 'sha256', fits: rsa, options: {} },
+  ES256: { fits: curve('prime256v1'), check: ecdsa('sha256', 32) },
+  ES384: { fits: curve('secp384r1'), check: ecdsa('sha384', 48) },
+  EdDSA: { fits: ed25519, check: (signed, key, sig) => verify(null, signed, key, sig) },
+  Ed25519: { fits: ed25519, check: (signed, key, sig) => verify(null, signed, key, sig) },
+  PS256: {
+    fits: rsa,
+    check: (signed, key, sig) => verify('sha256', signed, { key, ...PSS }, sig),
+  },
+  RS256: { fits: rsa, check: (signed, key, sig) => verify('sha256', signed, key, sig) },
 };
-const KEY_CACHE_SIZE = 1000;
 
 const refuse = (code: TokenErrorCode, message: string, nonce?: string) =>
   new TokenError(code, message, { scheme: 'DPoP', ...(nonce === undefined ? {} : { nonce }) });
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
+const sha256 = (text: string) => hash('sha256', text, 'base64url');
 
 /** RFC 7638 SHA-256 thumbprint of a public JWK; undefined for a key type DPoP cannot use. */
 export function jwkThumbprint(jwk: Record<string, unknown>): string | undefined {
@@ -143,6 +179,13 @@ interface ProofHeader {
   alg: DpopAlgorithm;
   jwk: Record<string, unknown>;
   jkt: string;
+}
+
+/** A header that passed its checks, with the key it names imported. */
+interface CheckedHeader {
+  jkt: string;
+  key: KeyObject;
+  check: SignatureCheck;
 }
 
 interface ProofClaims {
@@ -198,7 +241,7 @@ function checkClaimsShape(payload: Uint8Array): ProofClaims {
   return json as unknown as ProofClaims;
 }
 
-function splitProof(proof: string, maxLength: number): string[] {
+function splitProof(proof: string, maxLength: number): [string, string, string] {
   if (proof.length === 0 || proof.length > maxLength) {
     throw refuse('dpop_proof_invalid', 'empty or too large');
   }
@@ -206,7 +249,22 @@ function splitProof(proof: string, maxLength: number): string[] {
   if (parts.length !== 3 || parts.some((p) => !BASE64URL.test(p) || p.length % 4 === 1)) {
     throw refuse('dpop_proof_invalid', 'not a compact JWS');
   }
-  return parts;
+  return parts as [string, string, string];
+}
+
+function importKey(header: ProofHeader): CheckedHeader {
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: header.jwk as never, format: 'jwk' });
+  } catch (error) {
+    throw new TokenError('dpop_proof_invalid', 'jwk cannot be imported', {
+      cause: error,
+      scheme: 'DPoP',
+    });
+  }
+  const { fits, check } = ALGORITHMS[header.alg];
+  if (!fits(key)) throw refuse('dpop_proof_invalid', `jwk is not a key for ${header.alg}`);
+  return { jkt: header.jkt, key, check };
 }
 
 /** Validates `options` now (throws TypeError on a bad configuration) and returns a verifier. */
@@ -223,38 +281,35 @@ export function createDpopVerifier(options: DpopVerifierOptions): DpopVerifier {
   const maxLength = options.maxProofLength ?? 8192;
   const now = options.now ?? Date.now;
   const { replay, nonces } = options;
-  // Imported public keys by thumbprint: a client signs every proof with the same key.
-  const keys = new Map<string, KeyObject>();
+  // Checked headers by their encoded form: a client signs every proof with the same key,
+  // so the header's parse, thumbprint and key import are done once, not per request.
+  const headers = createLru<string, CheckedHeader>(options.keyCacheSize ?? 1000);
   // Proofs already accepted for a request (see DpopRequest.request).
   const accepted = new WeakMap<object, { proof: string; token: string }>();
 
-  function importKey(header: ProofHeader): KeyObject {
-    let key = keys.get(header.jkt);
-    if (key === undefined) {
-      try {
-        key = createPublicKey({ key: header.jwk as never, format: 'jwk' });
-      } catch (error) {
-        throw new TokenError('dpop_proof_invalid', 'jwk cannot be imported', {
-          cause: error,
-          scheme: 'DPoP',
-        });
-      }
-      if (keys.size >= KEY_CACHE_SIZE) keys.clear();
-      keys.set(header.jkt, key);
+  /** The proof's header, checked; its key must be the token's before anything costly. */
+  function headerFor(encoded: string, jkt: string): CheckedHeader {
+    let checked = headers.get(encoded);
+    if (checked === undefined) {
+      const header = checkHeader(encoded, allowed);
+      if (header.jkt !== jkt) throw refuse('dpop_key_mismatch', 'proof key is not the token key');
+      checked = importKey(header);
+      headers.set(encoded, checked);
+    } else if (checked.jkt !== jkt) {
+      throw refuse('dpop_key_mismatch', 'proof key is not the token key');
     }
-    return key;
+    return checked;
   }
 
-  function verifySignature(proof: string, header: ProofHeader): Uint8Array {
-    const key = importKey(header);
-    const params = VERIFY_PARAMS[header.alg];
-    if (!params.fits(key)) throw refuse('dpop_proof_invalid', `jwk is not a key for ${header.alg}`);
-    const lastDot = proof.lastIndexOf('.');
-    const signature = Buffer.from(proof.slice(lastDot + 1), 'base64url');
-    const signed = Buffer.from(proof.slice(0, lastDot));
+  function verifySignature(
+    [encodedHeader, encodedPayload, encodedSignature]: [string, string, string],
+    header: CheckedHeader,
+  ): Uint8Array {
+    const signed = Buffer.from(`${encodedHeader}.${encodedPayload}`);
+    const signature = Buffer.from(encodedSignature, 'base64url');
     let valid: boolean;
     try {
-      valid = verify(params.hash, signed, { key, ...params.options }, signature);
+      valid = header.check(signed, header.key, signature);
     } catch (error) {
       throw new TokenError('dpop_proof_invalid', 'proof could not be verified', {
         cause: error,
@@ -262,7 +317,7 @@ export function createDpopVerifier(options: DpopVerifierOptions): DpopVerifier {
       });
     }
     if (!valid) throw refuse('dpop_proof_invalid', 'signature verification failed');
-    return Buffer.from(proof.slice(proof.indexOf('.') + 1, lastDot), 'base64url');
+    return Buffer.from(encodedPayload, 'base64url');
   }
 
   async function checkNonce(claims: ProofClaims): Promise<void> {
@@ -282,7 +337,7 @@ export function createDpopVerifier(options: DpopVerifierOptions): DpopVerifier {
     const ttlMs = Math.ceil((claims.iat + windowSec - nowSec) * 1000) + 1000;
     let first: boolean;
     try {
-      first = await replay.claim(`${jkt}:${sha256(claims.jti)}`, ttlMs);
+      first = await replay.claim(jkt, sha256(claims.jti), ttlMs);
     } catch (error) {
       throw new TokenError('dpop_store_unavailable', 'the proof replay store did not answer', {
         cause: error,
@@ -306,14 +361,18 @@ export function createDpopVerifier(options: DpopVerifierOptions): DpopVerifier {
       const previous = request!.request && accepted.get(request!.request);
       if (previous && previous.proof === proof && previous.token === token) return;
 
-      const [encodedHeader] = splitProof(proof, maxLength);
-      const header = checkHeader(encodedHeader!, allowed);
-      const claims = checkClaimsShape(verifySignature(proof, header));
+      const parts = splitProof(proof, maxLength);
+      const header = headerFor(parts[0], jkt);
+      const claims = checkClaimsShape(verifySignature(parts, header));
       if (claims.htm !== request!.method)
         throw refuse('dpop_proof_mismatch', 'htm is not the method');
-      const expected = htuOf(request!.url);
-      if (expected === undefined || htuOf(claims.htu) !== expected) {
-        throw refuse('dpop_proof_mismatch', 'htu is not the request URL');
+      const { url } = request!;
+      // Most clients name the URL exactly as the server sees it: no parse needed then.
+      if (claims.htu !== url) {
+        const expected = htuOf(url);
+        if (expected === undefined || htuOf(claims.htu) !== expected) {
+          throw refuse('dpop_proof_mismatch', 'htu is not the request URL');
+        }
       }
       const nowSec = now() / 1000;
       if (Math.abs(nowSec - claims.iat) > windowSec) {
@@ -321,7 +380,6 @@ export function createDpopVerifier(options: DpopVerifierOptions): DpopVerifier {
       }
       if (claims.ath !== sha256(token))
         throw refuse('dpop_proof_mismatch', 'ath is not the token hash');
-      if (header.jkt !== jkt) throw refuse('dpop_key_mismatch', 'proof key is not the token key');
       await checkNonce(claims);
       await claimJti(header.jkt, claims, nowSec);
       if (request!.request) accepted.set(request!.request, { proof, token });

@@ -1,4 +1,5 @@
 import type { AccessTokenClaims } from './claims.js';
+import { createLru } from './lru.js';
 
 /**
  * Verified tokens, so a repeated token costs a Map lookup instead of a signature check.
@@ -22,45 +23,23 @@ const KEY_LENGTH = 32;
 interface Entry {
   token: string;
   claims: AccessTokenClaims;
-  /** When the entry was last put at the end of the eviction order. */
-  seq: number;
 }
 
 const keyOf = (token: string) => token.slice(-KEY_LENGTH);
 
 /**
- * A bounded, nearly LRU cache: the entry evicted is the one least recently inserted or
- * moved, and a hit moves its entry to the end only once it is in the older half. Moving
- * on every hit (Map delete + set) made V8 rehash the table again and again; this way a
- * token used at least once every `maxEntries / 2` insertions stays cached.
+ * A bounded, nearly LRU cache (lru.ts): a token used at least once every
+ * `maxEntries / 2` new tokens stays cached.
  */
 export function createTokenCache(options: { maxEntries?: number } = {}): TokenCache {
-  const maxEntries = options.maxEntries ?? 10_000;
-  if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) {
-    throw new RangeError('maxEntries must be a positive integer');
-  }
-  const halfLife = Math.ceil(maxEntries / 2);
-  const entries = new Map<string, Entry>();
-  let seq = 0;
-  const moveToEnd = (key: string, entry: Entry) => {
-    entries.delete(key);
-    entry.seq = ++seq;
-    entries.set(key, entry);
-  };
+  const entries = createLru<string, Entry>(options.maxEntries ?? 10_000);
   return {
     get(token) {
-      const key = keyOf(token);
-      const entry = entries.get(key);
-      if (entry === undefined || entry.token !== token) return undefined;
-      if (seq - entry.seq >= halfLife) moveToEnd(key, entry);
-      return entry.claims;
+      const entry = entries.get(keyOf(token));
+      return entry?.token === token ? entry.claims : undefined;
     },
     set(token, claims) {
-      moveToEnd(keyOf(token), { token, claims, seq: 0 });
-      if (entries.size > maxEntries) {
-        const oldest = entries.keys().next();
-        if (!oldest.done) entries.delete(oldest.value);
-      }
+      entries.set(keyOf(token), { token, claims });
     },
     delete(token) {
       const key = keyOf(token);

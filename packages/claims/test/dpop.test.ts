@@ -207,6 +207,45 @@ describe('createDpopVerifier', () => {
     expect(await codeOf(dpop.verify(request([once]), TOKEN, es.jkt))).toBe('dpop_proof_replayed');
   });
 
+  it("refuses a proof by another key than the token's before checking its signature", async () => {
+    const dpop = dpopVerifier();
+    const other = await proofKey('ES256');
+    const third = await proofKey('ES256');
+    // The header names `other`, the signature is by `third`: only the key check can name it.
+    const forged = await sign(
+      third.privateKey,
+      { typ: 'dpop+jwt', alg: 'ES256', jwk: other.jwk },
+      { htm: 'GET', htu: URL_, iat: NOW_SEC, jti: 'forged', ath: ath(TOKEN) },
+    );
+    expect(await codeOf(dpop.verify(request([forged]), TOKEN, es.jkt))).toBe('dpop_key_mismatch');
+    // The same forgery for a token bound to `other` fails on its signature.
+    expect(await codeOf(dpop.verify(request([forged]), TOKEN, other.jkt))).toBe(
+      'dpop_proof_invalid',
+    );
+  });
+
+  it('checks ES256 and ES384 signatures of every length of r and s', async () => {
+    const dpop = dpopVerifier();
+    for (const key of [es, await proofKey('ES384')]) {
+      // About one signature in 128 has a leading zero byte in r or s; 300 cover both cases.
+      for (let i = 0; i < 300; i++) {
+        expect(await codeOf(dpop.verify(request([await proof(key)]), TOKEN, key.jkt))).toBe(
+          'accepted',
+        );
+      }
+      const good = await proof(key);
+      const [h, p, s] = good.split('.') as [string, string, string];
+      const bytes = Buffer.from(s, 'base64url');
+      bytes[bytes.length - 1]! ^= 1;
+      for (const signature of [bytes, bytes.subarray(1), Buffer.alloc(bytes.length)]) {
+        const bad = `${h}.${p}.${signature.toString('base64url')}`;
+        expect(await codeOf(dpop.verify(request([bad]), TOKEN, key.jkt))).toBe(
+          'dpop_proof_invalid',
+        );
+      }
+    }
+  });
+
   it('fails closed (503) when the replay store cannot answer', async () => {
     const down: DpopReplayStore = { claim: () => Promise.reject(new Error('ECONNREFUSED')) };
     const error = await dpopVerifier({ replay: down })
@@ -263,16 +302,33 @@ describe('createDpopNonces', () => {
 });
 
 describe('createMemoryReplayStore', () => {
-  it('remembers a key for its TTL, then forgets it; refuses to forget live keys when full', async () => {
+  it('remembers an id for its TTL, then forgets it; refuses to forget live ids when full', async () => {
     let now = NOW;
-    const store = createMemoryReplayStore({ maxEntries: 2, now: () => now });
-    expect(await store.claim('a', 1000)).toBe(true);
-    expect(await store.claim('a', 1000)).toBe(false);
-    expect(await store.claim('b', 1000)).toBe(true);
-    await expect(store.claim('c', 1000)).rejects.toThrow('full');
+    const store = createMemoryReplayStore({ maxEntries: 2, maxEntriesPerOwner: 2, now: () => now });
+    expect(await store.claim('k', 'a', 1000)).toBe(true);
+    expect(await store.claim('k', 'a', 1000)).toBe(false);
+    expect(await store.claim('l', 'a', 1000)).toBe(true);
+    await expect(store.claim('k', 'c', 1000)).rejects.toThrow('full');
     now += 1000;
-    expect(await store.claim('a', 1000)).toBe(true);
-    expect(await store.claim('c', 1000)).toBe(true);
+    expect(await store.claim('k', 'a', 1000)).toBe(true);
+    expect(await store.claim('k', 'c', 1000)).toBe(true);
+  });
+
+  it('one key flooding the store leaves room for the others', async () => {
+    let now = NOW;
+    const store = createMemoryReplayStore({ maxEntries: 100, now: () => now });
+    const flood: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      flood.push(await store.claim('flooder', `f${i}`, 60_000).then(String, () => 'refused'));
+    }
+    // Alone, a key may fill half the store; then it keeps 1% of it, the others the rest.
+    expect(flood.filter((r) => r === 'true')).toHaveLength(50);
+    expect(flood.slice(50).every((r) => r === 'refused')).toBe(true);
+    for (let i = 0; i < 49; i++) expect(await store.claim(`key${i}`, 'a', 60_000)).toBe(true);
+    expect(await store.claim('key0', 'b', 60_000).then(String, () => 'refused')).toBe('refused');
+    // Its entries expire, and the key is served again.
+    now += 60_000;
+    expect(await store.claim('flooder', 'again', 60_000)).toBe(true);
   });
 });
 

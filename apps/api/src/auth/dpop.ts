@@ -33,7 +33,7 @@ export function dpopReplayStoreFromConfig(
     const memory = createMemoryReplayStore();
     return {
       store: 'memory',
-      claim: (key, ttlMs) => memory.claim(key, ttlMs),
+      claim: (owner, id, ttlMs) => memory.claim(owner, id, ttlMs),
       ready: () => Promise.resolve(),
       close: () => Promise.resolve(),
     };
@@ -46,8 +46,9 @@ export function dpopReplayStoreFromConfig(
   const prefix = `${config.redisKeyPrefix}dpop-jti:`;
   return {
     store: 'redis',
-    async claim(key, ttlMs) {
-      return (await client.set(prefix + key, '1', 'PX', Math.max(1, ttlMs), 'NX')) === 'OK';
+    async claim(owner, id, ttlMs) {
+      const key = `${prefix}${owner}:${id}`;
+      return (await client.set(key, '1', 'PX', Math.max(1, ttlMs), 'NX')) === 'OK';
     },
     ready: () => waitUntilReady(client, REDIS_TIMEOUT_MS * 5),
     async close() {
