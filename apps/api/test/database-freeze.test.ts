@@ -81,6 +81,24 @@ withPostgres('PostgreSQL that stops answering (runs only with DATABASE_URL)', ()
     expect(await ordersOf(customer)).toBe(0);
   }, 30_000);
 
+  it('an order answered 503 because its COMMIT was held in the network is not committed when the network thaws', async () => {
+    const customer = `held-commit-${randomUUID()}`;
+    // The INSERTs reach the server; the COMMIT after them does not, until the thaw.
+    proxy.freezeOnRequest('COMMIT');
+    const res = await fetch(`${api.url}/orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ customer, amount: 100, currency: 'EUR' }),
+      signal: AbortSignal.timeout(CLIENT_PATIENCE_MS),
+    });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ error: 'temporarily_unavailable' });
+
+    proxy.thaw();
+    await settledAfterThaw();
+    expect(await ordersOf(customer)).toBe(0);
+  }, 30_000);
+
   it('answers 503 with Retry-After within a few seconds under load, commits nothing later, and recovers', async () => {
     const auth = { authorization: `Bearer ${apiKey}` };
     const listOrders = () =>

@@ -10,7 +10,9 @@ import net from 'node:net';
  * the closes that happened meanwhile, as a stopped server's kernel would.
  * `freezeOnReply` freezes at a chosen moment of a conversation: just before the server's
  * first answer containing a given text reaches the client (the server did the work, the
- * client never hears of it).
+ * client never hears of it). `freezeOnRequest` freezes just before the client's first
+ * message that matches reaches the server (e.g. `COMMIT`: the inserts were done, the
+ * commit is held in the network).
  */
 export interface TcpProxy {
   readonly port: number;
@@ -18,6 +20,7 @@ export interface TcpProxy {
   restore(): Promise<void>;
   freeze(): void;
   freezeOnReply(text: string): void;
+  freezeOnRequest(match: string | ((chunk: Buffer) => boolean)): void;
   thaw(): void;
   close(): Promise<void>;
 }
@@ -26,6 +29,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const sockets = new Set<net.Socket>();
   let held: Array<() => void> | undefined;
   let freezeAt: Buffer | undefined;
+  let freezeBefore: ((chunk: Buffer) => boolean) | undefined;
   /** Runs `action` now, or at `thaw` while frozen. */
   const deliver = (action: () => void) => (held ? held.push(action) : action());
   const track = (socket: net.Socket) => {
@@ -37,6 +41,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     from.on('data', (chunk: Buffer) => {
       if (reply && freezeAt && chunk.includes(freezeAt)) {
         freezeAt = undefined;
+        held ??= [];
+      }
+      if (!reply && freezeBefore?.(chunk)) {
+        freezeBefore = undefined;
         held ??= [];
       }
       deliver(() => to.write(chunk));
@@ -63,6 +71,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     new Promise<void>((resolve) => {
       held = undefined;
       freezeAt = undefined;
+      freezeBefore = undefined;
       for (const socket of sockets) socket.destroy();
       if (server.listening) server.close(() => resolve());
       else resolve();
@@ -78,6 +87,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     freezeOnReply(text) {
       freezeAt = Buffer.from(text);
+    },
+    freezeOnRequest(match) {
+      freezeBefore = typeof match === 'string' ? (chunk) => chunk.includes(match) : match;
     },
     thaw() {
       const actions = held ?? [];
