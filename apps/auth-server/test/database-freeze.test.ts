@@ -201,4 +201,25 @@ withPostgres('auth server on PostgreSQL that stops answering (runs only with DAT
     );
     expect(await reuseAlerts(chain.grantId)).toBe(0);
   }, 60_000);
+
+  // The successor's save is one statement outside a transaction: held in the network, it
+  // would be committed when the network heals, long after the client's 503, and the
+  // client's retry of the old token would then count as reuse.
+  it('a successor whose save was held in the network until after the 503 is not saved at the thaw: the retry goes on', async () => {
+    const chain = await refreshChain();
+    // The save of the successor: the one message naming the old token with a payload.
+    proxy.freezeOnRequest(
+      (chunk) => chunk.includes(chain.refreshToken) && chunk.includes('accountId'),
+    );
+    const failed = await refresh(chain);
+    expect503(failed);
+    proxy.thaw();
+    await recovered();
+    const retried = await refresh(chain);
+    expect(retried.status).toBe(200);
+    expect((await refresh({ ...chain, refreshToken: retried.body['refresh_token'] })).status).toBe(
+      200,
+    );
+    expect(await reuseAlerts(chain.grantId)).toBe(0);
+  }, 60_000);
 });

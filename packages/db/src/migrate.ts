@@ -13,6 +13,7 @@ import * as m011 from './migrations/011-logout-cutoff-milliseconds.js';
 import * as m012 from './migrations/012-refresh-rotation-state.js';
 import * as m013 from './migrations/013-mfa.js';
 import * as m014 from './migrations/014-passkeys.js';
+import * as m015 from './migrations/015-refresh-rotation-started.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -38,6 +39,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['012-refresh-rotation-state', m012],
   ['013-mfa', m013],
   ['014-passkeys', m014],
+  ['015-refresh-rotation-started', m015],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -15,6 +15,7 @@ import {
   takeAside,
 } from '../provider/request-memo.js';
 import type { ArtifactGuard, FreshRevocations } from '../provider/subject-logout.js';
+import { DependencyUnavailableError } from '../unavailable.js';
 import type { ClientsRepo } from './clients-repo.js';
 
 interface PayloadRow {
@@ -34,12 +35,12 @@ const READ_WITH_GRANT_AND_SESSION = new Set(['RefreshToken', 'AuthorizationCode'
 
 /**
  * A refresh token whose rotation was abandoned (consumed, its successor never saved, and
- * longer ago than AdapterOptions.rotationBound) reads as unconsumed: nobody holds a
- * successor, so its holder may rotate it again (docs/security.md).
+ * the rotation began longer ago than AdapterOptions.rotationBound) reads as unconsumed:
+ * nobody holds a successor, so its holder may rotate it again (docs/security.md).
  */
 const CONSUMED_AT_AS_READ = `case when awaiting_successor
-    and consumed_at < now() - make_interval(secs => ?::float8) then null
-    else consumed_at end as consumed_at`;
+    and coalesce(rotation_started_at, consumed_at) < now() - make_interval(secs => ?::float8)
+    then null else consumed_at end as consumed_at`;
 
 const unexpired = (alias: string) => `(${alias}.expires_at is null or ${alias}.expires_at > ?)`;
 /**
@@ -115,12 +116,13 @@ const CONSUME_SQL = `with keys as (
           select 1 from oidc_payloads c
           where c.rotated_from = p.id and c.type = p.type and c.consumed_at is not null))
       or (p.type = 'RefreshToken' and p.awaiting_successor
-        and p.consumed_at < now() - make_interval(secs => ?::float8))
+        and coalesce(p.rotation_started_at, p.consumed_at) < now() - make_interval(secs => ?::float8))
     order by p.type, p.id
     for update of p
   )
   update oidc_payloads p set consumed_at = coalesce(p.consumed_at, now()),
-    awaiting_successor = p.type = 'RefreshToken'
+    awaiting_successor = p.type = 'RefreshToken',
+    rotation_started_at = case when p.type = 'RefreshToken' then now() end
   from locked
   where p.type = locked.type and p.id = locked.id
   returning p.type, p.id`;
@@ -131,27 +133,41 @@ const CONSUME_SQL = `with keys as (
  * `issued_at` is kept when a row is saved again, except when a session is signed in anew
  * (its loginTs changes): logout everywhere compares against it. Saving a rotated refresh
  * token's successor clears its parent's awaiting_successor in the same statement.
+ *
+ * A successor is saved only within the rotation bound (binding 10, seconds) of its
+ * parent's rotation: one that arrives later (held in a network that stopped forwarding,
+ * its client long answered 503) would land after the rotation counts as abandoned, and
+ * turn the client's retry into reuse. It is refused instead and missing from the answer.
+ * (A parent that is gone was revoked with its grant, which makes the successor dead anyway.)
  */
 const UPSERT_SQL = `with r as (
     select * from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
       ?::text[], ?::text[], ?::text[])
       as r(id, type, payload, grant_id, user_code, uid, expires_at, rotated_from, issued_at)
   ),
+  accepted as (
+    select * from r where not exists (
+      select 1 from oidc_payloads parent
+      where parent.type = r.type and parent.id = r.rotated_from
+        and coalesce(parent.rotation_started_at, parent.consumed_at)
+          <= now() - make_interval(secs => ?::float8))
+  ),
   rotated as (
-    update oidc_payloads parent set awaiting_successor = false from r
+    update oidc_payloads parent set awaiting_successor = false from accepted r
     where parent.type = r.type and parent.id = r.rotated_from and parent.awaiting_successor
   )
   insert into oidc_payloads
     (id, type, payload, grant_id, user_code, uid, expires_at, rotated_from, issued_at)
   select id, type, payload::jsonb, grant_id, user_code, uid, expires_at::timestamptz,
     rotated_from, issued_at::timestamptz
-  from r
+  from accepted
   order by type, id
   on conflict (type, id) do update set payload = excluded.payload, grant_id = excluded.grant_id,
     user_code = excluded.user_code, uid = excluded.uid, expires_at = excluded.expires_at,
     issued_at = case
       when oidc_payloads.payload->'loginTs' is distinct from excluded.payload->'loginTs'
-      then excluded.issued_at else oidc_payloads.issued_at end`;
+      then excluded.issued_at else oidc_payloads.issued_at end
+  returning type, id`;
 
 interface ArtifactKey {
   type: string;
@@ -222,11 +238,14 @@ function createStatements(db: Db, refreshReuseInterval: number, rotationBound: n
       );
     }),
 
-    /** Inserts or replaces rows; the same key twice in one batch keeps the last one. */
+    /**
+     * Inserts or replaces rows; the same key twice in one batch keeps the last one. false
+     * for a successor refused as too late (see UPSERT_SQL).
+     */
     upsert: coalesced(async (rows: readonly ArtifactRow[]) => {
       const last = [...new Map(rows.map((r) => [keyOf(r), r])).values()];
       const column = (name: keyof ArtifactRow) => last.map((r) => r[name]) as string[];
-      await prepared(db, UPSERT_SQL, [
+      const result = await prepared(db, UPSERT_SQL, [
         column('id'),
         column('type'),
         column('payload'),
@@ -236,8 +255,10 @@ function createStatements(db: Db, refreshReuseInterval: number, rotationBound: n
         column('expires_at'),
         column('rotated_from'),
         column('issued_at'),
+        rotationBound,
       ]);
-      return rows.map(() => undefined);
+      const saved = new Set((result as { rows: ArtifactKey[] }).rows.map(keyOf));
+      return rows.map((row) => saved.has(keyOf(row)));
     }),
   };
 }
@@ -358,7 +379,7 @@ export class KnexOidcAdapter implements Adapter {
       return;
     }
     const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
-    await this.statements.upsert({
+    const saved = await this.statements.upsert({
       id,
       type: this.type,
       payload: toJsonb(payload),
@@ -369,6 +390,11 @@ export class KnexOidcAdapter implements Adapter {
       rotated_from: rotatedFrom(this.type, id),
       issued_at: new Date().toISOString(),
     });
+    // The rotation outlasted its bound and counts as abandoned: the client retries (503).
+    if (!saved) {
+      const late = new Error('a refresh token successor came after its rotation bound');
+      throw new DependencyUnavailableError('database', late);
+    }
   }
 
   /**
