@@ -14,6 +14,7 @@ import * as m012 from './migrations/012-refresh-rotation-state.js';
 import * as m013 from './migrations/013-mfa.js';
 import * as m014 from './migrations/014-passkeys.js';
 import * as m015 from './migrations/015-refresh-rotation-started.js';
+import * as m016 from './migrations/016-refresh-rotation-count.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -40,6 +41,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['013-mfa', m013],
   ['014-passkeys', m014],
   ['015-refresh-rotation-started', m015],
+  ['016-refresh-rotation-count', m016],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

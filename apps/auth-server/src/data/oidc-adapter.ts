@@ -72,6 +72,13 @@ const TOKEN_GRANT_SESSION_SQL = `with t as (
     join users u on u.id = t.payload->>'accountId'`;
 
 /**
+ * Successors one refresh token may have (docs/security.md, "Siblings"): the rotation and
+ * two honest retries (a lost answer, a second tab refreshing at once) fit; a token
+ * replayed in a burst yields no more than this many access and refresh tokens.
+ */
+export const MAX_SIBLINGS = 3;
+
+/**
  * Marks artifacts consumed, locking them in one order (type, id) so that two batches
  * sharing artifacts cannot deadlock; a row another statement consumed first is re-checked
  * against the condition once its lock is released (PostgreSQL re-checks it).
@@ -82,18 +89,23 @@ const TOKEN_GRANT_SESSION_SQL = `with t as (
  * is an UPDATE of the parent row, so siblings used at once wait on its row lock and only
  * one sees the column free; in one statement, PostgreSQL updates the parent once.
  *
- * A refresh token consumed less than the reuse interval ago (bindings 3 and 4, seconds;
+ * A refresh token consumed less than the reuse interval ago (bindings 5 and 6, seconds;
  * 0 turns it off) is consumable again while none of its successors has been used: the
  * honest retry after a lost response (docs/security.md). The row keeps its first
  * consumed_at, so the window does not slide. With no interval that branch is off, not
  * merely empty: now() is when a transaction began, so one that waited on the row lock
  * while another consumed the token could see that consume as later than its now().
  *
- * A refresh token whose rotation was abandoned (see CONSUMED_AT_AS_READ; binding 5) is
- * consumable again at any time.
+ * A refresh token whose rotation was abandoned (see CONSUMED_AT_AS_READ; bindings 4 and 7)
+ * is consumable again at any time.
+ *
+ * Each key comes with how many callers present it (`n`); the answer says how many of them
+ * consumed it (`granted`). A refresh token's `rotations` count its successors: retries in
+ * the interval stop at MAX_SIBLINGS (binding 9; binding 8 is the interval again), and a
+ * key refused only for that is answered with granted 0 (not reuse), its row unchanged.
  */
 const CONSUME_SQL = `with keys as (
-    select type, id from unnest(?::text[], ?::text[]) as k(type, id)
+    select type, id, n from unnest(?::text[], ?::text[], ?::int[]) as k(type, id, n)
   ),
   claimed as (
     update oidc_payloads parent set used_successor = child.id
@@ -104,7 +116,11 @@ const CONSUME_SQL = `with keys as (
     returning child.type, child.id
   ),
   locked as (
-    select p.type, p.id from oidc_payloads p
+    select p.type, p.id, k.n, coalesce(p.rotations, 0) as prior,
+      p.consumed_at is null or (p.type = 'RefreshToken' and p.awaiting_successor
+        and coalesce(p.rotation_started_at, p.consumed_at)
+          < now() - make_interval(secs => ?::float8)) as fresh
+    from oidc_payloads p
     join keys k on p.type = k.type and p.id = k.id
     where (p.consumed_at is null and (p.rotated_from is null
         or exists (select 1 from claimed c where c.type = p.type and c.id = p.id)
@@ -119,13 +135,25 @@ const CONSUME_SQL = `with keys as (
         and coalesce(p.rotation_started_at, p.consumed_at) < now() - make_interval(secs => ?::float8))
     order by p.type, p.id
     for update of p
+  ),
+  granted as (
+    select type, id, prior, case when type = 'RefreshToken' and ?::float8 > 0
+      then greatest(least(n, ?::int - prior), case when fresh then 1 else 0 end)
+      else 1 end as granted
+    from locked
+  ),
+  consumed as (
+    update oidc_payloads p set consumed_at = coalesce(p.consumed_at, now()),
+      awaiting_successor = p.type = 'RefreshToken',
+      rotation_started_at = case when p.type = 'RefreshToken' then now() end,
+      rotations = case when p.type = 'RefreshToken' then g.prior + g.granted end
+    from granted g
+    where p.type = g.type and p.id = g.id and g.granted > 0
+    returning p.type, p.id, g.granted
   )
-  update oidc_payloads p set consumed_at = coalesce(p.consumed_at, now()),
-    awaiting_successor = p.type = 'RefreshToken',
-    rotation_started_at = case when p.type = 'RefreshToken' then now() end
-  from locked
-  where p.type = locked.type and p.id = locked.id
-  returning p.type, p.id`;
+  select type, id, granted from consumed
+  union all
+  select type, id, 0 from granted where granted <= 0`;
 
 /**
  * Rows given as parallel text arrays (one binding each, same on pg and PGlite), written in
@@ -187,6 +215,9 @@ interface ArtifactRow extends ArtifactKey {
 
 const keyOf = ({ type, id }: ArtifactKey) => JSON.stringify([type, id]);
 
+/** What a consume did for one caller; capped: a retry in the interval past MAX_SIBLINGS. */
+type Consumed = 'consumed' | 'reused' | 'capped';
+
 /**
  * The adapter's hot statements, coalesced across concurrent requests (packages/db
  * `coalesced`): a refresh under load shares its reads, its consume and its write with the
@@ -215,27 +246,43 @@ function createStatements(db: Db, refreshReuseInterval: number, rotationBound: n
     }),
 
     /**
-     * true for the callers that consumed the artifact. The same key twice in one batch is
-     * one UPDATE of one row, answered exactly as if they came in turn: without a reuse
-     * interval only the first caller wins; with one, the others are retries of a token
-     * consumed an instant ago whose successors are unused, and win too.
+     * Per caller: consumed, reused, or capped (a retry past MAX_SIBLINGS). The same key
+     * several times in one batch is one UPDATE of one row, answered exactly as if they
+     * came in turn: without a reuse interval only the first caller consumes and the rest
+     * are reuse; with one, the others are retries of a token consumed an instant ago whose
+     * successors are unused, and consume too, up to the cap.
      */
     consume: coalesced(async (keys: readonly ArtifactKey[]) => {
-      const distinct = [...new Map(keys.map((k) => [keyOf(k), k])).values()];
+      const callers = new Map<string, { key: ArtifactKey; n: number }>();
+      for (const key of keys) {
+        const seen = callers.get(keyOf(key));
+        if (seen) seen.n += 1;
+        else callers.set(keyOf(key), { key, n: 1 });
+      }
+      const distinct = [...callers.values()];
       const result = await prepared(db, CONSUME_SQL, [
-        distinct.map((k) => k.type),
-        distinct.map((k) => k.id),
+        distinct.map((c) => c.key.type),
+        distinct.map((c) => c.key.id),
+        distinct.map((c) => c.n),
+        rotationBound,
         refreshReuseInterval,
         refreshReuseInterval,
         rotationBound,
+        refreshReuseInterval,
+        MAX_SIBLINGS,
       ]);
-      const won = new Set((result as { rows: ArtifactKey[] }).rows.map(keyOf));
+      const rows = (result as { rows: (ArtifactKey & { granted: unknown })[] }).rows;
+      const left = new Map(rows.map((r) => [keyOf(r), Number(r.granted)]));
       const retriesAllowed = refreshReuseInterval > 0;
-      return keys.map((key) =>
-        retriesAllowed && key.type === 'RefreshToken'
-          ? won.has(keyOf(key))
-          : won.delete(keyOf(key)),
-      );
+      return keys.map((key): Consumed => {
+        const granted = left.get(keyOf(key));
+        if (granted === undefined) return 'reused';
+        if (granted > 0) {
+          left.set(keyOf(key), granted - 1);
+          return 'consumed';
+        }
+        return retriesAllowed && key.type === 'RefreshToken' ? 'capped' : 'reused';
+      });
     }),
 
     /**
@@ -267,6 +314,8 @@ type Statements = ReturnType<typeof createStatements>;
 
 const asideKey = (type: string, where: Record<string, string>) =>
   `oidc ${type} ${Object.entries(where).flat().join(' ')}`;
+
+const TOO_MANY_SIBLINGS = 'refresh token retried too often';
 
 /** What a failed consume means to the token endpoint, per model (the texts oidc-provider uses). */
 const ALREADY_USED: Record<string, string> = {
@@ -421,7 +470,10 @@ export class KnexOidcAdapter implements Adapter {
 
   async consume(id: string): Promise<void> {
     dropAsides();
-    if (await this.statements.consume({ type: this.type, id })) return;
+    const consumed = await this.statements.consume({ type: this.type, id });
+    if (consumed === 'consumed') return;
+    // Refused as a retry, not as reuse: the grant stays and no alert is raised.
+    if (consumed === 'capped') throw new errors.InvalidGrant(TOO_MANY_SIBLINGS);
     const row = await this.db('oidc_payloads')
       .where({ type: this.type, id })
       .first<{ grant_id: string | null } | undefined>('grant_id');
