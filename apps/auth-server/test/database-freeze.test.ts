@@ -189,8 +189,11 @@ withPostgres('auth server on PostgreSQL that stops answering (runs only with DAT
   // so the client's retry after its 503 rotates again instead of counting as reuse.
   it('a rotation abandoned after PostgreSQL consumed the old token: the retry after the thaw goes on', async () => {
     const chain = await refreshChain();
-    // The consume UPDATE reaches the server and is done there; its answer never comes back.
-    proxy.freezeOnReply('UPDATE 1');
+    // The consume reaches the server and is done there; its answer never comes back. Its
+    // answer names the token, without a payload (the read's answer before it has one).
+    proxy.freezeOnReply(
+      (chunk) => chunk.includes(chain.refreshToken) && !chunk.includes('accountId'),
+    );
     const failed = await refresh(chain).finally(() => proxy.thaw());
     expect503(failed);
     await recovered();

@@ -9,7 +9,7 @@ import net from 'node:net';
  * nothing is forwarded either way; `thaw` delivers what was held, in order, including
  * the closes that happened meanwhile, as a stopped server's kernel would.
  * `freezeOnReply` freezes at a chosen moment of a conversation: just before the server's
- * first answer containing a given text reaches the client (the server did the work, the
+ * first answer that matches (contains a text, or passes a test) reaches the client (the server did the work, the
  * client never hears of it). `freezeOnRequest` freezes just before the client's first
  * message that matches reaches the server (e.g. `COMMIT`: the inserts were done, the
  * commit is held in the network).
@@ -19,16 +19,22 @@ export interface TcpProxy {
   cut(): Promise<void>;
   restore(): Promise<void>;
   freeze(): void;
-  freezeOnReply(text: string): void;
-  freezeOnRequest(match: string | ((chunk: Buffer) => boolean)): void;
+  freezeOnReply(match: Match): void;
+  freezeOnRequest(match: Match): void;
   thaw(): void;
   close(): Promise<void>;
 }
 
+/** A text the chunk contains, or a test of the chunk. */
+type Match = string | ((chunk: Buffer) => boolean);
+
+const matcher = (match: Match) =>
+  typeof match === 'string' ? (chunk: Buffer) => chunk.includes(match) : match;
+
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let held: Array<() => void> | undefined;
-  let freezeAt: Buffer | undefined;
+  let freezeOnAnswer: ((chunk: Buffer) => boolean) | undefined;
   let freezeBefore: ((chunk: Buffer) => boolean) | undefined;
   /** Runs `action` now, or at `thaw` while frozen. */
   const deliver = (action: () => void) => (held ? held.push(action) : action());
@@ -39,8 +45,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   };
   const forward = (from: net.Socket, to: net.Socket, reply: boolean) => {
     from.on('data', (chunk: Buffer) => {
-      if (reply && freezeAt && chunk.includes(freezeAt)) {
-        freezeAt = undefined;
+      if (reply && freezeOnAnswer?.(chunk)) {
+        freezeOnAnswer = undefined;
         held ??= [];
       }
       if (!reply && freezeBefore?.(chunk)) {
@@ -70,7 +76,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const stop = () =>
     new Promise<void>((resolve) => {
       held = undefined;
-      freezeAt = undefined;
+      freezeOnAnswer = undefined;
       freezeBefore = undefined;
       for (const socket of sockets) socket.destroy();
       if (server.listening) server.close(() => resolve());
@@ -85,11 +91,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     freeze() {
       held ??= [];
     },
-    freezeOnReply(text) {
-      freezeAt = Buffer.from(text);
+    freezeOnReply(match) {
+      freezeOnAnswer = matcher(match);
     },
     freezeOnRequest(match) {
-      freezeBefore = typeof match === 'string' ? (chunk) => chunk.includes(match) : match;
+      freezeBefore = matcher(match);
     },
     thaw() {
       const actions = held ?? [];
