@@ -48,27 +48,29 @@ const unexpired = (alias: string) => `(${alias}.expires_at is null or ${alias}.e
  * revocations (as rows of type SubjectRevocation, payload {before}) and their subject's
  * user row without its password hash (type Account; the next read oidc-provider makes,
  * findAccount, is then answered without a round trip); `n` is the key's position, from 1. One statement that starts after the request: every revocation
- * committed before the request is in its answer.
+ * committed before the request is in its answer. `read_at` is when it ran, by the
+ * database clock, which bounds when the token's consume may still arrive (CONSUME_SQL).
  */
 const TOKEN_GRANT_SESSION_SQL = `with t as (
     select k.n, p.type, p.payload, ${CONSUMED_AT_AS_READ}, p.issued_at, p.grant_id
     from unnest(?::text[], ?::text[]) with ordinality as k(type, id, n)
     join oidc_payloads p on p.type = k.type and p.id = k.id and ${unexpired('p')}
   )
-  select t.n, t.type, t.payload, t.consumed_at, t.issued_at from t
+  select t.n, t.type, t.payload, t.consumed_at, t.issued_at, now() as read_at from t
   union all
-  select t.n, g.type, g.payload, g.consumed_at, g.issued_at from t
+  select t.n, g.type, g.payload, g.consumed_at, g.issued_at, now() from t
     join oidc_payloads g on g.type = 'Grant' and g.id = t.grant_id and ${unexpired('g')}
   union all
-  select t.n, s.type, s.payload, s.consumed_at, s.issued_at from t
+  select t.n, s.type, s.payload, s.consumed_at, s.issued_at, now() from t
     join oidc_payloads s on s.type = 'Session' and s.uid = t.payload->>'sessionUid'
       and ${unexpired('s')}
   union all
-  select t.n, 'SubjectRevocation', jsonb_build_object('before', r.issued_before), null, null from t
+  select t.n, 'SubjectRevocation', jsonb_build_object('before', r.issued_before), null, null,
+    now() from t
     join revocations r on r.kind = 'subject' and r.value = t.payload->>'accountId'
       and r.expires_at > now()
   union all
-  select t.n, 'Account', to_jsonb(u) - 'password_hash', null, null from t
+  select t.n, 'Account', to_jsonb(u) - 'password_hash', null, null, now() from t
     join users u on u.id = t.payload->>'accountId'`;
 
 /**
@@ -89,23 +91,30 @@ export const MAX_SIBLINGS = 3;
  * is an UPDATE of the parent row, so siblings used at once wait on its row lock and only
  * one sees the column free; in one statement, PostgreSQL updates the parent once.
  *
- * A refresh token consumed less than the reuse interval ago (bindings 5 and 6, seconds;
+ * A refresh token consumed less than the reuse interval ago (bindings 7 and 8, seconds;
  * 0 turns it off) is consumable again while none of its successors has been used: the
  * honest retry after a lost response (docs/security.md). The row keeps its first
  * consumed_at, so the window does not slide. With no interval that branch is off, not
  * merely empty: now() is when a transaction began, so one that waited on the row lock
  * while another consumed the token could see that consume as later than its now().
  *
- * A refresh token whose rotation was abandoned (see CONSUMED_AT_AS_READ; bindings 4 and 7)
+ * A refresh token whose rotation was abandoned (see CONSUMED_AT_AS_READ; bindings 6 and 9)
  * is consumable again at any time.
+ *
+ * A key read in this request (`read_at`, by the database clock) is consumed only within
+ * the rotation bound of that read (binding 1): a consume held in a network that stopped
+ * forwarding, its client long answered 503, is refused when it arrives (granted -1, the
+ * request answers 503) instead of consuming the token after the fact.
  *
  * Each key comes with how many callers present it (`n`); the answer says how many of them
  * consumed it (`granted`). A refresh token's `rotations` count its successors: retries in
- * the interval stop at MAX_SIBLINGS (binding 9; binding 8 is the interval again), and a
+ * the interval stop at MAX_SIBLINGS (binding 11; binding 10 is the interval again), and a
  * key refused only for that is answered with granted 0 (not reuse), its row unchanged.
  */
 const CONSUME_SQL = `with keys as (
-    select type, id, n from unnest(?::text[], ?::text[], ?::int[]) as k(type, id, n)
+    select type, id, n, read_at,
+      read_at is not null and now() >= read_at + make_interval(secs => ?::float8) as late
+    from unnest(?::text[], ?::text[], ?::int[], ?::timestamptz[]) as k(type, id, n, read_at)
   ),
   claimed as (
     update oidc_payloads parent set used_successor = child.id
@@ -121,7 +130,7 @@ const CONSUME_SQL = `with keys as (
         and coalesce(p.rotation_started_at, p.consumed_at)
           < now() - make_interval(secs => ?::float8)) as fresh
     from oidc_payloads p
-    join keys k on p.type = k.type and p.id = k.id
+    join keys k on p.type = k.type and p.id = k.id and not k.late
     where (p.consumed_at is null and (p.rotated_from is null
         or exists (select 1 from claimed c where c.type = p.type and c.id = p.id)
         or not exists (
@@ -153,7 +162,9 @@ const CONSUME_SQL = `with keys as (
   )
   select type, id, granted from consumed
   union all
-  select type, id, 0 from granted where granted <= 0`;
+  select type, id, 0 from granted where granted <= 0
+  union all
+  select type, id, -1 from keys where late`;
 
 /**
  * Rows given as parallel text arrays (one binding each, same on pg and PGlite), written in
@@ -216,7 +227,12 @@ interface ArtifactRow extends ArtifactKey {
 const keyOf = ({ type, id }: ArtifactKey) => JSON.stringify([type, id]);
 
 /** What a consume did for one caller; capped: a retry in the interval past MAX_SIBLINGS. */
-type Consumed = 'consumed' | 'reused' | 'capped';
+type Consumed = 'consumed' | 'reused' | 'capped' | 'late';
+
+/** A key to consume, with when this request read it (database clock), if it did. */
+interface ConsumeKey extends ArtifactKey {
+  readAt?: Date | undefined;
+}
 
 /**
  * The adapter's hot statements, coalesced across concurrent requests (packages/db
@@ -239,31 +255,37 @@ function createStatements(db: Db, refreshReuseInterval: number, rotationBound: n
         now,
         now,
       ]);
-      const { rows } = result as { rows: (PayloadRow & { type: string; n: unknown })[] };
-      const byKey = keys.map((): (PayloadRow & { type: string })[] => []);
+      const { rows } = result as { rows: (ReadRow & { n: unknown })[] };
+      const byKey = keys.map((): ReadRow[] => []);
       for (const row of rows) byKey[Number(row.n) - 1]?.push(row);
       return byKey;
     }),
 
     /**
-     * Per caller: consumed, reused, or capped (a retry past MAX_SIBLINGS). The same key
+     * Per caller: consumed, reused, capped (a retry past MAX_SIBLINGS) or late (arrived
+     * past the rotation bound of its read; callers of one key share its earliest read).
+     * The same key
      * several times in one batch is one UPDATE of one row, answered exactly as if they
      * came in turn: without a reuse interval only the first caller consumes and the rest
      * are reuse; with one, the others are retries of a token consumed an instant ago whose
      * successors are unused, and consume too, up to the cap.
      */
-    consume: coalesced(async (keys: readonly ArtifactKey[]) => {
-      const callers = new Map<string, { key: ArtifactKey; n: number }>();
+    consume: coalesced(async (keys: readonly ConsumeKey[]) => {
+      const callers = new Map<string, { key: ArtifactKey; n: number; readAt?: Date }>();
       for (const key of keys) {
-        const seen = callers.get(keyOf(key));
-        if (seen) seen.n += 1;
-        else callers.set(keyOf(key), { key, n: 1 });
+        const seen = callers.get(keyOf(key)) ?? { key, n: 0 };
+        seen.n += 1;
+        if (key.readAt && !(seen.readAt && seen.readAt <= key.readAt)) seen.readAt = key.readAt;
+        callers.set(keyOf(key), seen);
       }
       const distinct = [...callers.values()];
       const result = await prepared(db, CONSUME_SQL, [
+        rotationBound,
         distinct.map((c) => c.key.type),
         distinct.map((c) => c.key.id),
         distinct.map((c) => c.n),
+        // A null read_at: not read in this request, no bound.
+        distinct.map((c) => c.readAt?.toISOString() ?? null) as string[],
         rotationBound,
         refreshReuseInterval,
         refreshReuseInterval,
@@ -277,6 +299,7 @@ function createStatements(db: Db, refreshReuseInterval: number, rotationBound: n
       return keys.map((key): Consumed => {
         const granted = left.get(keyOf(key));
         if (granted === undefined) return 'reused';
+        if (granted < 0) return 'late';
         if (granted > 0) {
           left.set(keyOf(key), granted - 1);
           return 'consumed';
@@ -342,6 +365,20 @@ const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /** Unix seconds with milliseconds, as the deny list compares them. */
 const seconds = (date: Date | null) => (date ? date.getTime() / 1000 : undefined);
+
+/** A row of TOKEN_GRANT_SESSION_SQL. */
+type ReadRow = PayloadRow & { type: string; read_at: Date };
+
+const readAtKey = (type: string, id: string) => `read_at ${type} ${id}`;
+
+/** Kept for the rest of the request: the token's consume must follow within the bound. */
+function rememberReadAt(type: string, id: string, readAt: Date): void {
+  void memoizeInRequest(readAtKey(type, id), () => Promise.resolve<Date | undefined>(readAt));
+}
+
+/** When this request read the token (database clock); undefined when it did not. */
+const readAtOf = (type: string, id: string) =>
+  memoizeInRequest(readAtKey(type, id), () => Promise.resolve<Date | undefined>(undefined));
 
 const grantIssuedKey = (grantId: string) => `grant issued_at ${grantId}`;
 
@@ -470,8 +507,13 @@ export class KnexOidcAdapter implements Adapter {
 
   async consume(id: string): Promise<void> {
     dropAsides();
-    const consumed = await this.statements.consume({ type: this.type, id });
+    const readAt = await readAtOf(this.type, id);
+    const consumed = await this.statements.consume({ type: this.type, id, readAt });
     if (consumed === 'consumed') return;
+    if (consumed === 'late') {
+      const late = new Error('a consume came after the rotation bound of its read');
+      throw new DependencyUnavailableError('database', late);
+    }
     // Refused as a retry, not as reuse: the grant stays and no alert is raised.
     if (consumed === 'capped') throw new errors.InvalidGrant(TOO_MANY_SIBLINGS);
     const row = await this.db('oidc_payloads')
@@ -530,6 +572,7 @@ export class KnexOidcAdapter implements Adapter {
     const rows = await this.statements.readWithGrantAndSession({ type: this.type, id });
     const token = rows.find((r) => r.type === this.type);
     if (!token) return undefined;
+    rememberReadAt(this.type, id, token.read_at);
     // Stored in milliseconds (migration 011); the guard compares in seconds.
     const revokedBefore = rows
       .filter((r) => r.type === 'SubjectRevocation')
