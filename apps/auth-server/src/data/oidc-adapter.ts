@@ -141,7 +141,8 @@ const CONSUME_SQL = `with keys as (
           select 1 from oidc_payloads c
           where c.rotated_from = p.id and c.type = p.type and c.consumed_at is not null))
       or (p.type = 'RefreshToken' and p.awaiting_successor
-        and coalesce(p.rotation_started_at, p.consumed_at) < now() - make_interval(secs => ?::float8))
+        and coalesce(p.rotation_started_at, p.consumed_at)
+          < now() - make_interval(secs => ?::float8))
     order by p.type, p.id
     for update of p
   ),
@@ -264,9 +265,8 @@ function createStatements(db: Db, refreshReuseInterval: number, rotationBound: n
     /**
      * Per caller: consumed, reused, capped (a retry past MAX_SIBLINGS) or late (arrived
      * past the rotation bound of its read; callers of one key share its earliest read).
-     * The same key
-     * several times in one batch is one UPDATE of one row, answered exactly as if they
-     * came in turn: without a reuse interval only the first caller consumes and the rest
+     * The same key several times in one batch is one UPDATE of one row, answered exactly
+     * as if they came in turn: without a reuse interval only the first caller consumes and the rest
      * are reuse; with one, the others are retries of a token consumed an instant ago whose
      * successors are unused, and consume too, up to the cap.
      */
