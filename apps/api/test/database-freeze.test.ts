@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { isDatabaseUnavailable, type Db } from '@portcullis/db';
 import type { ProxiedTestDatabase, TcpProxy } from '@portcullis/db/testing';
 import type { RunningApiServer } from '../src/index.js';
+import { FakePaymentProvider } from '../src/payments/fake-provider.js';
 import { startProxiedApi, type ProxiedApi } from './helpers/proxied-api.js';
 
 /** Well under the reference client's 15 s timeout. */
@@ -29,9 +30,13 @@ withPostgres('PostgreSQL that stops answering (runs only with DATABASE_URL)', ()
   let api: RunningApiServer;
   let apiKey: string;
   let ownerId: string;
+  const provider = new FakePaymentProvider();
 
   beforeAll(async () => {
-    proxied = await startProxiedApi(['orders:read', 'orders:write']);
+    proxied = await startProxiedApi(
+      ['orders:read', 'orders:write', 'payments:read', 'payments:create'],
+      { paymentProvider: provider },
+    );
     ({ database, proxy, db, api, apiKey, ownerId } = proxied);
   });
 
@@ -77,6 +82,24 @@ withPostgres('PostgreSQL that stops answering (runs only with DATABASE_URL)', ()
 
     proxy.thaw();
     await work.catch(() => undefined);
+    await settledAfterThaw();
+    expect(await ordersOf(customer)).toBe(0);
+  }, 30_000);
+
+  it('an order answered 503 because its COMMIT was held in the network is not committed when the network thaws', async () => {
+    const customer = `held-commit-${randomUUID()}`;
+    // The INSERTs reach the server; the COMMIT after them does not, until the thaw.
+    proxy.freezeOnRequest('COMMIT');
+    const res = await fetch(`${api.url}/orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ customer, amount: 100, currency: 'EUR' }),
+      signal: AbortSignal.timeout(CLIENT_PATIENCE_MS),
+    });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ error: 'temporarily_unavailable' });
+
+    proxy.thaw();
     await settledAfterThaw();
     expect(await ordersOf(customer)).toBe(0);
   }, 30_000);
@@ -130,4 +153,49 @@ withPostgres('PostgreSQL that stops answering (runs only with DATABASE_URL)', ()
     // Only the order created before the freeze: every 503 was rolled back.
     expect(await ordersOf(prefix)).toBe(1);
   }, 60_000);
+
+  // The claim of the key is committed, or its INSERT held in the network; then the
+  // request answers 503. Its retry with the same key soon after the thaw is made, once.
+  it.each([
+    ["the INSERT of its key's claim", 'insert into "idempotency_keys"'],
+    ['the INSERT of its payment (after the charge)', 'insert into "payments"'],
+  ])(
+    'a payment answered 503 because %s was held in the network is made once by a retry with its key soon after the thaw',
+    async (_, heldStatement) => {
+      const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+      const created = await fetch(`${api.url}/orders`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ customer: `pay-${randomUUID()}`, amount: 700, currency: 'EUR' }),
+      });
+      expect(created.status).toBe(201);
+      const { id: orderId } = (await created.json()) as { id: string };
+      const charges = provider.chargeCount;
+      const pay = () =>
+        fetch(`${api.url}/payments`, {
+          method: 'POST',
+          headers: { ...auth, 'idempotency-key': `freeze-${orderId}` },
+          body: JSON.stringify({ orderId, amount: 700, currency: 'EUR' }),
+          signal: AbortSignal.timeout(CLIENT_PATIENCE_MS),
+        });
+
+      proxy.freezeOnRequest(heldStatement);
+      const failed = await pay();
+      expect(failed.status).toBe(503);
+      proxy.thaw();
+      await settledAfterThaw();
+
+      // Far fewer tries than the 60 s an in-flight claim of a live request is held.
+      let retried = await pay();
+      for (let i = 0; i < 10 && retried.status === 409; i++) {
+        await sleep(Number(retried.headers.get('retry-after')) * 1000);
+        retried = await pay();
+      }
+      expect(retried.status).toBe(201);
+      expect((await pay()).headers.get('idempotent-replayed')).toBe('true');
+      expect(await database.db('payments').where({ order_id: orderId })).toHaveLength(1);
+      expect(provider.chargeCount).toBe(charges + 1);
+    },
+    60_000,
+  );
 });

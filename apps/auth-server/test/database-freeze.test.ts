@@ -189,11 +189,76 @@ withPostgres('auth server on PostgreSQL that stops answering (runs only with DAT
   // so the client's retry after its 503 rotates again instead of counting as reuse.
   it('a rotation abandoned after PostgreSQL consumed the old token: the retry after the thaw goes on', async () => {
     const chain = await refreshChain();
-    // The consume UPDATE reaches the server and is done there; its answer never comes back.
-    proxy.freezeOnReply('UPDATE 1');
+    // The consume reaches the server and is done there; its answer never comes back. Its
+    // answer names the token, without a payload (the read's answer before it has one).
+    proxy.freezeOnReply(
+      (chunk) => chunk.includes(chain.refreshToken) && !chunk.includes('accountId'),
+    );
     const failed = await refresh(chain).finally(() => proxy.thaw());
     expect503(failed);
     await recovered();
+    const retried = await refresh(chain);
+    expect(retried.status).toBe(200);
+    expect((await refresh({ ...chain, refreshToken: retried.body['refresh_token'] })).status).toBe(
+      200,
+    );
+    expect(await reuseAlerts(chain.grantId)).toBe(0);
+  }, 60_000);
+
+  // The successor's save is one statement outside a transaction: held in the network, it
+  // would be committed when the network heals, long after the client's 503, and the
+  // client's retry of the old token would then count as reuse.
+  it('a successor whose save was held in the network until after the 503 is not saved at the thaw: the retry goes on', async () => {
+    const chain = await refreshChain();
+    // The save of the successor: the one message naming the old token with a payload.
+    proxy.freezeOnRequest(
+      (chunk) => chunk.includes(chain.refreshToken) && chunk.includes('accountId'),
+    );
+    const failed = await refresh(chain);
+    expect503(failed);
+    proxy.thaw();
+    await recovered();
+    const retried = await refresh(chain);
+    expect(retried.status).toBe(200);
+    expect((await refresh({ ...chain, refreshToken: retried.body['refresh_token'] })).status).toBe(
+      200,
+    );
+    expect(await reuseAlerts(chain.grantId)).toBe(0);
+  }, 60_000);
+
+  /** Sessions PostgreSQL holds on the test database, asked straight, not through the proxy. */
+  const sessions = async () =>
+    (
+      (await database.db.raw(
+        'select pid from pg_stat_activity where datname = current_database()',
+      )) as { rows: { pid: number }[] }
+    ).rows.map((r) => r.pid);
+
+  // The consume is one statement outside a transaction too: held in the network, it would
+  // consume the token at the thaw, after the client's 503, and its retry would be reuse.
+  it('a consume held in the network until after the 503 is not applied at the thaw: the old token is untouched', async () => {
+    const chain = await refreshChain();
+    let naming = 0;
+    // The second message naming the token is its consume (the first is its read).
+    proxy.freezeOnRequest((chunk) => chunk.includes(chain.refreshToken) && ++naming === 2);
+    const failed = await refresh(chain);
+    expect503(failed);
+    const frozen = await sessions();
+    proxy.thaw();
+    // The held consume is delivered, then its connection's close: that session ends.
+    let alive = frozen.length;
+    for (let i = 0; i < 50 && alive === frozen.length; i++) {
+      const now = new Set(await sessions());
+      alive = frozen.filter((pid) => now.has(pid)).length;
+      if (alive === frozen.length) await sleep(100);
+    }
+    expect(alive).toBeLessThan(frozen.length);
+    await recovered();
+    const row = (await database
+      .db('oidc_payloads')
+      .where({ type: 'RefreshToken', id: chain.refreshToken })
+      .first('consumed_at')) as { consumed_at: Date | null };
+    expect(row.consumed_at).toBeNull();
     const retried = await refresh(chain);
     expect(retried.status).toBe(200);
     expect((await refresh({ ...chain, refreshToken: retried.body['refresh_token'] })).status).toBe(

@@ -13,6 +13,7 @@ import {
   type TestAuthServer,
   tokenRequest,
 } from '@portcullis/testing';
+import { MAX_SIBLINGS } from '../src/data/oidc-adapter.js';
 
 // `t` tolerates no retry at all (REFRESH_REUSE_INTERVAL=0), so every second presentation
 // is reuse; `lenient` runs the default reuse interval.
@@ -313,5 +314,29 @@ describe('the reuse interval (REFRESH_REUSE_INTERVAL, default 5 s)', () => {
     const kept = ok[ok.length - 1]!.body.refresh_token;
     expect((await rt(kept)).status).toBe(200);
     expect(await reuseAlerts(lenient, grantId)).toEqual({ audit: 0, webhook: 0 });
+  });
+
+  test(`40 concurrent refreshes with one token: at most ${MAX_SIBLINGS} succeed, the rest are invalid_grant without revoking or alerting`, async () => {
+    const { grantId, first, rt } = await session();
+    const results = await Promise.all(Array.from({ length: 40 }, () => rt(first)));
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    expect(ok.length).toBeLessThanOrEqual(MAX_SIBLINGS);
+    for (const r of results.filter((x) => x.status !== 200))
+      expect(r.body.error).toBe('invalid_grant');
+    expect(await reuseAlerts(lenient, grantId)).toEqual({ audit: 0, webhook: 0 });
+    expect((await rt(ok[0]!.body.refresh_token)).status).toBe(200);
+  });
+
+  test(`retries one after the other: ${MAX_SIBLINGS} siblings, then invalid_grant; the grant lives`, async () => {
+    const { grantId, first, rt } = await session();
+    const siblings = [];
+    for (let i = 0; i < MAX_SIBLINGS; i++) siblings.push(await rt(first));
+    expect(siblings.map((r) => r.status)).toEqual(siblings.map(() => 200));
+    const refused = await rt(first);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('invalid_grant');
+    expect(await reuseAlerts(lenient, grantId)).toEqual({ audit: 0, webhook: 0 });
+    expect((await rt(siblings.at(-1)!.body.refresh_token)).status).toBe(200);
   });
 });

@@ -57,6 +57,9 @@ export function createDb(options: DbOptions): Db {
         connectionString: options.databaseUrl,
         connectionTimeoutMillis: 2_000,
         statement_timeout: statementTimeoutMs(queryTimeoutMs),
+        // A transaction whose next statement is held in the network is aborted by the
+        // server before the client gives up and answers 503 (README "Database faults").
+        idle_in_transaction_session_timeout: statementTimeoutMs(queryTimeoutMs),
         query_timeout: queryTimeoutMs,
         keepAlive: true,
       },

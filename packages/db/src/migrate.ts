@@ -14,6 +14,8 @@ import * as m012 from './migrations/012-refresh-rotation-state.js';
 import * as m013 from './migrations/013-mfa.js';
 import * as m014 from './migrations/014-passkeys.js';
 import * as m015 from './migrations/015-totp-enrolment-owner.js';
+import * as m016 from './migrations/016-refresh-rotation-started.js';
+import * as m017 from './migrations/017-refresh-rotation-count.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -40,6 +42,8 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['013-mfa', m013],
   ['014-passkeys', m014],
   ['015-totp-enrolment-owner', m015],
+  ['016-refresh-rotation-started', m016],
+  ['017-refresh-rotation-count', m017],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -9,23 +9,33 @@ import net from 'node:net';
  * nothing is forwarded either way; `thaw` delivers what was held, in order, including
  * the closes that happened meanwhile, as a stopped server's kernel would.
  * `freezeOnReply` freezes at a chosen moment of a conversation: just before the server's
- * first answer containing a given text reaches the client (the server did the work, the
- * client never hears of it).
+ * first answer that matches (contains a text, or passes a test) reaches the client (the server did the work, the
+ * client never hears of it). `freezeOnRequest` freezes just before the client's first
+ * message that matches reaches the server (e.g. `COMMIT`: the inserts were done, the
+ * commit is held in the network).
  */
 export interface TcpProxy {
   readonly port: number;
   cut(): Promise<void>;
   restore(): Promise<void>;
   freeze(): void;
-  freezeOnReply(text: string): void;
+  freezeOnReply(match: Match): void;
+  freezeOnRequest(match: Match): void;
   thaw(): void;
   close(): Promise<void>;
 }
 
+/** A text the chunk contains, or a test of the chunk. */
+type Match = string | ((chunk: Buffer) => boolean);
+
+const matcher = (match: Match) =>
+  typeof match === 'string' ? (chunk: Buffer) => chunk.includes(match) : match;
+
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let held: Array<() => void> | undefined;
-  let freezeAt: Buffer | undefined;
+  let freezeOnAnswer: ((chunk: Buffer) => boolean) | undefined;
+  let freezeBefore: ((chunk: Buffer) => boolean) | undefined;
   /** Runs `action` now, or at `thaw` while frozen. */
   const deliver = (action: () => void) => (held ? held.push(action) : action());
   const track = (socket: net.Socket) => {
@@ -35,8 +45,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   };
   const forward = (from: net.Socket, to: net.Socket, reply: boolean) => {
     from.on('data', (chunk: Buffer) => {
-      if (reply && freezeAt && chunk.includes(freezeAt)) {
-        freezeAt = undefined;
+      if (reply && freezeOnAnswer?.(chunk)) {
+        freezeOnAnswer = undefined;
+        held ??= [];
+      }
+      if (!reply && freezeBefore?.(chunk)) {
+        freezeBefore = undefined;
         held ??= [];
       }
       deliver(() => to.write(chunk));
@@ -62,7 +76,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const stop = () =>
     new Promise<void>((resolve) => {
       held = undefined;
-      freezeAt = undefined;
+      freezeOnAnswer = undefined;
+      freezeBefore = undefined;
       for (const socket of sockets) socket.destroy();
       if (server.listening) server.close(() => resolve());
       else resolve();
@@ -76,8 +91,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     freeze() {
       held ??= [];
     },
-    freezeOnReply(text) {
-      freezeAt = Buffer.from(text);
+    freezeOnReply(match) {
+      freezeOnAnswer = matcher(match);
+    },
+    freezeOnRequest(match) {
+      freezeBefore = matcher(match);
     },
     thaw() {
       const actions = held ?? [];

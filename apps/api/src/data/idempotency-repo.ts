@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { toJsonb, type Db, type IdempotencyKeyRow } from '@portcullis/db';
+import { isDatabaseUnavailable, toJsonb, type Db, type IdempotencyKeyRow } from '@portcullis/db';
 
 /**
  * Idempotency records of POST /payments (as Stripe's API: keys are scoped to the
@@ -10,7 +10,10 @@ import { toJsonb, type Db, type IdempotencyKeyRow } from '@portcullis/db';
  * - an expired record is reclaimed, and a stale in-flight one (its process died) taken
  *   over, by an UPDATE conditional on what was read; of racing takers exactly one wins;
  * - completion is an UPDATE conditional on the claim still being ours, in the
- *   transaction that writes the payment.
+ *   transaction that writes the payment;
+ * - a claim whose request ended without completing it is let go at once (stale, taken
+ *   over by the retry with the same operation id), or as soon as the database answers
+ *   again; only a claim whose process died waits out the stale time (docs/api-contracts.md).
  */
 export interface StoredResponse {
   status: number;
@@ -43,11 +46,21 @@ export interface ClaimRequest {
 }
 
 export interface IdempotencyRepo {
+  /**
+   * One transaction, so that a claim held in the network is never committed after its
+   * request answered 503 (docs/robustness.md); a claim whose answer was lost is let go.
+   */
   claim(request: ClaimRequest): Promise<ClaimOutcome>;
   /** Gives the key up (the request failed before doing anything): a retry starts afresh. */
   release(claim: IdempotencyClaim): Promise<void>;
   /** Keeps the claim in flight but stale at once: a retry takes it over with the same operation id. */
   unlock(claim: IdempotencyClaim): Promise<void>;
+  /**
+   * `unlock` for a request that ended: now, or, while the database does not answer, retried
+   * every second until it does or until `giveUpAt` (the claim is stale by then anyway).
+   * Resolves after the first attempt.
+   */
+  letGo(claim: IdempotencyClaim, giveUpAt: Date): Promise<void>;
   /** The stored response of a completed key (after losing a race to complete). */
   storedResponse(subject: string, key: string): Promise<StoredResponse | undefined>;
 }
@@ -89,10 +102,14 @@ const responseOf = (row: IdempotencyKeyRow): StoredResponse => ({
   body: row.response_body,
 });
 
+/** Seconds between attempts to let a claim go while the database does not answer. */
+const LET_GO_RETRY_MS = 1_000;
+
 export function createIdempotencyRepo(db: Db): IdempotencyRepo {
   const table = () => db<IdempotencyKeyRow>('idempotency_keys');
 
-  async function attempt(r: ClaimRequest): Promise<ClaimOutcome | undefined> {
+  async function attempt(trx: Db, r: ClaimRequest): Promise<ClaimOutcome | undefined> {
+    const keys = () => trx<IdempotencyKeyRow>('idempotency_keys');
     const fresh = {
       id: randomUUID(),
       request_hash: r.requestHash,
@@ -104,18 +121,18 @@ export function createIdempotencyRepo(db: Db): IdempotencyRepo {
       locked_at: r.now,
       expires_at: new Date(r.now.getTime() + r.ttlMs),
     };
-    const [inserted] = await table()
+    const [inserted] = await keys()
       .insert({ subject: r.subject, key: r.key, ...fresh })
       .onConflict(['subject', 'key'])
       .ignore()
       .returning('*');
     if (inserted) return { outcome: 'claimed', claim: claimOf(inserted as IdempotencyKeyRow) };
 
-    const row = await table().where({ subject: r.subject, key: r.key }).first();
+    const row = await keys().where({ subject: r.subject, key: r.key }).first();
     if (!row) return undefined; // released in between: try again
     if (row.expires_at <= r.now) {
       // Kept 24 h: after that the key is new again (a new operation id, a new provider key).
-      const [reclaimed] = await table()
+      const [reclaimed] = await keys()
         .where({ subject: r.subject, key: r.key, id: row.id })
         .where('expires_at', '<=', r.now)
         .update(fresh)
@@ -128,7 +145,7 @@ export function createIdempotencyRepo(db: Db): IdempotencyRepo {
     if (row.state === 'completed') return { outcome: 'replay', response: responseOf(row) };
     if (row.locked_at.getTime() > r.now.getTime() - r.staleMs) return { outcome: 'in_flight' };
     // Stale: the same operation id is kept, so the provider call is retried idempotently.
-    const [taken] = await table()
+    const [taken] = await keys()
       .where({
         subject: r.subject,
         key: r.key,
@@ -143,30 +160,52 @@ export function createIdempotencyRepo(db: Db): IdempotencyRepo {
       : { outcome: 'in_flight' };
   }
 
-  /** The claim's row while it is still in flight under this very lock (nobody took it over). */
-  const stillOurs = (claim: IdempotencyClaim) =>
+  /**
+   * The claim's row while it is still in flight under this very lock (nobody took it over).
+   * Without an id: whichever claim a request made at `lockedAt` (its answer was lost).
+   */
+  const stillOurs = (claim: Omit<IdempotencyClaim, 'id'> & { id?: string }) =>
     table().where({
       subject: claim.subject,
       key: claim.key,
-      id: claim.id,
+      ...(claim.id === undefined ? {} : { id: claim.id }),
       state: 'in_flight',
       locked_at: claim.lockedAt,
     });
 
+  const unlock = async (claim: Omit<IdempotencyClaim, 'id'> & { id?: string }) => {
+    await stillOurs(claim).update({ locked_at: new Date(0) });
+  };
+
+  function letGo(claim: Omit<IdempotencyClaim, 'id'> & { id?: string }, giveUpAt: Date) {
+    return unlock(claim).catch((error: unknown) => {
+      if (!isDatabaseUnavailable(error) || Date.now() >= giveUpAt.getTime()) return;
+      setTimeout(() => void letGo(claim, giveUpAt), LET_GO_RETRY_MS).unref();
+    });
+  }
+
   return {
     async claim(request) {
-      for (let i = 0; i < 3; i += 1) {
-        const outcome = await attempt(request);
-        if (outcome) return outcome;
+      try {
+        for (let i = 0; i < 3; i += 1) {
+          const outcome = await db.transaction((trx) => attempt(trx, request));
+          if (outcome) return outcome;
+        }
+      } catch (error) {
+        // The claim may have committed with its answer lost: nobody is working on it.
+        if (isDatabaseUnavailable(error)) {
+          const { subject, key, now } = request;
+          void letGo({ subject, key, lockedAt: now }, new Date(now.getTime() + request.staleMs));
+        }
+        throw error;
       }
       return { outcome: 'in_flight' };
     },
     async release(claim) {
       await stillOurs(claim).del();
     },
-    async unlock(claim) {
-      await stillOurs(claim).update({ locked_at: new Date(0) });
-    },
+    unlock,
+    letGo,
     async storedResponse(subject, key) {
       const row = await table().where({ subject, key, state: 'completed' }).first();
       return row && responseOf(row);

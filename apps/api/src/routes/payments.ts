@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { ParameterizedContext } from 'koa';
 import { ACR, hasPermission, Perm, type Principal } from '@portcullis/claims';
+import { isDatabaseUnavailable } from '@portcullis/db';
 import { paymentJson, type Payment } from '../data/payments-repo.js';
 import type { IdempotencyClaim, StoredResponse } from '../data/idempotency-repo.js';
 import {
@@ -28,7 +29,10 @@ import { visibilityOf as orderVisibilityOf } from './order-access.js';
 
 const tags = ['payments'];
 const KEY_TTL_MS = 24 * 3600_000;
-/** An in-flight key older than this belongs to a request that died; it may be retried. */
+/**
+ * An in-flight key older than this belongs to a process that died mid-request; it may be
+ * retried. A request that ends lets its key go at once (docs/api-contracts.md).
+ */
 export const STALE_CLAIM_MS = 60_000;
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
@@ -91,8 +95,7 @@ export function paymentsRoutes(api: ApiRouter, deps: RouteDeps): void {
         reference: order.id,
       });
     } catch (error) {
-      // Unknown whether the charge happened: the key stays in flight, at once retryable.
-      await idempotency.unlock(claim).catch(() => undefined);
+      // Unknown whether the charge happened: the retry charges with the same provider key.
       throw new ServiceUnavailableError(
         'the payment provider is unavailable; retry with the same Idempotency-Key',
         1,
@@ -187,6 +190,13 @@ export function paymentsRoutes(api: ApiRouter, deps: RouteDeps): void {
           (error instanceof ConflictError && error.code === 'order_closed')
         ) {
           await idempotency.release(outcome.claim);
+        } else {
+          // Ended without completing (the charge may have happened): stale at once, so the
+          // retry takes over with the same provider key. With the database not answering,
+          // the 503 goes out now and the key is let go once it answers again.
+          const giveUpAt = new Date(outcome.claim.lockedAt.getTime() + STALE_CLAIM_MS);
+          const letGo = idempotency.letGo(outcome.claim, giveUpAt);
+          if (!isDatabaseUnavailable(error)) await letGo;
         }
         throw error;
       }

@@ -10,6 +10,7 @@ import {
 import { TEST_API_AUDIENCE } from '@portcullis/testing';
 import { pino } from 'pino';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '../../src/index.js';
+import type { PaymentProvider } from '../../src/payments/provider.js';
 import { makeApiKey, makeUser } from './factories.js';
 
 export interface ProxiedApi {
@@ -29,7 +30,10 @@ export interface ProxiedApi {
  * (createProxiedTestDatabase), for tests of a database that freezes or goes away. Needs
  * DATABASE_URL. `close` thaws the proxy first, so nothing waits on a frozen database.
  */
-export async function startProxiedApi(permissions: string[]): Promise<ProxiedApi> {
+export async function startProxiedApi(
+  permissions: string[],
+  options: { paymentProvider?: PaymentProvider } = {},
+): Promise<ProxiedApi> {
   const database = await createProxiedTestDatabase();
   const db = createDb({ databaseUrl: database.proxiedUrl });
   const dataDir = await mkdtemp(path.join(tmpdir(), 'portcullis-pg-proxied-'));
@@ -41,7 +45,11 @@ export async function startProxiedApi(permissions: string[]): Promise<ProxiedApi
       API_AUDIENCE: TEST_API_AUDIENCE,
       DATA_DIR: dataDir,
     }),
-    { db, logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }) },
+    {
+      db,
+      logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }),
+      ...(options.paymentProvider ? { paymentProvider: options.paymentProvider } : {}),
+    },
   );
   const ownerId = (await makeUser(database.db, ['admin'])).id;
   return {

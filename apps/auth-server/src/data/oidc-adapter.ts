@@ -15,6 +15,7 @@ import {
   takeAside,
 } from '../provider/request-memo.js';
 import type { ArtifactGuard, FreshRevocations } from '../provider/subject-logout.js';
+import { DependencyUnavailableError } from '../unavailable.js';
 import type { ClientsRepo } from './clients-repo.js';
 
 interface PayloadRow {
@@ -34,12 +35,12 @@ const READ_WITH_GRANT_AND_SESSION = new Set(['RefreshToken', 'AuthorizationCode'
 
 /**
  * A refresh token whose rotation was abandoned (consumed, its successor never saved, and
- * longer ago than AdapterOptions.rotationBound) reads as unconsumed: nobody holds a
- * successor, so its holder may rotate it again (docs/security.md).
+ * the rotation began longer ago than AdapterOptions.rotationBound) reads as unconsumed:
+ * nobody holds a successor, so its holder may rotate it again (docs/security.md).
  */
 const CONSUMED_AT_AS_READ = `case when awaiting_successor
-    and consumed_at < now() - make_interval(secs => ?::float8) then null
-    else consumed_at end as consumed_at`;
+    and coalesce(rotation_started_at, consumed_at) < now() - make_interval(secs => ?::float8)
+    then null else consumed_at end as consumed_at`;
 
 const unexpired = (alias: string) => `(${alias}.expires_at is null or ${alias}.expires_at > ?)`;
 /**
@@ -49,7 +50,8 @@ const unexpired = (alias: string) => `(${alias}.expires_at is null or ${alias}.e
  * findAccount, is then answered without a round trip); `n` is the key's position, from 1. One statement that starts after the request: every revocation
  * committed before the request is in its answer. An expired authorization code is still
  * read (until purged), as an expired device code is, so /token says "expired", not
- * "unknown": oidc-provider checks the code's own `exp`.
+ * "unknown": oidc-provider checks the code's own `exp`. `read_at` is when it ran, by the
+ * database clock, which bounds when the token's consume may still arrive (CONSUME_SQL).
  */
 const TOKEN_GRANT_SESSION_SQL = `with t as (
     select k.n, p.type, p.payload, ${CONSUMED_AT_AS_READ}, p.issued_at, p.grant_id
@@ -57,21 +59,29 @@ const TOKEN_GRANT_SESSION_SQL = `with t as (
     join oidc_payloads p on p.type = k.type and p.id = k.id
       and (p.type = 'AuthorizationCode' or ${unexpired('p')})
   )
-  select t.n, t.type, t.payload, t.consumed_at, t.issued_at from t
+  select t.n, t.type, t.payload, t.consumed_at, t.issued_at, now() as read_at from t
   union all
-  select t.n, g.type, g.payload, g.consumed_at, g.issued_at from t
+  select t.n, g.type, g.payload, g.consumed_at, g.issued_at, now() from t
     join oidc_payloads g on g.type = 'Grant' and g.id = t.grant_id and ${unexpired('g')}
   union all
-  select t.n, s.type, s.payload, s.consumed_at, s.issued_at from t
+  select t.n, s.type, s.payload, s.consumed_at, s.issued_at, now() from t
     join oidc_payloads s on s.type = 'Session' and s.uid = t.payload->>'sessionUid'
       and ${unexpired('s')}
   union all
-  select t.n, 'SubjectRevocation', jsonb_build_object('before', r.issued_before), null, null from t
+  select t.n, 'SubjectRevocation', jsonb_build_object('before', r.issued_before), null, null,
+    now() from t
     join revocations r on r.kind = 'subject' and r.value = t.payload->>'accountId'
       and r.expires_at > now()
   union all
-  select t.n, 'Account', to_jsonb(u) - 'password_hash', null, null from t
+  select t.n, 'Account', to_jsonb(u) - 'password_hash', null, null, now() from t
     join users u on u.id = t.payload->>'accountId'`;
+
+/**
+ * Successors one refresh token may have (docs/security.md, "Siblings"): the rotation and
+ * two honest retries (a lost answer, a second tab refreshing at once) fit; a token
+ * replayed in a burst yields no more than this many access and refresh tokens.
+ */
+export const MAX_SIBLINGS = 3;
 
 /**
  * Marks artifacts consumed, locking them in one order (type, id) so that two batches
@@ -84,18 +94,30 @@ const TOKEN_GRANT_SESSION_SQL = `with t as (
  * is an UPDATE of the parent row, so siblings used at once wait on its row lock and only
  * one sees the column free; in one statement, PostgreSQL updates the parent once.
  *
- * A refresh token consumed less than the reuse interval ago (bindings 3 and 4, seconds;
+ * A refresh token consumed less than the reuse interval ago (bindings 7 and 8, seconds;
  * 0 turns it off) is consumable again while none of its successors has been used: the
  * honest retry after a lost response (docs/security.md). The row keeps its first
  * consumed_at, so the window does not slide. With no interval that branch is off, not
  * merely empty: now() is when a transaction began, so one that waited on the row lock
  * while another consumed the token could see that consume as later than its now().
  *
- * A refresh token whose rotation was abandoned (see CONSUMED_AT_AS_READ; binding 5) is
- * consumable again at any time.
+ * A refresh token whose rotation was abandoned (see CONSUMED_AT_AS_READ; bindings 6 and 9)
+ * is consumable again at any time.
+ *
+ * A key read in this request (`read_at`, by the database clock) is consumed only within
+ * the rotation bound of that read (binding 1): a consume held in a network that stopped
+ * forwarding, its client long answered 503, is refused when it arrives (granted -1, the
+ * request answers 503) instead of consuming the token after the fact.
+ *
+ * Each key comes with how many callers present it (`n`); the answer says how many of them
+ * consumed it (`granted`). A refresh token's `rotations` count its successors: retries in
+ * the interval stop at MAX_SIBLINGS (binding 11; binding 10 is the interval again), and a
+ * key refused only for that is answered with granted 0 (not reuse), its row unchanged.
  */
 const CONSUME_SQL = `with keys as (
-    select type, id from unnest(?::text[], ?::text[]) as k(type, id)
+    select type, id, n, read_at,
+      read_at is not null and now() >= read_at + make_interval(secs => ?::float8) as late
+    from unnest(?::text[], ?::text[], ?::int[], ?::timestamptz[]) as k(type, id, n, read_at)
   ),
   claimed as (
     update oidc_payloads parent set used_successor = child.id
@@ -106,8 +128,12 @@ const CONSUME_SQL = `with keys as (
     returning child.type, child.id
   ),
   locked as (
-    select p.type, p.id from oidc_payloads p
-    join keys k on p.type = k.type and p.id = k.id
+    select p.type, p.id, k.n, coalesce(p.rotations, 0) as prior,
+      p.consumed_at is null or (p.type = 'RefreshToken' and p.awaiting_successor
+        and coalesce(p.rotation_started_at, p.consumed_at)
+          < now() - make_interval(secs => ?::float8)) as fresh
+    from oidc_payloads p
+    join keys k on p.type = k.type and p.id = k.id and not k.late
     where (p.consumed_at is null and (p.rotated_from is null
         or exists (select 1 from claimed c where c.type = p.type and c.id = p.id)
         or not exists (
@@ -118,15 +144,31 @@ const CONSUME_SQL = `with keys as (
           select 1 from oidc_payloads c
           where c.rotated_from = p.id and c.type = p.type and c.consumed_at is not null))
       or (p.type = 'RefreshToken' and p.awaiting_successor
-        and p.consumed_at < now() - make_interval(secs => ?::float8))
+        and coalesce(p.rotation_started_at, p.consumed_at)
+          < now() - make_interval(secs => ?::float8))
     order by p.type, p.id
     for update of p
+  ),
+  granted as (
+    select type, id, prior, case when type = 'RefreshToken' and ?::float8 > 0
+      then greatest(least(n, ?::int - prior), case when fresh then 1 else 0 end)
+      else 1 end as granted
+    from locked
+  ),
+  consumed as (
+    update oidc_payloads p set consumed_at = coalesce(p.consumed_at, now()),
+      awaiting_successor = p.type = 'RefreshToken',
+      rotation_started_at = case when p.type = 'RefreshToken' then now() end,
+      rotations = case when p.type = 'RefreshToken' then g.prior + g.granted end
+    from granted g
+    where p.type = g.type and p.id = g.id and g.granted > 0
+    returning p.type, p.id, g.granted
   )
-  update oidc_payloads p set consumed_at = coalesce(p.consumed_at, now()),
-    awaiting_successor = p.type = 'RefreshToken'
-  from locked
-  where p.type = locked.type and p.id = locked.id
-  returning p.type, p.id`;
+  select type, id, granted from consumed
+  union all
+  select type, id, 0 from granted where granted <= 0
+  union all
+  select type, id, -1 from keys where late`;
 
 /**
  * Rows given as parallel text arrays (one binding each, same on pg and PGlite), written in
@@ -134,27 +176,41 @@ const CONSUME_SQL = `with keys as (
  * `issued_at` is kept when a row is saved again, except when a session is signed in anew
  * (its loginTs changes): logout everywhere compares against it. Saving a rotated refresh
  * token's successor clears its parent's awaiting_successor in the same statement.
+ *
+ * A successor is saved only within the rotation bound (binding 10, seconds) of its
+ * parent's rotation: one that arrives later (held in a network that stopped forwarding,
+ * its client long answered 503) would land after the rotation counts as abandoned, and
+ * turn the client's retry into reuse. It is refused instead and missing from the answer.
+ * (A parent that is gone was revoked with its grant, which makes the successor dead anyway.)
  */
 const UPSERT_SQL = `with r as (
     select * from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
       ?::text[], ?::text[], ?::text[])
       as r(id, type, payload, grant_id, user_code, uid, expires_at, rotated_from, issued_at)
   ),
+  accepted as (
+    select * from r where not exists (
+      select 1 from oidc_payloads parent
+      where parent.type = r.type and parent.id = r.rotated_from
+        and coalesce(parent.rotation_started_at, parent.consumed_at)
+          <= now() - make_interval(secs => ?::float8))
+  ),
   rotated as (
-    update oidc_payloads parent set awaiting_successor = false from r
+    update oidc_payloads parent set awaiting_successor = false from accepted r
     where parent.type = r.type and parent.id = r.rotated_from and parent.awaiting_successor
   )
   insert into oidc_payloads
     (id, type, payload, grant_id, user_code, uid, expires_at, rotated_from, issued_at)
   select id, type, payload::jsonb, grant_id, user_code, uid, expires_at::timestamptz,
     rotated_from, issued_at::timestamptz
-  from r
+  from accepted
   order by type, id
   on conflict (type, id) do update set payload = excluded.payload, grant_id = excluded.grant_id,
     user_code = excluded.user_code, uid = excluded.uid, expires_at = excluded.expires_at,
     issued_at = case
       when oidc_payloads.payload->'loginTs' is distinct from excluded.payload->'loginTs'
-      then excluded.issued_at else oidc_payloads.issued_at end`;
+      then excluded.issued_at else oidc_payloads.issued_at end
+  returning type, id`;
 
 interface ArtifactKey {
   type: string;
@@ -173,6 +229,14 @@ interface ArtifactRow extends ArtifactKey {
 }
 
 const keyOf = ({ type, id }: ArtifactKey) => JSON.stringify([type, id]);
+
+/** What a consume did for one caller; capped: a retry in the interval past MAX_SIBLINGS. */
+type Consumed = 'consumed' | 'reused' | 'capped' | 'late';
+
+/** A key to consume, with when this request read it (database clock), if it did. */
+interface ConsumeKey extends ArtifactKey {
+  readAt?: Date | undefined;
+}
 
 /**
  * The adapter's hot statements, coalesced across concurrent requests (packages/db
@@ -195,41 +259,66 @@ function createStatements(db: Db, refreshReuseInterval: number, rotationBound: n
         now,
         now,
       ]);
-      const { rows } = result as { rows: (PayloadRow & { type: string; n: unknown })[] };
-      const byKey = keys.map((): (PayloadRow & { type: string })[] => []);
+      const { rows } = result as { rows: (ReadRow & { n: unknown })[] };
+      const byKey = keys.map((): ReadRow[] => []);
       for (const row of rows) byKey[Number(row.n) - 1]?.push(row);
       return byKey;
     }),
 
     /**
-     * true for the callers that consumed the artifact. The same key twice in one batch is
-     * one UPDATE of one row, answered exactly as if they came in turn: without a reuse
-     * interval only the first caller wins; with one, the others are retries of a token
-     * consumed an instant ago whose successors are unused, and win too.
+     * Per caller: consumed, reused, capped (a retry past MAX_SIBLINGS) or late (arrived
+     * past the rotation bound of its read; callers of one key share its earliest read).
+     * The same key several times in one batch is one UPDATE of one row, answered exactly
+     * as if they came in turn: without a reuse interval only the first caller consumes and the rest
+     * are reuse; with one, the others are retries of a token consumed an instant ago whose
+     * successors are unused, and consume too, up to the cap.
      */
-    consume: coalesced(async (keys: readonly ArtifactKey[]) => {
-      const distinct = [...new Map(keys.map((k) => [keyOf(k), k])).values()];
+    consume: coalesced(async (keys: readonly ConsumeKey[]) => {
+      const callers = new Map<string, { key: ArtifactKey; n: number; readAt?: Date }>();
+      for (const key of keys) {
+        const seen = callers.get(keyOf(key)) ?? { key, n: 0 };
+        seen.n += 1;
+        if (key.readAt && !(seen.readAt && seen.readAt <= key.readAt)) seen.readAt = key.readAt;
+        callers.set(keyOf(key), seen);
+      }
+      const distinct = [...callers.values()];
       const result = await prepared(db, CONSUME_SQL, [
-        distinct.map((k) => k.type),
-        distinct.map((k) => k.id),
+        rotationBound,
+        distinct.map((c) => c.key.type),
+        distinct.map((c) => c.key.id),
+        distinct.map((c) => c.n),
+        // A null read_at: not read in this request, no bound.
+        distinct.map((c) => c.readAt?.toISOString() ?? null) as string[],
+        rotationBound,
         refreshReuseInterval,
         refreshReuseInterval,
         rotationBound,
+        refreshReuseInterval,
+        MAX_SIBLINGS,
       ]);
-      const won = new Set((result as { rows: ArtifactKey[] }).rows.map(keyOf));
+      const rows = (result as { rows: (ArtifactKey & { granted: unknown })[] }).rows;
+      const left = new Map(rows.map((r) => [keyOf(r), Number(r.granted)]));
       const retriesAllowed = refreshReuseInterval > 0;
-      return keys.map((key) =>
-        retriesAllowed && key.type === 'RefreshToken'
-          ? won.has(keyOf(key))
-          : won.delete(keyOf(key)),
-      );
+      return keys.map((key): Consumed => {
+        const granted = left.get(keyOf(key));
+        if (granted === undefined) return 'reused';
+        if (granted < 0) return 'late';
+        if (granted > 0) {
+          left.set(keyOf(key), granted - 1);
+          return 'consumed';
+        }
+        return retriesAllowed && key.type === 'RefreshToken' ? 'capped' : 'reused';
+      });
     }),
 
-    /** Inserts or replaces rows; the same key twice in one batch keeps the last one. */
+    /**
+     * Inserts or replaces rows; the same key twice in one batch keeps the last one. false
+     * for a successor refused as too late (see UPSERT_SQL).
+     */
     upsert: coalesced(async (rows: readonly ArtifactRow[]) => {
       const last = [...new Map(rows.map((r) => [keyOf(r), r])).values()];
       const column = (name: keyof ArtifactRow) => last.map((r) => r[name]) as string[];
-      await prepared(db, UPSERT_SQL, [
+      const result = await prepared(db, UPSERT_SQL, [
         column('id'),
         column('type'),
         column('payload'),
@@ -239,8 +328,10 @@ function createStatements(db: Db, refreshReuseInterval: number, rotationBound: n
         column('expires_at'),
         column('rotated_from'),
         column('issued_at'),
+        rotationBound,
       ]);
-      return rows.map(() => undefined);
+      const saved = new Set((result as { rows: ArtifactKey[] }).rows.map(keyOf));
+      return rows.map((row) => saved.has(keyOf(row)));
     }),
   };
 }
@@ -249,6 +340,8 @@ type Statements = ReturnType<typeof createStatements>;
 
 const asideKey = (type: string, where: Record<string, string>) =>
   `oidc ${type} ${Object.entries(where).flat().join(' ')}`;
+
+const TOO_MANY_SIBLINGS = 'refresh token retried too often';
 
 /** What a failed consume means to the token endpoint, per model (the texts oidc-provider uses). */
 const ALREADY_USED: Record<string, string> = {
@@ -275,6 +368,20 @@ const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /** Unix seconds with milliseconds, as the deny list compares them. */
 const seconds = (date: Date | null) => (date ? date.getTime() / 1000 : undefined);
+
+/** A row of TOKEN_GRANT_SESSION_SQL. */
+type ReadRow = PayloadRow & { type: string; read_at: Date };
+
+const readAtKey = (type: string, id: string) => `read_at ${type} ${id}`;
+
+/** Kept for the rest of the request: the token's consume must follow within the bound. */
+function rememberReadAt(type: string, id: string, readAt: Date): void {
+  void memoizeInRequest(readAtKey(type, id), () => Promise.resolve<Date | undefined>(readAt));
+}
+
+/** When this request read the token (database clock); undefined when it did not. */
+const readAtOf = (type: string, id: string) =>
+  memoizeInRequest(readAtKey(type, id), () => Promise.resolve<Date | undefined>(undefined));
 
 const grantIssuedKey = (grantId: string) => `grant issued_at ${grantId}`;
 
@@ -361,7 +468,7 @@ export class KnexOidcAdapter implements Adapter {
       return;
     }
     const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
-    await this.statements.upsert({
+    const saved = await this.statements.upsert({
       id,
       type: this.type,
       payload: toJsonb(payload),
@@ -372,6 +479,11 @@ export class KnexOidcAdapter implements Adapter {
       rotated_from: rotatedFrom(this.type, id),
       issued_at: new Date().toISOString(),
     });
+    // The rotation outlasted its bound and counts as abandoned: the client retries (503).
+    if (!saved) {
+      const late = new Error('a refresh token successor came after its rotation bound');
+      throw new DependencyUnavailableError('database', late);
+    }
   }
 
   /**
@@ -398,7 +510,15 @@ export class KnexOidcAdapter implements Adapter {
 
   async consume(id: string): Promise<void> {
     dropAsides();
-    if (await this.statements.consume({ type: this.type, id })) return;
+    const readAt = await readAtOf(this.type, id);
+    const consumed = await this.statements.consume({ type: this.type, id, readAt });
+    if (consumed === 'consumed') return;
+    if (consumed === 'late') {
+      const late = new Error('a consume came after the rotation bound of its read');
+      throw new DependencyUnavailableError('database', late);
+    }
+    // Refused as a retry, not as reuse: the grant stays and no alert is raised.
+    if (consumed === 'capped') throw new errors.InvalidGrant(TOO_MANY_SIBLINGS);
     const row = await this.db('oidc_payloads')
       .where({ type: this.type, id })
       .first<{ grant_id: string | null } | undefined>('grant_id');
@@ -455,6 +575,7 @@ export class KnexOidcAdapter implements Adapter {
     const rows = await this.statements.readWithGrantAndSession({ type: this.type, id });
     const token = rows.find((r) => r.type === this.type);
     if (!token) return undefined;
+    rememberReadAt(this.type, id, token.read_at);
     // Stored in milliseconds (migration 011); the guard compares in seconds.
     const revokedBefore = rows
       .filter((r) => r.type === 'SubjectRevocation')
