@@ -407,17 +407,23 @@ describe('no way around the second factor', () => {
 });
 
 describe('a session older than 5 minutes gives its password again before a factor step', () => {
+  /** A step-up sign-in (acr_values mfa) started in `b`: its first page asks for the password. */
+  async function stepUpShowsPassword(b: Browser) {
+    const { url, verifier } = await authorizeUrl({ acr_values: ACR.mfa });
+    const first = await b.get(url.href);
+    const at = new URL(first.headers.get('location')!, url);
+    const page = await (await b.get(at.href)).text();
+    expect(page).toContain('name="password"');
+    return { verifier, at, page };
+  }
+
   test('no factor yet: the step-up asks for the password, not an app set up on the old sign-in', async () => {
     const user = await createUser(t);
     const b = browser();
     await browserLogin((await authorizeUrl()).url.href, user, { b });
     await ageSignIn(user.id, STALE);
 
-    const { url, verifier } = await authorizeUrl({ acr_values: ACR.mfa });
-    const first = await b.get(url.href);
-    const at = new URL(first.headers.get('location')!, url);
-    const page = await (await b.get(at.href)).text();
-    expect(page).toContain('name="password"');
+    const { verifier, at, page } = await stepUpShowsPassword(b);
     expect(page).not.toContain('/totp/start');
     // The set-up forms, posted on the old session alone, are refused and show no key.
     const base = `${t.issuer}/interaction/${interactionOf(at)}`;
@@ -461,11 +467,7 @@ describe('a session older than 5 minutes gives its password again before a facto
     const { secret } = await enrolTotp(browser(), user);
     await ageSignIn(user.id, STALE);
 
-    const { url, verifier } = await authorizeUrl({ acr_values: ACR.mfa });
-    const first = await b.get(url.href);
-    const at = new URL(first.headers.get('location')!, url);
-    const page = await (await b.get(at.href)).text();
-    expect(page).toContain('name="password"');
+    const { verifier, at, page } = await stepUpShowsPassword(b);
     const base = `${t.issuer}/interaction/${interactionOf(at)}`;
     for (const [factor, form] of [
       ['totp', { code: codeFor(secret) }],
