@@ -3,12 +3,7 @@
  * PGlite in DATA_DIR unless DATABASE_URL is set). Each app can also run alone through
  * its own main.ts.
  */
-import {
-  createLogger,
-  exitOnConfigError,
-  installLastResortGuard,
-  runServices,
-} from '@portcullis/observability';
+import { createLogger, exitOnConfigError, runServices } from '@portcullis/observability';
 import { createDb, describeDb, openDatabase } from '@portcullis/db';
 import { parseAuthConfig, startAuthServer } from '@portcullis/auth-server';
 import { parseApiConfig, startApiServer } from '@portcullis/api';
@@ -45,4 +40,3 @@ await runServices(
     logger,
   }),
 );
-installLastResortGuard(logger);

@@ -1,10 +1,5 @@
 /** Runs the API alone: `pnpm --filter @portcullis/api start`. */
-import {
-  createLogger,
-  exitOnConfigError,
-  installLastResortGuard,
-  runServices,
-} from '@portcullis/observability';
+import { createLogger, exitOnConfigError, runServices } from '@portcullis/observability';
 import { createDb, describeDb, openDatabase } from '@portcullis/db';
 import { parseApiConfig } from './config.js';
 import { startApiServer } from './server.js';
@@ -22,4 +17,3 @@ await runServices(
     logger,
   }),
 );
-installLastResortGuard(logger);

@@ -1,10 +1,5 @@
 /** Runs the authorization server alone: `pnpm --filter @portcullis/auth-server start`. */
-import {
-  createLogger,
-  exitOnConfigError,
-  installLastResortGuard,
-  runServices,
-} from '@portcullis/observability';
+import { createLogger, exitOnConfigError, runServices } from '@portcullis/observability';
 import { createDb, describeDb, openDatabase } from '@portcullis/db';
 import { parseAuthConfig } from './config.js';
 import { startAuthServer } from './server.js';
@@ -22,4 +17,3 @@ await runServices(
     logger,
   }),
 );
-installLastResortGuard(logger);

@@ -2,15 +2,21 @@
  * A NUL character (which PostgreSQL refuses in text) anywhere a client controls is an
  * OAuth error or a 400 page, never server_error: at the app's edge (path and query), in
  * the sign-in form, and at the oidc-provider adapter for bodies oidc-provider parses.
+ * Forms are posted with their real xsrf/CSRF token, so the input reaches the handler it
+ * targets; and the same browser signs in afterwards.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import {
+  approveDevice,
   browser,
+  browserLogin,
   createClient,
+  createUser,
   discover,
   REDIRECT_URI,
   startTestAuthServer,
+  submitDeviceCode,
   type TestAuthServer,
   tokenRequest,
 } from '@portcullis/testing';
@@ -51,28 +57,28 @@ async function json(res: Response) {
   return { status: res.status, body: text.startsWith('{') ? JSON.parse(text) : text };
 }
 
-function expectOAuthRefusal(reply: { status: number; body: unknown }) {
-  expect([400, 401]).toContain(reply.status);
-  expect(reply.body).toEqual({
-    error: expect.stringMatching(/^invalid_(request|client|grant)$/),
-    error_description: expect.any(String),
-  });
-}
+/** What a client_id no client has gets: the lookup ran and found nothing (RFC 6749 §5.2). */
+const unknownClient = {
+  status: 401,
+  body: { error: 'invalid_client', error_description: 'client authentication failed' },
+};
 
 describe('a NUL in client_id (unauthenticated)', () => {
-  test('POST /token -> invalid_request or invalid_client', async () => {
-    expectOAuthRefusal(
-      await tokenRequest(t, { grant_type: 'client_credentials', client_id: 'a\u0000b' }),
-    );
+  test('POST /token -> 401 invalid_client, as an unknown client', async () => {
+    const { status, body } = await tokenRequest(t, {
+      grant_type: 'client_credentials',
+      client_id: 'a\u0000b',
+    });
+    expect({ status, body }).toEqual(unknownClient);
   });
 
-  test('POST /device/auth', async () => {
-    expectOAuthRefusal(
+  test('POST /device/auth -> 401 invalid_client, as an unknown client', async () => {
+    expect(
       await json(await fetch(`${t.server.url}/device/auth`, form({ client_id: 'a\u0000b' }))),
-    );
+    ).toEqual(unknownClient);
   });
 
-  test('GET /authorize', async () => {
+  test('GET /authorize -> 400 invalid_request at the edge (the query)', async () => {
     const query = new URLSearchParams({
       client_id: 'a\u0000b',
       response_type: 'code',
@@ -83,7 +89,10 @@ describe('a NUL in client_id (unauthenticated)', () => {
       headers: { accept: 'application/json' },
       redirect: 'manual',
     });
-    expectOAuthRefusal(await json(res));
+    expect(await json(res)).toEqual({
+      status: 400,
+      body: { error: 'invalid_request', error_description: 'the request contains a NUL character' },
+    });
   });
 });
 
@@ -110,17 +119,28 @@ describe('a NUL in bodies oidc-provider parses and stores', () => {
     expect(reply.body.error).toBe('invalid_request');
   });
 
-  test('a NUL in the user code typed on /device -> not a 500', async () => {
+  test('a NUL in the user code typed on /device -> looked up as a wrong code; the device then connects', async () => {
     const b = browser();
-    const page = await b.get(`${t.server.url}/device`);
-    const xsrf = /name="xsrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-    const res = await b.postForm(`${t.server.url}/device`, { xsrf, user_code: 'AB\u0000CD' });
-    expect(res.status).toBeLessThan(500);
+    // Past the xsrf check: the code is looked up (user codes keep only letters and digits)
+    // and matches nothing, which oidc-provider answers as every wrong code, re-rendering
+    // the form (200) with the reason.
+    const res = await submitDeviceCode(t, b, 'AB\u0000CD');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('That code is not valid. Check it and try again.');
+
+    const user = await createUser(t, ['viewer']);
+    const auth = await oidc.initiateDeviceAuthorization(await discover(t, spa.client_id), {
+      scope: 'openid',
+    });
+    expect(await approveDevice(t, b, auth.user_code, user)).toContain('Device connected');
   });
 });
 
 describe('the sign-in form', () => {
-  test('an email with a NUL -> a 400 page, not server_error', async () => {
+  test.each([
+    ['email', { email: '\u0000', password: 'whatever' }],
+    ['password', { email: 'someone@example.com', password: 'pass\u0000word' }],
+  ])('a NUL in the %s -> a 400 page; the same sign-in then succeeds', async (_, fields) => {
     const b = browser();
     const config = await discover(t, spa.client_id);
     const url = oidc.buildAuthorizationUrl(config, {
@@ -133,13 +153,15 @@ describe('the sign-in form', () => {
     const interaction = new URL(first.headers.get('location')!, t.issuer).href;
     const html = await (await b.get(interaction)).text();
     const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
-    const res = await b.postForm(`${interaction}/login`, {
-      csrf,
-      email: '\u0000',
-      password: 'whatever',
-    });
+    const res = await b.postForm(`${interaction}/login`, { csrf, ...fields });
     expect(res.status).toBe(400);
-    expect(await res.text()).not.toMatch(/went wrong/);
+    const page = await res.text();
+    expect(page).toContain('<title>Sign-in problem</title>');
+    expect(page).not.toMatch(/went wrong/);
+
+    const user = await createUser(t, ['viewer']);
+    const callback = await browserLogin(interaction, user, { b });
+    expect(callback.searchParams.get('code')).toBeTruthy();
   });
 });
 
@@ -156,12 +178,12 @@ describe('found by the fuzz test', () => {
     }
   });
 
-  test('device pages with a made-up session cookie -> 4xx page, never a 500', async () => {
-    for (const [method, path] of [
-      ['GET', '/device'],
-      ['POST', '/device'],
-      ['GET', '/device/auth'],
-      ['GET', '/device/confirm'],
+  test('device pages with a made-up session cookie -> a fresh code form, else the 400 page', async () => {
+    for (const [method, path, status, text] of [
+      ['GET', '/device', 200, 'Enter the code shown on your device.'],
+      ['POST', '/device', 400, 'This device sign-in has expired or is not valid here.'],
+      ['GET', '/device/auth', 400, 'This device sign-in has expired or is not valid here.'],
+      ['GET', '/device/confirm', 400, 'This device sign-in has expired or is not valid here.'],
     ] as const) {
       const res = await fetch(`${t.server.url}${path}`, {
         method,
@@ -172,7 +194,13 @@ describe('found by the fuzz test', () => {
         },
         ...(method === 'POST' ? { body: 'xsrf=x&user_code=ABCD-EFGH' } : {}),
       });
-      expect({ path, method, status: res.status < 500 }).toEqual({ path, method, status: true });
+      const page = await res.text();
+      expect({ path, method, status: res.status, text: page.includes(text) }).toEqual({
+        path,
+        method,
+        status,
+        text: true,
+      });
     }
   });
 });

@@ -1,5 +1,5 @@
 /** Runs the browser demo alone: `pnpm --filter @portcullis/web start`. */
-import { exitOnConfigError, installLastResortGuard, runServices } from '@portcullis/observability';
+import { exitOnConfigError, runServices } from '@portcullis/observability';
 import { pino } from 'pino';
 import { parseWebConfig } from './config.js';
 import { startWebServer } from './server.js';
@@ -7,4 +7,3 @@ import { startWebServer } from './server.js';
 const config = exitOnConfigError(() => parseWebConfig(process.env));
 const logger = pino({ level: config.logLevel, base: { app: 'web' } });
 await runServices(logger, { web: () => startWebServer(config, { logger }) });
-installLastResortGuard(logger);

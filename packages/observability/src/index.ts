@@ -21,7 +21,7 @@ export {
 } from './readiness.js';
 export { drainOnClose, type DrainOptions, type ServerDrain } from './graceful-close.js';
 export { startingHandler } from './starting.js';
-export { guardRequests, installLastResortGuard } from './request-guard.js';
+export { ESCAPED_ERROR_LIMIT, ESCAPED_ERROR_WINDOW_MS, guardRequests } from './request-guard.js';
 export { createHttpServer, isClientFailure, logAppErrors } from './http-server.js';
 export { containsNul, refuseNul, type RefuseNulOptions } from './refuse-nul.js';
 export { indexRoutesByFirstSegment } from './route-index.js';
@@ -40,6 +40,7 @@ export {
 export {
   ConfigError,
   EX_CONFIG,
+  EX_SOFTWARE,
   exitOnConfigError,
   runServices,
   SHUTDOWN_GRACE_MS,

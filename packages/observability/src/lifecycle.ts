@@ -1,12 +1,15 @@
 /**
  * The process lifecycle every entry point shares (README "Operating it"): configuration
  * read once (a ConfigError exits 78), services started while a dependency such as the
- * database becomes ready, and closed in order on SIGINT or SIGTERM.
+ * database becomes ready, and closed in order on SIGINT or SIGTERM, or with exit 70 when
+ * errors keep escaping every handler (docs/robustness.md).
  */
+import { installLastResortGuard } from './request-guard.js';
 
 interface LifecycleLogger {
   info(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
+  fatal(obj: object, msg?: string): void;
 }
 
 /** Every problem of a configuration, each naming its variable. */
@@ -31,6 +34,9 @@ export class StartupError extends Error {
 
 /** EX_CONFIG (sysexits(3)): the configuration is wrong. */
 export const EX_CONFIG = 78;
+
+/** EX_SOFTWARE (sysexits(3)): an internal error; here, errors kept escaping every handler. */
+export const EX_SOFTWARE = 70;
 
 /**
  * Reads the configuration; a ConfigError is printed without a stack and exits with
@@ -63,7 +69,7 @@ export interface ServiceDependency {
   close(): Promise<void>;
 }
 
-/** Services get this long to close after a signal; then the process exits 1. */
+/** Services get this long to close; then the process exits: 1 after a signal, else its code. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Logs why startup failed and exits: a StartupError's own code and message, else 1. */
@@ -78,9 +84,10 @@ function failStartup(logger: LifecycleLogger, error: unknown): never {
 
 /**
  * Starts each service (they may listen while `dependency.ready` is pending), logs their
- * URLs, and on SIGINT or SIGTERM closes them (within SHUTDOWN_GRACE_MS) and then the
- * dependency, so that an embedded database is never left half-written. A failed start
- * exits with a message.
+ * URLs and installs the last-resort guard. On SIGINT or SIGTERM it closes them (within
+ * SHUTDOWN_GRACE_MS) and then the dependency, so that an embedded database is never left
+ * half-written, and exits 0; when the guard counts too many escaped errors it does the
+ * same and exits EX_SOFTWARE. A failed start exits with a message.
  */
 export async function runServices(
   logger: LifecycleLogger,
@@ -106,18 +113,19 @@ export async function runServices(
   logger.info(urls, 'Portcullis is up');
 
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  const shutdown = async (reason: object, exitCode: number) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
+    logger.info(reason, 'shutting down');
+    setTimeout(() => process.exit(exitCode || 1), SHUTDOWN_GRACE_MS).unref();
     const results = await Promise.allSettled(running.map((s) => s.close()));
     for (const r of results)
       if (r.status === 'rejected') logger.error({ err: r.reason }, 'close failed');
     await dependency?.close();
-    logger.info({}, 'stopped');
-    process.exit(0);
+    logger.info({ exitCode }, 'stopped');
+    process.exit(exitCode);
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown({ signal: 'SIGINT' }, 0));
+  process.once('SIGTERM', () => void shutdown({ signal: 'SIGTERM' }, 0));
+  installLastResortGuard(logger, () => void shutdown({ reason: 'escaped errors' }, EX_SOFTWARE));
 }

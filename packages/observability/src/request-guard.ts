@@ -7,14 +7,33 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
  * timer or a rejected promise nobody awaits — is logged and ends only the request it came
  * from, found through the async context the request started. Other requests go on.
  * Handlers still map every error they expect; this catches the ones nobody expected.
+ * Errors that keep escaping mean the process itself is broken: past ESCAPED_ERROR_LIMIT
+ * within ESCAPED_ERROR_WINDOW_MS the guard asks for a shutdown instead.
  */
 
 interface GuardLogger {
   error(obj: object, msg?: string): void;
+  fatal(obj: object, msg?: string): void;
+}
+
+/**
+ * This many escaped errors within ESCAPED_ERROR_WINDOW_MS end the process: one is a bug in
+ * one request's path, ten a minute is state gone wrong that a fresh process clears.
+ */
+export const ESCAPED_ERROR_LIMIT = 10;
+export const ESCAPED_ERROR_WINDOW_MS = 60_000;
+
+interface Installed {
+  logger: GuardLogger;
+  onRepeatedEscapes: () => void;
+  /** When the last ESCAPED_ERROR_LIMIT escaped errors happened, oldest first. */
+  times: number[];
+  /** Set once the limit asked for a shutdown, so that it is asked for (and logged) once. */
+  stopping: boolean;
 }
 
 const currentResponse = new AsyncLocalStorage<ServerResponse>();
-let installed: GuardLogger | undefined;
+let installed: Installed | undefined;
 
 /** Wraps a server's request listener so that work done for a request can be traced back to it. */
 export function guardRequests(listener: RequestListener): RequestListener {
@@ -34,25 +53,44 @@ function failRequest(res: ServerResponse): void {
   res.end('{"error":"internal_error"}');
 }
 
+/** Records an escaped error; true once ESCAPED_ERROR_LIMIT fell within the window. */
+function limitReached(guard: Installed): boolean {
+  const now = Date.now();
+  guard.times.push(now);
+  if (guard.times.length > ESCAPED_ERROR_LIMIT) guard.times.shift();
+  return (
+    guard.times.length === ESCAPED_ERROR_LIMIT && now - guard.times[0]! < ESCAPED_ERROR_WINDOW_MS
+  );
+}
+
 function onEscape(kind: 'uncaught exception' | 'unhandled rejection', error: unknown): void {
   const res = currentResponse.getStore();
-  installed?.error(
+  const guard = installed!;
+  const stop = !guard.stopping && limitReached(guard);
+  guard.logger.error(
     { err: error, duringRequest: res !== undefined },
-    `${kind}: ${res ? 'its request failed' : 'no request affected'}; the process serves on`,
+    `${kind}: ${res ? 'its request failed' : 'no request affected'}; ` +
+      (stop || guard.stopping ? 'the process stops' : 'the process serves on'),
   );
   if (res) failRequest(res);
+  if (!stop) return;
+  guard.stopping = true;
+  guard.logger.fatal(
+    { limit: ESCAPED_ERROR_LIMIT, windowMs: ESCAPED_ERROR_WINDOW_MS },
+    `${ESCAPED_ERROR_LIMIT} errors escaped every handler within ${ESCAPED_ERROR_WINDOW_MS / 1000} s: ` +
+      'shutting down so that a fresh process takes over',
+  );
+  guard.onRepeatedEscapes();
 }
 
 /**
- * Installs the process-wide handlers, once; call it after start-up succeeded (a failure to
- * start must still end the process).
+ * Installs the process-wide handlers, once; runServices calls it after start-up succeeded
+ * (a failure to start must still end the process), with its shutdown as `onRepeatedEscapes`.
  */
-export function installLastResortGuard(logger: GuardLogger): void {
-  if (installed) {
-    installed = logger;
-    return;
-  }
-  installed = logger;
+export function installLastResortGuard(logger: GuardLogger, onRepeatedEscapes: () => void): void {
+  const first = installed === undefined;
+  installed = { logger, onRepeatedEscapes, times: [], stopping: false };
+  if (!first) return;
   process.on('uncaughtException', (error) => onEscape('uncaught exception', error));
   process.on('unhandledRejection', (reason) => onEscape('unhandled rejection', reason));
 }
