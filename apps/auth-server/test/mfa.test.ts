@@ -79,6 +79,19 @@ async function authorizeUrl(extra: Record<string, string> = {}) {
   return { url, verifier };
 }
 
+/** A new `require_mfa` client and an authorization URL of it (its verifier thrown away). */
+async function requireMfaClient() {
+  const strict = await publicSpa(t, { require_mfa: true });
+  const c = await discover(t, strict.client_id);
+  const url = oidc.buildAuthorizationUrl(c, {
+    redirect_uri: REDIRECT_URI,
+    scope: 'openid',
+    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+    code_challenge_method: 'S256',
+  });
+  return { c, url };
+}
+
 async function redeem(callback: URL, verifier: string) {
   return oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
 }
@@ -506,14 +519,7 @@ describe('an enrolment in progress belongs to the session that started it', () =
     const ownQr = await (await own.get(`${t.issuer}/account/totp/qr.svg`)).text();
 
     // Someone with the password alone, at the factor step of a require_mfa client.
-    const strict = await publicSpa(t, { require_mfa: true });
-    const c = await discover(t, strict.client_id);
-    const url = oidc.buildAuthorizationUrl(c, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'openid',
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-      code_challenge_method: 'S256',
-    });
+    const { url } = await requireMfaClient();
     const other = browser();
     const step = await browserLogin(url.href, user, { b: other });
     const factorPage = await (await other.get(step.href)).text();
@@ -565,14 +571,7 @@ describe('an enrolment in progress belongs to the session that started it', () =
 
 describe('policy', () => {
   test('a require_mfa client: an enrolled user gives the factor, a user without one sets one up or gets no code', async () => {
-    const strict = await publicSpa(t, { require_mfa: true });
-    const c = await discover(t, strict.client_id);
-    const url = oidc.buildAuthorizationUrl(c, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'openid',
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-      code_challenge_method: 'S256',
-    });
+    const { c, url } = await requireMfaClient();
     const plain = await createUser(t);
     const pages: string[] = [];
     const end = await browserLogin(url.href, plain, { pages });
