@@ -89,7 +89,7 @@ function readPeakRssMb(pid: number): number {
 
 async function once(
   load: HttpLoad,
-  options: { seconds: number; connections: number },
+  options: { seconds: number; connections: number; overallRate?: number | undefined },
 ): Promise<HttpFigure & { requests: number; cpuMs: number }> {
   load.perRequest?.prepare(options.seconds);
   const perRequest = load.perRequest;
@@ -113,6 +113,7 @@ async function once(
     ...(load.body === undefined ? {} : { body: load.body }),
     duration: options.seconds,
     connections: options.connections,
+    ...(options.overallRate ? { overallRate: options.overallRate } : {}),
     pipelining: 1,
   });
   return {
@@ -163,6 +164,8 @@ export async function measureHttpInterleaved(
     runs?: number | undefined;
     seconds?: number | undefined;
     connections?: number | undefined;
+    /** Requests per second for every load (autocannon's overallRate); default: as fast as it goes. */
+    overallRate?: number | undefined;
   } = {},
 ): Promise<HttpFigure[]> {
   for (const { url } of loads) {
@@ -171,11 +174,12 @@ export async function measureHttpInterleaved(
   }
   const seconds = options.seconds ?? 5;
   const connections = options.connections ?? 20;
-  for (const load of loads) await once(load, { seconds: 2, connections });
+  const { overallRate } = options;
+  for (const load of loads) await once(load, { seconds: 2, connections, overallRate });
   const figures: Array<Awaited<ReturnType<typeof once>>[]> = loads.map(() => []);
   for (let i = 0; i < (options.runs ?? 3); i++) {
     for (const [j, load] of loads.entries())
-      figures[j]!.push(await once(load, { seconds, connections }));
+      figures[j]!.push(await once(load, { seconds, connections, overallRate }));
   }
   const sum = (runs: Array<{ requests: number; cpuMs: number }>, key: 'requests' | 'cpuMs') =>
     runs.reduce((n, f) => n + f[key], 0);
