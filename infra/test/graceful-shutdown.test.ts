@@ -174,11 +174,27 @@ describe('graceful shutdown (infra/scripts/start-all.ts)', () => {
     const started = Date.now();
     let sigtermAt = Number.POSITIVE_INFINITY;
     const agents: http.Agent[] = [];
-    // Until LOAD_MS, as a balancer that takes a second to act on the failing /readyz.
+    // Until LOAD_MS, and a second past the moment the process logs that it is stopping (a
+    // loaded machine can take that long to get to the signal), as a balancer that takes a
+    // second to act on the failing /readyz; 15 s at most.
+    let stoppingSeenAt: number | undefined;
+    let scanned = 0;
+    const loading = () => {
+      if (stoppingSeenAt === undefined) {
+        const output = server.output();
+        if (output.includes('"msg":"shutting down"', Math.max(0, scanned - 40)))
+          stoppingSeenAt = Date.now();
+        scanned = output.length;
+      }
+      const now = Date.now();
+      if (now - started >= 15_000) return false;
+      if (now - started < LOAD_MS) return true;
+      return stoppingSeenAt === undefined ? now > sigtermAt : now - stoppingSeenAt < 1000;
+    };
     const worker = async (n: number) => {
       const agent = n < KEPT_ALIVE ? new http.Agent({ keepAlive: true, maxSockets: 1 }) : undefined;
       if (agent) agents.push(agent);
-      for (let i = n; Date.now() - started < LOAD_MS; i++) {
+      for (let i = n; loading(); i++) {
         const outcome = await targets[i % targets.length]!(agent);
         outcomes.push(outcome);
         // Refused after shutdown began: the server is gone, stop this worker.
