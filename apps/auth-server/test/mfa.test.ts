@@ -107,6 +107,22 @@ const factorsOf = async (userId: string) =>
     recovery_codes_remaining: number;
   };
 
+/** A passkey row of the user, as enrolment stores one (no sign-in with it here). */
+async function addPasskey(userId: string) {
+  const id = randomBytes(16).toString('base64url');
+  await createPasskeysRepo(t.database.db).create({
+    id,
+    userId,
+    name: 'Key',
+    publicKey: new Uint8Array(randomBytes(77)),
+    counter: 0,
+    transports: [],
+    deviceType: 'multiDevice',
+    backedUp: true,
+  });
+  return id;
+}
+
 /** Older than the 5 minutes in which a sign-in counts as fresh. */
 const STALE = 5 * 60 + 5;
 
@@ -705,22 +721,6 @@ describe('policy', () => {
 });
 
 describe('changing factors needs a sign-in within 5 minutes, with the factor', () => {
-  /** A passkey row of the user, as enrolment stores one (no sign-in with it here). */
-  async function addPasskey(userId: string) {
-    const id = randomBytes(16).toString('base64url');
-    await createPasskeysRepo(t.database.db).create({
-      id,
-      userId,
-      name: 'Key',
-      publicKey: new Uint8Array(randomBytes(77)),
-      counter: 0,
-      transports: [],
-      deviceType: 'multiDevice',
-      backedUp: true,
-    });
-    return id;
-  }
-
   const SIGN_IN_AGAIN = 'To change how you sign in, sign in again first';
   const PASSKEYS_SIGN_IN_AGAIN = 'Sign in again to change your passkeys.';
 
@@ -876,16 +876,7 @@ describe('admin', () => {
     await agree(true);
     await t.admin('DELETE', `/admin/users/${user.id}/factors`);
     await agree(false);
-    await createPasskeysRepo(t.database.db).create({
-      id: randomBytes(16).toString('base64url'),
-      userId: user.id,
-      name: 'Key',
-      publicKey: new Uint8Array(randomBytes(77)),
-      counter: 0,
-      transports: [],
-      deviceType: 'multiDevice',
-      backedUp: true,
-    });
+    await addPasskey(user.id);
     await agree(true);
   });
 
