@@ -102,7 +102,8 @@ describe('drainOnClose', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as AddressInfo;
     const load = loadOnFreshConnections(port, 12);
-    await new Promise((r) => setTimeout(r, 300));
+    // Under way first (a worker thread takes a while to start on a busy machine).
+    await load.underWay();
     await drain.close();
     const outcomes = await load.stop(300);
     expect(outcomes['200']).toBeGreaterThan(0);
@@ -113,6 +114,9 @@ describe('drainOnClose', () => {
     expect(Object.fromEntries(others.map((k) => [k, outcomes[k]]))).toEqual({});
   });
 });
+
+/** Requests answered 200 before the load counts as under way. */
+const UNDER_WAY = 50;
 
 /**
  * Clients in a worker thread (an event loop of their own, as another process would have):
@@ -131,19 +135,30 @@ function loadOnFreshConnections(port: number, concurrency: number) {
       if (!running) return;
       get({ host: '127.0.0.1', port: workerData.port, path: '/', agent: false }, (res) => {
         res.resume();
-        res.on('end', () => { count(String(res.statusCode)); setImmediate(loop); });
+        res.on('end', () => {
+          count(String(res.statusCode));
+          if (outcomes['200'] === workerData.answered) parentPort.postMessage('answered');
+          setImmediate(loop);
+        });
         res.on('error', (e) => { count(e.code ?? 'response error'); setImmediate(loop); });
       }).on('error', (e) => { count(e.code ?? e.message); setTimeout(loop, 1); });
     }
     for (let i = 0; i < workerData.concurrency; i++) loop();
     parentPort.on('message', () => { running = false; setTimeout(() => parentPort.postMessage(outcomes), 200); });
     `,
-    { eval: true, workerData: { port, concurrency } },
+    { eval: true, workerData: { port, concurrency, answered: UNDER_WAY } },
+  );
+  const answered = new Promise<void>((resolve) =>
+    worker.on('message', (m) => m === 'answered' && resolve()),
   );
   return {
+    /** Resolves once UNDER_WAY requests were answered 200. */
+    underWay: () => answered,
     async stop(after: number): Promise<Record<string, number>> {
       await new Promise((r) => setTimeout(r, after));
-      const result = new Promise<Record<string, number>>((r) => worker.once('message', r));
+      const result = new Promise<Record<string, number>>((r) =>
+        worker.on('message', (m) => typeof m === 'object' && r(m as Record<string, number>)),
+      );
       worker.postMessage('stop');
       const outcomes = await result;
       await worker.terminate();
