@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { PGlite } from '@electric-sql/pglite';
 import ClientPgLite from 'knex-pglite';
 import { boundedPgClient } from './bounded-pg-client.js';
 import { DEFAULT_QUERY_TIMEOUT_MS } from './settings.js';
@@ -21,6 +22,8 @@ export interface DbOptions {
    * in this thread and has no statement timeout: it cannot hang on a network.
    */
   queryTimeoutMs?: number | undefined;
+  /** An in-memory embedded database starts as a copy of this PGlite dump (tests' template). */
+  embeddedImage?: Blob | undefined;
 }
 
 /**
@@ -69,8 +72,10 @@ export function createDb(options: DbOptions): Db {
       ...(options.searchPath ? { searchPath: [options.searchPath] } : {}),
     });
   }
-  let connection: { filename?: string } = {};
-  if (options.dataDir) {
+  let connection: { filename?: string; pglite?: PGlite } = {};
+  if (options.embeddedImage) {
+    connection = { pglite: new PGlite({ loadDataDir: options.embeddedImage }) };
+  } else if (options.dataDir) {
     const filename = path.join(options.dataDir, 'pgdata');
     mkdirSync(filename, { recursive: true });
     connection = { filename };
