@@ -13,6 +13,13 @@ export interface Spawned {
 }
 
 let builds = 0;
+const children = new Set<ChildProcess>();
+// A test process that ends, even by a timeout, leaves no server behind (exit-with-parent.mjs
+// covers the case where it is killed).
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+const exitWithParent = path.join(import.meta.dirname, 'exit-with-parent.mjs');
 
 /**
  * Runs one of the repository's TypeScript entry points as a real process, the way
@@ -24,11 +31,13 @@ export async function spawnScript(script: string, env: Record<string, string>): 
   const name = `${path.basename(script, '.ts')}-${process.pid}-${++builds}.js`;
   const compiled = path.join(root, '.test-output/dist', name);
   await buildEntry(script, compiled);
-  const child = spawn(process.execPath, [compiled], {
+  const child = spawn(process.execPath, ['--import', exitWithParent, compiled], {
     cwd: root,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
