@@ -13,13 +13,12 @@ import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from
 import { createCursorCodec } from '../http/cursor.js';
 import { principalOf } from '../middleware/authenticate.js';
 import { defineRoute, type ApiRouter } from '../openapi/define-route.js';
-import { IdParams } from '../schemas/common.js';
+import { CursorPageQuery, IdParams } from '../schemas/common.js';
 import {
   ApiKeyPageSchema,
   ApiKeySchema,
   CreateApiKeyBody,
   CreatedApiKeySchema,
-  ListApiKeysQuery,
 } from '../schemas/credentials.js';
 import type { RouteDeps } from './deps.js';
 
@@ -116,7 +115,7 @@ export function apiKeyRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
       summary: 'List the caller’s API keys (never the key or its hash)',
       tags,
       permission: Perm.ApiKeysRead,
-      request: { query: ListApiKeysQuery },
+      request: { query: CursorPageQuery },
       responses: {
         200: {
           description: 'A page of keys',

@@ -4,8 +4,8 @@ import { NotFoundError } from '../errors.js';
 import { sendCacheable } from '../http/conditional.js';
 import { defineRoute, type ApiRouter } from '../openapi/define-route.js';
 import { z } from '../openapi/zod.js';
-import { etagHeader, IfNoneMatchHeaders } from '../schemas/common.js';
-import { ListUsersQuery, UserIdParams, UserPageSchema, UserSchema } from '../schemas/users.js';
+import { CursorPageQuery, etagHeader, IfNoneMatchHeaders } from '../schemas/common.js';
+import { UserIdParams, UserPageSchema, UserSchema } from '../schemas/users.js';
 import type { RouteDeps } from './deps.js';
 
 const tags = ['users'];
@@ -35,7 +35,7 @@ export function usersRoutes(api: ApiRouter, deps: RouteDeps): void {
       summary: 'List users (cursor pagination)',
       tags,
       permission: Perm.UsersRead,
-      request: { query: ListUsersQuery },
+      request: { query: CursorPageQuery },
       responses: {
         200: {
           description: 'A page of users',

@@ -47,6 +47,16 @@ export const Limit = z.coerce
   .default(20)
   .openapi({ param: { description: 'Page size, 1..100' } });
 
+/** The query of every cursor-paginated list (docs/api-contracts.md). */
+export const CursorPageQuery = z.object({
+  after: z
+    .string()
+    .max(512)
+    .optional()
+    .openapi({ param: { description: 'Opaque cursor: the nextCursor of the previous page' } }),
+  limit: Limit,
+});
+
 export const etagHeader = {
   ETag: z.string().openapi({ description: 'Strong validator for If-None-Match / If-Match' }),
 };

@@ -1,5 +1,4 @@
 import { z } from '../openapi/zod.js';
-import { Limit } from './common.js';
 
 // Lenient on extra fields: an HTML form may post its submit button or a CSRF field too.
 export const LoginBody = z
@@ -45,15 +44,6 @@ export const CreatedApiKeySchema = ApiKeySchema.extend({
     .string()
     .openapi({ description: 'The key, shown this once: `sk_live_` + 43 base64url characters' }),
 }).openapi('CreatedApiKey');
-
-export const ListApiKeysQuery = z.object({
-  after: z
-    .string()
-    .max(512)
-    .optional()
-    .openapi({ param: { description: 'Opaque cursor: the nextCursor of the previous page' } }),
-  limit: Limit,
-});
 
 export const ApiKeyPageSchema = z
   .object({ items: z.array(ApiKeySchema), nextCursor: z.string().nullable() })

@@ -1,5 +1,4 @@
 import { z } from '../openapi/zod.js';
-import { Limit } from './common.js';
 
 export const UserSchema = z
   .object({
@@ -18,15 +17,6 @@ export const UserIdParams = z.object({
     .min(1)
     .max(100)
     .openapi({ param: { description: 'User id' } }),
-});
-
-export const ListUsersQuery = z.object({
-  after: z
-    .string()
-    .max(512)
-    .optional()
-    .openapi({ param: { description: 'Opaque cursor: the nextCursor of the previous page' } }),
-  limit: Limit,
 });
 
 export const UserPageSchema = z
