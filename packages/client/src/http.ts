@@ -140,14 +140,8 @@ export function createHttp(settings: HttpSettings): Http {
           return { status, headers: response.headers, data: body as T, fromCache: false };
         }
         if (status === 401) {
-          // A step-up challenge is no expired token: refreshing would keep the old sign-in.
-          const stepUp = stepUpChallengeOf(response.headers, body);
-          if (stepUp) throw new StepUpRequiredError(body, response.headers, stepUp);
-          if (refreshed) throw new UnauthorizedError(body, response.headers);
+          await refreshOnceAfter401(settings, token, response, body, refreshed);
           refreshed = true;
-          const outcome = await settings.tokens.refreshAfterRejection(token);
-          if (!outcome.ok)
-            throw new UnauthorizedError(body, response.headers, { cause: outcome.cause });
           continue;
         }
 
@@ -236,6 +230,25 @@ export async function authorize(
   const key = await settings.dpop();
   headers.set('Authorization', `DPoP ${token}`);
   headers.set('DPoP', await key.proof(request.method, request.url, { accessToken: token }));
+}
+
+/**
+ * A 401's one recovery, for requests and streams alike: a step-up challenge is thrown
+ * (refreshing would keep the old sign-in); else the token is refreshed once and the caller
+ * tries again, and a second 401 or a failed refresh is thrown.
+ */
+export async function refreshOnceAfter401(
+  settings: HttpSettings,
+  token: string | undefined,
+  response: Response,
+  body: unknown,
+  alreadyRefreshed: boolean,
+): Promise<void> {
+  const stepUp = stepUpChallengeOf(response.headers, body);
+  if (stepUp) throw new StepUpRequiredError(body, response.headers, stepUp);
+  if (alreadyRefreshed) throw new UnauthorizedError(body, response.headers);
+  const outcome = await settings.tokens.refreshAfterRejection(token);
+  if (!outcome.ok) throw new UnauthorizedError(body, response.headers, { cause: outcome.cause });
 }
 
 /**

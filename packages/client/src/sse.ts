@@ -5,14 +5,8 @@
  * reconnects after the server's `retry:` time (backing off while reconnects keep
  * failing) and sends `Last-Event-ID` so the server can resume.
  */
-import {
-  ApiError,
-  NetworkError,
-  PortcullisError,
-  TimeoutError,
-  UnauthorizedError,
-} from './errors.js';
-import { authorize, useDpopNonce, type Http } from './http.js';
+import { ApiError, NetworkError, PortcullisError, TimeoutError } from './errors.js';
+import { authorize, refreshOnceAfter401, useDpopNonce, type Http } from './http.js';
 import { parseRetryAfter } from './retry.js';
 
 /** One dispatched event. */
@@ -179,12 +173,9 @@ export async function* openStream(
         continue;
       }
       if (response.status === 401) {
-        const body = await response.text().catch(() => '');
-        if (refreshed) throw new UnauthorizedError(body, response.headers);
+        const body = parseMaybeJson(await response.text().catch(() => ''));
+        await refreshOnceAfter401(settings, token, response, body, refreshed);
         refreshed = true;
-        const outcome = await settings.tokens.refreshAfterRejection(token);
-        if (!outcome.ok)
-          throw new UnauthorizedError(body, response.headers, { cause: outcome.cause });
         continue;
       }
       // WHATWG: 204 No Content tells the client to stop reconnecting.

@@ -76,6 +76,27 @@ describe('a step-up challenge', () => {
     expect(url.searchParams.get('max_age')).toBe('300');
   });
 
+  it('ends an event stream the same way: no refresh, no reconnect', async () => {
+    server = await startServer((_req, res) =>
+      json(res, 401, BODY, { 'WWW-Authenticate': CHALLENGE }),
+    );
+    let refreshes = 0;
+    const client = createPortcullisClient({
+      baseUrl: server.url,
+      accessToken: 'password-only',
+      refresh: async () => `r${++refreshes}`,
+    });
+    const iterate = async (): Promise<void> => {
+      for await (const _ of client.stream()) {
+        // unreachable
+      }
+    };
+
+    await expect(iterate()).rejects.toMatchObject({ code: 'step_up_required', acrValues: [MFA] });
+    expect(refreshes).toBe(0);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('is read from the body when the header is not visible (cross-origin without exposure)', async () => {
     server = await startServer((_req, res) => json(res, 401, BODY));
     const client = createPortcullisClient({ baseUrl: server.url, accessToken: 't' });
