@@ -52,6 +52,8 @@ export interface RouteInput<P extends z.ZodObject, Q extends z.ZodObject, B exte
   params: z.output<P>;
   query: z.output<Q>;
   body: z.output<B>;
+  /** The route's own permission, for the handler's ownership check (one declaration). */
+  permission: Permission | undefined;
 }
 
 /** A minimum `acr` and maximum sign-in age (RFC 9470), optionally only for some inputs. */
@@ -245,6 +247,7 @@ export function defineRoute<
       params: {} as z.output<P>,
       query: {} as z.output<Q>,
       body: undefined as z.output<B>,
+      permission: spec.permission,
     };
     if (params) {
       // A malformed id names no resource: 404, the same answer as an unknown one.

@@ -19,28 +19,9 @@ import { uploadsRoutes } from './uploads.js';
 import { usersRoutes } from './users.js';
 
 /**
- * Every path of the API, on one screen. Each resource module mounts its routes and
- * describes them in the OpenAPI registry in the same call.
- *
- *   GET    /healthz  /readyz  /openapi.json                         public
- *   GET    /orders              GET /orders/:id                     orders:read
- *   POST   /orders              PUT|PATCH /orders/:id               orders:write
- *   POST   /orders/:id/cancel   POST /orders/:id/confirm            orders:write
- *   POST   /orders/:id/fulfill                                      orders:*
- *   DELETE /orders/:id                                              orders:delete
- *   GET    /users               GET /users/:id                      users:read
- *   DELETE /users/:id                                               users:delete + step-up
- *   POST   /login   POST /logout (sid cookie)                       public
- *   POST   /logout/all                                             any user (session or token)
- *   GET    /api-keys            GET /api-keys/:id                   api-keys:read   (users only)
- *   POST   /api-keys                                               api-keys:create + step-up (users only)
- *   DELETE /api-keys/:id                                           api-keys:delete (users only)
- *   POST   /payments  (Idempotency-Key)                             payments:create (+ step-up above STEP_UP_PAYMENT_AMOUNT)
- *   GET    /payments            GET /payments/:id                  payments:read   (own; payments:* all)
- *   GET    /events              GET /stream (SSE)                  events:read     (own; <resource>:* all)
- *   POST   /uploads (multipart) POST /uploads/presign              uploads:create
- *   GET    /uploads/:id         GET /uploads/:id/content           uploads:read    (own; uploads:* all)
- *   PUT    /uploads/direct/:id?expires&sig                         the signature (once, until it expires)
+ * Every route of the API, one resource module per line below. Each module mounts its routes
+ * and describes them in the OpenAPI registry in the same call: `GET /openapi.json` lists
+ * each path with its permission (`x-permission`) and step-up rule.
  */
 export function createApiRoutes(
   config: ApiConfig,

@@ -57,15 +57,25 @@ export async function loadOrderFor(
   deps: RouteDeps,
   principal: Principal,
   id: string,
-  permission: Permission,
+  permission: Permission | undefined,
   { recent = false }: { recent?: boolean } = {},
 ): Promise<Order> {
   const { orders } = deps.repos;
   const visibility = visibilityOf(principal);
   const order = await (recent ? orders.findRecent(id, visibility) : orders.find(id, visibility));
   if (!order) throw new NotFoundError();
-  requirePermission(principal, permission, { ownerId: order.userId });
+  requireOrderPermission(principal, permission, order.userId);
   return order;
+}
+
+/** The route's permission on an order owned by `ownerId`: its owner's, or `orders:*`. */
+export function requireOrderPermission(
+  principal: Principal,
+  permission: Permission | undefined,
+  ownerId: string,
+): void {
+  if (!permission) throw new TypeError('an order route declares its permission');
+  requirePermission(principal, permission, { ownerId });
 }
 
 export interface WriteOptions {

@@ -56,8 +56,8 @@ export function orderActionRoutes(api: ApiRouter, deps: RouteDeps): void {
           412: { description: 'If-Match is stale: nothing was written' },
         },
       },
-      async function transitionOrder(ctx, { params }) {
-        const order = await loadOrderFor(deps, principalOf(ctx), params.id, action.permission);
+      async function transitionOrder(ctx, { params, permission }) {
+        const order = await loadOrderFor(deps, principalOf(ctx), params.id, permission);
         await writeOrder(
           ctx,
           deps,

@@ -1,4 +1,4 @@
-import { Perm, requirePermission } from '@portcullis/claims';
+import { Perm } from '@portcullis/claims';
 import { assertEditable } from '../domain/order-status.js';
 import { ConflictError, PreconditionFailedError } from '../errors.js';
 import { checkIfMatch, sendCacheable, strongEtag } from '../http/conditional.js';
@@ -17,6 +17,7 @@ import { z } from '../openapi/zod.js';
 import type { RouteDeps } from './deps.js';
 import {
   loadOrderFor,
+  requireOrderPermission,
   orderJson,
   representationOf,
   visibilityOf,
@@ -81,8 +82,8 @@ export function ordersRoutes(api: ApiRouter, deps: RouteDeps): void {
       request: { params: IdParams, headers: IfNoneMatchHeaders },
       responses: { 200: orderResponse('The order'), 304: { description: 'Not modified' } },
     },
-    async function getOrder(ctx, { params }) {
-      const order = await loadOrderFor(deps, principalOf(ctx), params.id, Perm.OrdersRead, {
+    async function getOrder(ctx, { params, permission }) {
+      const order = await loadOrderFor(deps, principalOf(ctx), params.id, permission, {
         recent: true,
       });
       const { body, etag } = representationOf(order);
@@ -107,11 +108,11 @@ export function ordersRoutes(api: ApiRouter, deps: RouteDeps): void {
         },
       },
     },
-    async function createOrder(ctx, { body }) {
+    async function createOrder(ctx, { body, permission }) {
       const principal = principalOf(ctx);
       // The new order will be the caller's: the same owner rule as any later change, so a
       // client-credentials caller (never an owner) needs orders:* to create one.
-      requirePermission(principal, Perm.OrdersWrite, { ownerId: principal.subject });
+      requireOrderPermission(principal, permission, principal.subject);
       const order = orderJson(await orders.create(principal.subject, body, deps.clock()));
       ctx.status = 201;
       ctx.set('Location', `/orders/${order.id}`);
@@ -132,8 +133,8 @@ export function ordersRoutes(api: ApiRouter, deps: RouteDeps): void {
       request: { params: IdParams, headers: IfMatchHeaders, body: ReplaceOrderBody },
       responses: { 200: orderResponse('The updated order'), 409: conflict, 412: stale },
     },
-    async function replaceOrder(ctx, { params, body }) {
-      const order = await loadOrderFor(deps, principalOf(ctx), params.id, Perm.OrdersWrite);
+    async function replaceOrder(ctx, { params, body, permission }) {
+      const order = await loadOrderFor(deps, principalOf(ctx), params.id, permission);
       const { version, ...content } = body;
       await writeOrder(
         ctx,
@@ -160,8 +161,8 @@ export function ordersRoutes(api: ApiRouter, deps: RouteDeps): void {
       request: { params: IdParams, headers: IfMatchHeaders, body: PatchOrderBody },
       responses: { 200: orderResponse('The updated order'), 409: conflict, 412: stale },
     },
-    async function updateOrder(ctx, { params, body }) {
-      const order = await loadOrderFor(deps, principalOf(ctx), params.id, Perm.OrdersWrite);
+    async function updateOrder(ctx, { params, body, permission }) {
+      const order = await loadOrderFor(deps, principalOf(ctx), params.id, permission);
       const { version, ...changes } = body;
       await writeOrder(ctx, deps, order, changes, {
         bodyVersion: version,
@@ -186,8 +187,8 @@ export function ordersRoutes(api: ApiRouter, deps: RouteDeps): void {
         412: stale,
       },
     },
-    async function deleteOrder(ctx, { params }) {
-      const order = await loadOrderFor(deps, principalOf(ctx), params.id, Perm.OrdersDelete);
+    async function deleteOrder(ctx, { params, permission }) {
+      const order = await loadOrderFor(deps, principalOf(ctx), params.id, permission);
       const conditional = checkIfMatch(ctx, orderJson(order));
       if (!(await orders.delete(order.id, order.version))) {
         if (conditional) throw new PreconditionFailedError();
