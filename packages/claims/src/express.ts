@@ -13,6 +13,16 @@ import {
   type RouteRequirement,
 } from './resource-server.js';
 
+declare global {
+  // `req.auth` in Express apps, as express-oauth2-jwt-bearer does it (declaration merging).
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      auth?: Authentication;
+    }
+  }
+}
+
 /** The parts of an Express request the adapter uses. */
 export interface ExpressRequestLike {
   method?: string | undefined;
