@@ -45,9 +45,10 @@
  * challenge.ts writes every `WWW-Authenticate` (RFC 6750, RFC 9449, RFC 9470).
  */
 export {
-  accessTokenClaimsSchema,
   CLIENT_SUBJECT_PREFIX,
+  parseAccessTokenClaims,
   type AccessTokenClaims,
+  type ClaimsParse,
 } from './claims.js';
 export {
   ForbiddenError,
