@@ -90,8 +90,9 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       let principal: Principal | undefined;
       let scheme: Authentication['scheme'];
       try {
-        scheme = resolveAuthorization(request.authorization)?.scheme;
         principal = await resolve(request);
+        // Parsed (and cached) by the resolver already when it holds a credential.
+        scheme = resolveAuthorization(request.authorization)?.scheme;
       } catch (error) {
         throw refusal(error);
       }
