@@ -52,7 +52,7 @@ beforeAll(async () => {
     path.join(project, 'package.json'),
     JSON.stringify({ name: 'outside', private: true, type: 'module', dependencies }),
   );
-  // The SDK has no dependencies; the middleware needs jose and zod, the server express:
+  // The SDK has no dependencies, the middleware only jose, the tiny server express:
   // from npm's cache when it has them, else from the registry.
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], {
     cwd: project,
