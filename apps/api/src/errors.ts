@@ -4,7 +4,15 @@
  * Bodies are `{ error: <code> }`, plus `message` where it helps a client and
  * `fields` on 422. 403 is exactly `{"error":"forbidden"}` (docs/api-contracts.md).
  */
-import { ACR, DPOP_ALGORITHMS } from '@portcullis/claims';
+import {
+  ACR,
+  AuthenticationError,
+  unauthorizedHeaders,
+  wwwAuthenticate,
+  type AuthenticationErrorCode,
+  type ChallengeSettings,
+  type UnauthorizedCode,
+} from '@portcullis/claims';
 
 export type ErrorCode =
   | 'invalid_request'
@@ -43,7 +51,7 @@ export type ErrorBody = {
   error: ErrorCode;
   message?: string;
   fields?: FieldErrors;
-  /** Step-up (InsufficientUserAuthenticationError): what a new sign-in must meet. */
+  /** Step-up (RFC 9470, a RefusalError): what a new sign-in must meet. */
   acr_values?: string;
   max_age?: number;
 };
@@ -86,92 +94,44 @@ export class BadRequestError extends AppError<
   }
 }
 
-type UnauthorizedCode =
-  'unauthenticated' | 'invalid_token' | 'invalid_request' | 'invalid_dpop_proof' | 'use_dpop_nonce';
+/** How the API presents itself in every challenge: the package defaults (realm, DPoP algorithms). */
+export const API_CHALLENGE: ChallengeSettings = Object.freeze({});
 
 /**
- * Both schemes the API accepts are offered (RFC 9110 §11.6.1), the one the request used
- * first with the error and its parameters; DPoP's lists the proof algorithms (RFC 9449 §7.1).
+ * A refusal of authentication or authorization as @portcullis/claims built it
+ * (challenge.ts, the one place that writes `WWW-Authenticate`: RFC 6750 §3, RFC 9449 §7.1,
+ * RFC 9470 §3), sent with its status, headers and body as they are.
  */
-function challenges(
-  code: UnauthorizedCode | 'insufficient_user_authentication',
-  scheme: 'Bearer' | 'DPoP',
-  params = '',
-): string {
-  const error = code === 'unauthenticated' ? '' : `, error="${code}"${params}`;
-  const bearer = `Bearer realm="portcullis"${scheme === 'Bearer' ? error : ''}`;
-  const dpop = `DPoP realm="portcullis"${scheme === 'DPoP' ? error : ''}, algs="${DPOP_ALGORITHMS.join(' ')}"`;
-  return scheme === 'DPoP' ? `${dpop}, ${bearer}` : `${bearer}, ${dpop}`;
-}
-
-/**
- * RFC 6750 §3: `error="invalid_token"` only when a credential was presented; a request
- * without one gets bare challenges. Why a credential was refused (`description`, a fixed
- * text from packages/claims) is the challenge's `error_description` and the body's
- * `message`. A refused DPoP request names its scheme; `use_dpop_nonce` carries the nonce
- * to use (RFC 9449 §9).
- */
-export class UnauthorizedError extends AppError<UnauthorizedCode> {
-  override name = 'UnauthorizedError';
-  constructor(
-    code: UnauthorizedCode = 'unauthenticated',
-    options: {
-      scheme?: 'Bearer' | 'DPoP';
-      nonce?: string | undefined;
-      description?: string | undefined;
-    } = {},
-  ) {
-    const { description } = options;
-    const params = description === undefined ? '' : `, error_description="${description}"`;
-    super(401, code, description ?? code, {
-      headers: {
-        'WWW-Authenticate': challenges(code, options.scheme ?? 'Bearer', params),
-        ...(options.nonce === undefined ? {} : { 'DPoP-Nonce': options.nonce }),
-      },
-    });
-  }
-}
-
-/** What a step-up route requires of the new sign-in (RFC 9470 §3). */
-export interface StepUpChallenge {
-  /** Space-separated acceptable `acr` values, for the authorization request's `acr_values`. */
-  acrValues: string;
-  /** Seconds, for the authorization request's `max_age`. */
-  maxAgeSec?: number | undefined;
-  /** Why the current sign-in falls short; no quotes or backslashes (it is a quoted-string). */
-  description: string;
-}
-
-/**
- * RFC 9470 §3: the token is valid but its sign-in is too weak or too old for this route.
- * `WWW-Authenticate: Bearer error="insufficient_user_authentication", error_description,
- * acr_values, max_age` (the DPoP scheme for a DPoP request); the body repeats them, so a
- * client re-authorizes with them instead of refreshing (README "Step-up").
- */
-export class InsufficientUserAuthenticationError extends AppError<'insufficient_user_authentication'> {
-  override name = 'InsufficientUserAuthenticationError';
-  constructor(
-    readonly challenge: StepUpChallenge,
-    scheme: 'Bearer' | 'DPoP' = 'Bearer',
-  ) {
-    const { acrValues, maxAgeSec, description } = challenge;
-    const params =
-      `, error_description="${description}", acr_values="${acrValues}"` +
-      (maxAgeSec === undefined ? '' : `, max_age=${maxAgeSec}`);
-    super(401, 'insufficient_user_authentication', description, {
-      headers: {
-        'WWW-Authenticate': challenges('insufficient_user_authentication', scheme, params),
-      },
+export class RefusalError extends AppError<AuthenticationErrorCode> {
+  override name = 'RefusalError';
+  constructor(readonly refusal: AuthenticationError) {
+    super(refusal.status, refusal.code, refusal.message, {
+      headers: { ...refusal.headers },
+      cause: refusal.cause ?? refusal,
     });
   }
   override body(): ErrorBody {
-    const { acrValues, maxAgeSec } = this.challenge;
-    return {
-      error: 'insufficient_user_authentication',
-      message: this.message,
-      acr_values: acrValues,
-      ...(maxAgeSec === undefined ? {} : { max_age: maxAgeSec }),
-    };
+    return this.refusal.body();
+  }
+}
+
+/**
+ * 401 from the API's own code (no principal where one must be): RFC 6750 §3 bare
+ * challenges, or `error` with a fixed `error_description` that the body repeats as `message`.
+ */
+export class UnauthorizedError extends RefusalError {
+  override name = 'UnauthorizedError';
+  constructor(
+    code: UnauthorizedCode = 'unauthenticated',
+    options: { scheme?: 'Bearer' | 'DPoP'; description?: string } = {},
+  ) {
+    super(
+      new AuthenticationError(401, code, {
+        description: options.description,
+        reason: 'credential_missing',
+        headers: unauthorizedHeaders(API_CHALLENGE, code, options),
+      }),
+    );
   }
 }
 
@@ -303,7 +263,7 @@ export class InvalidCredentialsError extends AppError<'invalid_credentials'> {
   override name = 'InvalidCredentialsError';
   constructor() {
     super(401, 'invalid_credentials', 'the email or password is wrong', {
-      headers: { 'WWW-Authenticate': 'Bearer realm="portcullis"' },
+      headers: { 'WWW-Authenticate': wwwAuthenticate({ ...API_CHALLENGE, dpopAlgorithms: false }) },
     });
   }
 }
@@ -322,7 +282,14 @@ export class SecondFactorRequiredError extends AppError<'second_factor_required'
       'this account signs in with a second factor: sign in at the auth server (authorization code with PKCE), not with a password here',
       {
         headers: {
-          'WWW-Authenticate': `Bearer realm="portcullis", error="insufficient_user_authentication", error_description="a second factor is required", acr_values="${ACR.mfa}"`,
+          'WWW-Authenticate': wwwAuthenticate(
+            { ...API_CHALLENGE, dpopAlgorithms: false },
+            {
+              error: 'insufficient_user_authentication',
+              description: 'a second factor is required',
+              acrValues: ACR.mfa,
+            },
+          ),
         },
       },
     );

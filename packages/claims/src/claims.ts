@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /** Claims this project reads from its access tokens (RFC 9068 §2.2 plus `roles`, `email`, `grant_id`; `acr`, `amr`, `auth_time` of the sign-in, RFC 9068 §2.2.1). */
 export interface AccessTokenClaims {
   iss: string;
@@ -38,45 +36,78 @@ export interface AccessTokenClaims {
 /** Prefix of client-credentials subjects, so a client id can never equal a user id. */
 export const CLIENT_SUBJECT_PREFIX = 'client:';
 
-const text = z.string().min(1).max(1024);
-const numericDate = z.number().finite().nonnegative();
+/** A shape check's answer: the claims, or the first claim that is missing or invalid. */
+export type ClaimsParse =
+  { success: true; data: AccessTokenClaims } | { success: false; path: string };
 
-/** Shape check of a verified payload; time, issuer and audience are checked in verify.ts with their own codes. */
-export const accessTokenClaimsSchema = z
-  .object({
-    iss: text,
-    aud: z.union([text, z.array(text).min(1).max(20)]),
-    sub: text,
-    client_id: text,
-    scope: z.string().max(2048).default(''),
-    roles: z.array(z.string().max(100)).max(50).default([]),
-    iat: numericDate,
-    exp: numericDate,
-    nbf: numericDate.optional(),
-    jti: text,
-    email: z.string().max(320).optional(),
-    grant_id: text.optional(),
-    grant_iat: numericDate.optional(),
-    // Other confirmation methods (e.g. mTLS `x5t#S256`) stay in the object, so a token
-    // bound some other way is still refused as a bearer token.
-    cnf: z
-      .looseObject({
-        jkt: z
-          .string()
-          .regex(/^[A-Za-z0-9_-]{43}$/)
-          .optional(),
-      })
-      .optional(),
-    acr: text.optional(),
-    amr: z.array(z.string().min(1).max(64)).max(20).optional(),
-    auth_time: numericDate.optional(),
-  })
-  // A client subject must name its own client; and a bare `sub` equal to `client_id` is
-  // oidc-provider's default client-credentials subject, ambiguous with a user id: refused.
-  .refine(
-    (c) =>
-      c.sub.startsWith(CLIENT_SUBJECT_PREFIX)
-        ? c.sub === CLIENT_SUBJECT_PREFIX + c.client_id
-        : c.sub !== c.client_id,
-    { message: 'sub does not follow the client:<client_id> convention', path: ['sub'] },
-  );
+type Check = (value: unknown) => boolean;
+
+const isText =
+  (max = 1024): Check =>
+  (v) =>
+    typeof v === 'string' && v.length >= 1 && v.length <= max;
+const isString =
+  (max: number): Check =>
+  (v) =>
+    typeof v === 'string' && v.length <= max;
+const isNumericDate: Check = (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+const isArrayOf =
+  (item: Check, min: number, max: number): Check =>
+  (v) =>
+    Array.isArray(v) && v.length >= min && v.length <= max && v.every(item);
+const JKT = /^[A-Za-z0-9_-]{43}$/;
+// Other confirmation methods (e.g. mTLS `x5t#S256`) stay in the object, so a token
+// bound some other way is still refused as a bearer token.
+const isCnf: Check = (v) =>
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  ((v as { jkt?: unknown }).jkt === undefined ||
+    (typeof (v as { jkt?: unknown }).jkt === 'string' && JKT.test((v as { jkt: string }).jkt)));
+
+/** Each claim this project reads, its check, and whether it may be absent. */
+const SHAPE: [keyof AccessTokenClaims, Check, 'required' | 'optional'][] = [
+  ['iss', isText(), 'required'],
+  ['aud', (v) => isText()(v) || isArrayOf(isText(), 1, 20)(v), 'required'],
+  ['sub', isText(), 'required'],
+  ['client_id', isText(), 'required'],
+  ['scope', isString(2048), 'optional'],
+  ['roles', isArrayOf(isString(100), 0, 50), 'optional'],
+  ['iat', isNumericDate, 'required'],
+  ['exp', isNumericDate, 'required'],
+  ['nbf', isNumericDate, 'optional'],
+  ['jti', isText(), 'required'],
+  ['email', isString(320), 'optional'],
+  ['grant_id', isText(), 'optional'],
+  ['grant_iat', isNumericDate, 'optional'],
+  ['cnf', isCnf, 'optional'],
+  ['acr', isText(), 'optional'],
+  [
+    'amr',
+    isArrayOf((v) => typeof v === 'string' && v.length >= 1 && v.length <= 64, 0, 20),
+    'optional',
+  ],
+  ['auth_time', isNumericDate, 'optional'],
+];
+
+/**
+ * Shape check of a verified payload, keeping only the claims above (`scope` '' and
+ * `roles` [] when absent); time, issuer and audience are checked in verify.ts with their
+ * own codes. A client subject must name its own client; and a bare `sub` equal to
+ * `client_id` is oidc-provider's default client-credentials subject, ambiguous with a
+ * user id: refused.
+ */
+export function parseAccessTokenClaims(payload: Record<string, unknown>): ClaimsParse {
+  const data: Record<string, unknown> = { scope: '', roles: [] };
+  for (const [name, check, presence] of SHAPE) {
+    const value = payload[name];
+    if (value === undefined && presence === 'optional') continue;
+    if (!check(value)) return { success: false, path: name };
+    data[name] = name === 'cnf' ? { ...(value as object) } : value;
+  }
+  const claims = data as unknown as AccessTokenClaims;
+  const ownClient = claims.sub.startsWith(CLIENT_SUBJECT_PREFIX)
+    ? claims.sub === CLIENT_SUBJECT_PREFIX + claims.client_id
+    : claims.sub !== claims.client_id;
+  return ownClient ? { success: true, data: claims } : { success: false, path: 'sub' };
+}

@@ -38,11 +38,17 @@
  * polled every 250 ms by each instance (one indexed query per poll, never per request),
  * plus an in-process EventEmitter so same-process revocation is immediate. No Redis:
  * the poll already meets "within 1 s" on PGlite and PostgreSQL alike.
+ *
+ * Resource servers (resource-server.ts, challenge.ts; README.md of this package):
+ * `createResourceServer` puts the above together for one issuer; `createAuthenticator`
+ * is the framework-neutral core the Koa and Express adapters and the API go through;
+ * challenge.ts writes every `WWW-Authenticate` (RFC 6750, RFC 9449, RFC 9470).
  */
 export {
-  accessTokenClaimsSchema,
   CLIENT_SUBJECT_PREFIX,
+  parseAccessTokenClaims,
   type AccessTokenClaims,
+  type ClaimsParse,
 } from './claims.js';
 export {
   ForbiddenError,
@@ -134,3 +140,33 @@ export {
   type AccessTokenVerifier,
   type VerifyOptions,
 } from './verify.js';
+export {
+  AuthenticationError,
+  authenticationErrorOf,
+  forbidden,
+  fromTokenError,
+  STEP_UP_DESCRIPTIONS,
+  stepUpError,
+  unauthenticated,
+  unauthorizedHeaders,
+  wwwAuthenticate,
+  type AuthenticationErrorBody,
+  type AuthenticationErrorCode,
+  type AuthenticationReason,
+  type Challenge,
+  type ChallengeSettings,
+  type UnauthorizedCode,
+} from './challenge.js';
+export { externalUrlOf } from './http.js';
+export {
+  authRequestOf,
+  createAuthenticator,
+  createResourceServer,
+  type AuthRequest,
+  type Authentication,
+  type Authenticator,
+  type AuthenticatorOptions,
+  type DpopOptions,
+  type ResourceServerOptions,
+  type RouteRequirement,
+} from './resource-server.js';

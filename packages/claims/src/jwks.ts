@@ -1,5 +1,4 @@
 import { importJWK, type CryptoKey, type JWK } from 'jose';
-import { z } from 'zod';
 import { TokenError } from './errors.js';
 
 /** Algorithms verifiable with a public key from the JWKS. */
@@ -23,7 +22,15 @@ export interface RemoteKeySet extends KeySource {
   refresh(): Promise<void>;
 }
 
-const jwksSchema = z.object({ keys: z.array(z.record(z.string(), z.unknown())).max(100) });
+/** The keys of a JWKS document (RFC 7517 §5); at most 100, each a JSON object. */
+function keysOf(jwks: unknown): Record<string, unknown>[] {
+  const keys = (jwks as { keys?: unknown } | null)?.keys;
+  const isObject = (key: unknown) => typeof key === 'object' && key !== null && !Array.isArray(key);
+  if (!Array.isArray(keys) || keys.length > 100 || !keys.every(isObject)) {
+    throw new TypeError('not a JWKS: expected {"keys": [...]} with at most 100 keys');
+  }
+  return keys as Record<string, unknown>[];
+}
 
 function compatible(jwk: Record<string, unknown>, alg: SigningAlgorithm): boolean {
   if (jwk['alg'] !== undefined && jwk['alg'] !== alg) return false;
@@ -43,8 +50,7 @@ class KeyIndex {
   private readonly imported = new Map<string, Promise<CryptoKey>>();
 
   constructor(jwks: unknown) {
-    const parsed = jwksSchema.parse(jwks);
-    for (const jwk of parsed.keys) {
+    for (const jwk of keysOf(jwks)) {
       const kid = jwk['kid'];
       if (typeof kid !== 'string' || kid.length === 0) continue;
       const list = this.byKid.get(kid) ?? [];

@@ -1,5 +1,5 @@
 import { compactVerify, errors as joseErrors } from 'jose';
-import { accessTokenClaimsSchema, type AccessTokenClaims } from './claims.js';
+import { parseAccessTokenClaims, type AccessTokenClaims } from './claims.js';
 import type { DenyList } from './deny-list.js';
 import { TokenError } from './errors.js';
 import type { KeySource, SigningAlgorithm } from './jwks.js';
@@ -141,12 +141,11 @@ function checkClaims(payload: Uint8Array, s: Settings): AccessTokenClaims {
   if (!(aud === s.audience || (Array.isArray(aud) && aud.includes(s.audience)))) {
     throw new TokenError('audience_mismatch');
   }
-  const parsed = accessTokenClaimsSchema.safeParse(json);
+  const parsed = parseAccessTokenClaims(json);
   if (!parsed.success) {
-    const path = parsed.error.issues[0]?.path.join('.') ?? '';
-    throw new TokenError('claim_invalid', `claim ${path} missing or invalid`);
+    throw new TokenError('claim_invalid', `claim ${parsed.path} missing or invalid`);
   }
-  const claims = parsed.data as AccessTokenClaims;
+  const claims = parsed.data;
   const nowSec = s.now() / 1000;
   if (claims.exp <= nowSec - s.tolerance) throw new TokenError('token_expired');
   if (claims.iat > nowSec + s.tolerance)

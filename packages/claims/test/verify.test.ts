@@ -195,6 +195,45 @@ describe('verifyAccessToken refuses', () => {
     expect(await codeOf(await mint(rsa, { sub: 'svc', client_id: 'svc' }))).toBe('claim_invalid');
   });
 
+  it('claims of the wrong shape, each by name (the shape check is hand-written, no schema library)', async () => {
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ sub: '' }, 'sub'],
+      [{ sub: 'x'.repeat(1025) }, 'sub'],
+      [{ aud: [AUDIENCE, 7] }, 'aud'],
+      [{ scope: null }, 'scope'],
+      [{ roles: ['x'.repeat(101)] }, 'roles'],
+      [{ nbf: -1 }, 'nbf'],
+      [{ email: 5 }, 'email'],
+      [{ cnf: { jkt: 'short' } }, 'cnf'],
+      [{ cnf: [] }, 'cnf'],
+      [{ amr: [''] }, 'amr'],
+      [{ auth_time: '1' }, 'auth_time'],
+    ];
+    for (const [overrides, claim] of refusals) {
+      const error = await verifyAccessToken(await mint(rsa, overrides), options).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({
+        code: 'claim_invalid',
+        message: `claim ${claim} missing or invalid`,
+      });
+    }
+  });
+
+  it('keeps only the claims it reads, and an unknown confirmation method', async () => {
+    const claims = await verifyAccessToken(
+      await mint(rsa, {
+        extra: 'dropped',
+        scope: undefined,
+        roles: undefined,
+        cnf: { 'x5t#S256': 'a' },
+      }),
+      options,
+    );
+    expect(claims).not.toHaveProperty('extra');
+    expect(claims).toMatchObject({ scope: '', roles: [], cnf: { 'x5t#S256': 'a' } });
+  });
+
   it('a lifetime over one hour', async () => {
     expect(await codeOf(await mint(rsa, { iat: NOW_SEC - 10, exp: NOW_SEC + 3591 }))).toBe(
       'lifetime_too_long',

@@ -3,6 +3,7 @@ import {
   createDpopNonces,
   createDpopVerifier,
   createMemoryReplayStore,
+  externalUrlOf,
   type DpopReplayStore,
   type DpopRequest,
   type DpopVerifier,
@@ -78,11 +79,7 @@ export function createApiDpopVerifier(
  * TRUST_PROXY). The path is the one the client sent, before any routing rewrote it.
  */
 export function externalUrl(ctx: ParameterizedContext, publicUrl: string | undefined): string {
-  const raw = ctx.originalUrl;
-  const end = raw.search(/[?#]/);
-  const path = end === -1 ? raw : raw.slice(0, end);
-  if (publicUrl !== undefined) return publicUrl.replace(/\/+$/, '') + path;
-  return `${ctx.protocol}://${ctx.host}${path}`;
+  return externalUrlOf(`${ctx.protocol}://${ctx.host}`, ctx.originalUrl, publicUrl);
 }
 
 /** The request's DPoP proofs and target, as packages/claims reads them. */

@@ -1,6 +1,7 @@
 import type { Middleware, ParameterizedContext } from 'koa';
 import {
-  chainResolvers,
+  createAuthenticator,
+  type AuthRequest,
   type CredentialInput,
   type DpopNonces,
   type DpopRequest,
@@ -8,7 +9,7 @@ import {
   type PrincipalResolver,
 } from '@portcullis/claims';
 import { dpopRequestOf } from '../auth/dpop.js';
-import { BadRequestError, UnauthorizedError } from '../errors.js';
+import { API_CHALLENGE, BadRequestError, UnauthorizedError } from '../errors.js';
 
 export interface ApiState {
   principal?: Principal;
@@ -28,7 +29,7 @@ export interface AuthenticateOptions {
 const NO_COOKIES: CredentialInput['cookies'] = { get: () => undefined };
 
 /** A request's credentials as the resolvers read them; the DPoP target only when asked for. */
-class RequestCredentials implements CredentialInput {
+class RequestCredentials implements AuthRequest {
   readonly authorization: string | undefined;
   #dpop: DpopRequest | undefined;
   constructor(
@@ -43,20 +44,28 @@ class RequestCredentials implements CredentialInput {
   get dpop(): DpopRequest {
     return (this.#dpop ??= dpopRequestOf(this.ctx, this.publicUrl));
   }
+  get hasDpopHeader(): boolean {
+    return this.ctx.req.headers['dpop'] !== undefined;
+  }
 }
 
 /**
- * Resolves the request's credential into `ctx.state.principal` through packages/claims.
- * `resolvers` run in order (API keys, then sessions, then JWTs as they are added); the
- * first Principal wins. A presented but refused credential is a TokenError, which the
- * error renderer turns into 401 `invalid_token` with its fixed description.
+ * Resolves the request's credential into `ctx.state.principal` through the core of
+ * packages/claims (createAuthenticator, which resource servers outside this repository
+ * use too). `resolvers` run in order (API keys, then sessions, then JWTs); the first
+ * Principal wins. A refusal is the package's AuthenticationError, with the status,
+ * `WWW-Authenticate` and body the error renderer sends.
  */
 export function authenticate(
   resolvers: readonly PrincipalResolver[],
   options: AuthenticateOptions = {},
 ): Middleware<ApiState> {
-  const resolve = chainResolvers(...resolvers);
-  const { publicUrl, nonces } = options;
+  const authenticator = createAuthenticator({
+    resolvers,
+    nonces: options.nonces,
+    challenge: API_CHALLENGE,
+  });
+  const { publicUrl } = options;
   return async function authenticateRequest(ctx, next) {
     if (
       ctx.querystring !== '' &&
@@ -67,19 +76,11 @@ export function authenticate(
         'credentials must be sent in the Authorization header',
       );
     }
-    const input = new RequestCredentials(ctx, publicUrl);
-    const { authorization } = input;
-    const principal = await resolve(input);
-    if (!principal) {
-      throw new UnauthorizedError(
-        authorization === undefined ? 'unauthenticated' : 'invalid_token',
-      );
-    }
+    const { principal, headers } = await authenticator.authenticate(
+      new RequestCredentials(ctx, publicUrl),
+    );
     ctx.state.principal = principal;
-    // The nonce rotates: every DPoP response hands out the current one (RFC 9449 §8.2).
-    if (nonces && ctx.req.headers['dpop'] !== undefined) {
-      ctx.set('DPoP-Nonce', await nonces.current());
-    }
+    for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
     await next();
   };
 }

@@ -1,36 +1,29 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { ForbiddenError as ClaimsForbiddenError, TokenError } from '@portcullis/claims';
+import {
+  AuthenticationError,
+  ForbiddenError as ClaimsForbiddenError,
+  fromTokenError,
+  TokenError,
+} from '@portcullis/claims';
 import { isDatabaseUnavailable, isUniqueViolation } from '@portcullis/db';
 import {
+  API_CHALLENGE,
   AppError,
   ConflictError,
   ForbiddenError,
   NotFoundError,
+  RefusalError,
   ServiceUnavailableError,
-  UnauthorizedError,
   type ErrorCode,
 } from '../errors.js';
 import { bodyReadError } from '../http/body-parser.js';
 
-function tokenError(error: TokenError): AppError {
-  if (error.status === 503) {
-    // The token may be valid: the client must retry, not discard its session.
-    return new AppError(503, 'temporarily_unavailable', 'cannot verify tokens right now', {
-      headers: { 'Retry-After': '5' },
-    });
-  }
-  return new UnauthorizedError(error.oauthError, {
-    scheme: error.scheme,
-    nonce: error.nonce,
-    description: error.description,
-  });
-}
-
 /** Every thrown value becomes an AppError; anything unrecognised is a 500. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
-  if (error instanceof TokenError) return tokenError(error);
+  if (error instanceof AuthenticationError) return new RefusalError(error);
+  if (error instanceof TokenError) return new RefusalError(fromTokenError(API_CHALLENGE, error));
   if (error instanceof ClaimsForbiddenError) return new ForbiddenError(error.permission);
   if (isUniqueViolation(error)) return new ConflictError('conflict', 'the resource already exists');
   if (isDatabaseUnavailable(error)) {
@@ -79,10 +72,17 @@ export function renderErrors(logger: Logger): Middleware {
           { err: error.cause ?? error, method: ctx.method, path: ctx.path },
           'request failed',
         );
-      } else if (error instanceof ForbiddenError || error instanceof UnauthorizedError) {
+      } else if (error instanceof ForbiddenError || error instanceof RefusalError) {
         // The detail of a refusal goes to the log; the client gets its fixed description.
+        const detail = thrown instanceof AuthenticationError ? (thrown.cause ?? thrown) : thrown;
         log.info(
-          { code: (thrown as { code?: unknown }).code, reason: (thrown as Error).message },
+          {
+            code:
+              thrown instanceof AuthenticationError
+                ? thrown.reason
+                : (thrown as { code?: unknown }).code,
+            reason: (detail as Error).message,
+          },
           'access refused',
         );
       }

@@ -4,12 +4,13 @@ import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutio
 import {
   requirePermission,
   resolveAuthorization,
+  stepUpError,
   stepUpShortfall,
   type Permission,
   type StepUpRequirement,
 } from '@portcullis/claims';
 import type { ApiConfig } from '../config.js';
-import { ForbiddenError, InsufficientUserAuthenticationError, NotFoundError } from '../errors.js';
+import { API_CHALLENGE, ForbiddenError, NotFoundError } from '../errors.js';
 import { parseBody, parseQuery } from '../http/validate.js';
 import { principalOf, type ApiState } from '../middleware/authenticate.js';
 import { z } from './zod.js';
@@ -158,11 +159,6 @@ export function guardsOf(
   return [api.authenticate, requireRoutePermission];
 }
 
-const STEP_UP_DESCRIPTIONS = {
-  acr_too_weak: 'this operation requires a sign-in with a second factor',
-  sign_in_too_old: 'this operation requires a more recent sign-in',
-} as const;
-
 /**
  * RFC 9470: throws unless the caller's sign-in meets `rule`. A credential that is no user
  * sign-in (API key, client credentials) cannot step up: 403. The challenge names the
@@ -173,14 +169,7 @@ export function requireStepUp(ctx: ParameterizedContext<ApiState>, rule: StepUpR
   if (shortfall === undefined) return;
   if (shortfall === 'no_user_sign_in') throw new ForbiddenError('step-up: no user sign-in');
   const scheme = resolveAuthorization(ctx.get('Authorization') || undefined)?.scheme ?? 'Bearer';
-  throw new InsufficientUserAuthenticationError(
-    {
-      acrValues: rule.acr,
-      maxAgeSec: rule.maxAgeSec,
-      description: STEP_UP_DESCRIPTIONS[shortfall],
-    },
-    scheme,
-  );
+  throw stepUpError(API_CHALLENGE, shortfall, rule, scheme);
 }
 
 /** The step-up check that runs before validation: a rule without `when`, when enforced. */

@@ -1,0 +1,279 @@
+import { DPOP_ALGORITHMS } from './dpop.js';
+import { ForbiddenError, TokenError, type TokenErrorCode } from './errors.js';
+import type { StepUpRequirement, StepUpShortfall } from './step-up.js';
+
+/**
+ * The one place that writes `WWW-Authenticate` (RFC 6750 §3, RFC 9449 §7.1, RFC 9470 §3)
+ * and the JSON answer of a refused request, for this repository's API and for any
+ * resource server using the package (docs/api-contracts.md "Errors").
+ */
+
+/** How a resource server presents itself in its challenges. */
+export interface ChallengeSettings {
+  /** The `realm` of every challenge. Default `portcullis`. */
+  realm?: string | undefined;
+  /**
+   * The DPoP proof algorithms offered in the DPoP challenge's `algs`; `false` offers only
+   * Bearer (DPoP not accepted). Default DPOP_ALGORITHMS.
+   */
+  dpopAlgorithms?: readonly string[] | false | undefined;
+  /** RFC 9728 metadata URL, sent as `resource_metadata` in every challenge. */
+  resourceMetadata?: string | undefined;
+}
+
+/** The `error` codes of a refusal: RFC 6750, RFC 9449 and RFC 9470 plus the API's own. */
+export type AuthenticationErrorCode =
+  | 'unauthenticated'
+  | 'invalid_request'
+  | 'invalid_token'
+  | 'invalid_dpop_proof'
+  | 'use_dpop_nonce'
+  | 'insufficient_user_authentication'
+  | 'forbidden'
+  | 'temporarily_unavailable';
+
+/** Why a request was refused, for logs: a TokenError code, a step-up shortfall, or below. */
+export type AuthenticationReason =
+  | TokenErrorCode
+  | StepUpShortfall
+  | 'credential_missing'
+  | 'credential_unresolved'
+  | 'permission_missing'
+  | 'scope_missing';
+
+/** What one challenge says besides the realm. */
+export interface Challenge {
+  /** The scheme the request used; its challenge comes first and carries the error. */
+  scheme?: 'Bearer' | 'DPoP' | undefined;
+  /** Omitted when no credential was presented (RFC 6750 §3: bare challenges). */
+  error?: string | undefined;
+  /** A fixed text: no quotes or backslashes (it is a quoted-string). */
+  description?: string | undefined;
+  /** RFC 9470: the acceptable `acr` values, space-separated. */
+  acrValues?: string | undefined;
+  /** RFC 9470: the largest accepted age of the sign-in, seconds. */
+  maxAgeSec?: number | undefined;
+  /** RFC 6750 §3: the scope a request lacked (`insufficient_scope`). */
+  scope?: string | undefined;
+}
+
+/**
+ * The `WWW-Authenticate` value: both schemes the server accepts are offered (RFC 9110
+ * §11.6.1), the one the request used first with the error and its parameters; DPoP's
+ * lists the proof algorithms (RFC 9449 §7.1).
+ */
+export function wwwAuthenticate(settings: ChallengeSettings, challenge: Challenge = {}): string {
+  const realm = `realm="${settings.realm ?? 'portcullis'}"`;
+  const metadata =
+    settings.resourceMetadata === undefined
+      ? ''
+      : `, resource_metadata="${settings.resourceMetadata}"`;
+  let params = '';
+  if (challenge.error !== undefined) {
+    params += `, error="${challenge.error}"`;
+    if (challenge.description !== undefined)
+      params += `, error_description="${challenge.description}"`;
+    if (challenge.acrValues !== undefined) params += `, acr_values="${challenge.acrValues}"`;
+    if (challenge.maxAgeSec !== undefined) params += `, max_age=${challenge.maxAgeSec}`;
+    if (challenge.scope !== undefined) params += `, scope="${challenge.scope}"`;
+  }
+  const algorithms = settings.dpopAlgorithms ?? DPOP_ALGORITHMS;
+  const scheme = algorithms === false ? 'Bearer' : (challenge.scheme ?? 'Bearer');
+  const bearer = `Bearer ${realm}${scheme === 'Bearer' ? params : ''}${metadata}`;
+  if (algorithms === false) return bearer;
+  const dpop = `DPoP ${realm}${scheme === 'DPoP' ? params : ''}, algs="${algorithms.join(' ')}"${metadata}`;
+  return scheme === 'DPoP' ? `${dpop}, ${bearer}` : `${bearer}, ${dpop}`;
+}
+
+/** The JSON body of a refusal: `{"error", "message"?}`, plus what a step-up asks for. */
+export interface AuthenticationErrorBody {
+  error: AuthenticationErrorCode;
+  message?: string;
+  acr_values?: string;
+  max_age?: number;
+}
+
+interface AuthenticationErrorOptions {
+  /** The body's `message` (and the challenge's `error_description` on a 401). */
+  description?: string | undefined;
+  headers?: Record<string, string>;
+  reason: AuthenticationReason;
+  acrValues?: string | undefined;
+  maxAgeSec?: number | undefined;
+  cause?: unknown;
+}
+
+/**
+ * A refused request, ready to send: `status`, `headers` (`WWW-Authenticate`, and
+ * `DPoP-Nonce` or `Retry-After` where they apply) and `body()`. `reason` says why, for
+ * logs; the client sees only the fixed `description`.
+ */
+export class AuthenticationError extends Error {
+  override readonly name = 'AuthenticationError';
+  readonly expose = true;
+  readonly status: 400 | 401 | 403 | 503;
+  readonly code: AuthenticationErrorCode;
+  readonly reason: AuthenticationReason;
+  readonly description: string | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly acrValues: string | undefined;
+  readonly maxAgeSec: number | undefined;
+
+  constructor(
+    status: 400 | 401 | 403 | 503,
+    code: AuthenticationErrorCode,
+    options: AuthenticationErrorOptions,
+  ) {
+    super(options.description ?? code, { cause: options.cause });
+    this.status = status;
+    this.code = code;
+    this.reason = options.reason;
+    this.description = options.description;
+    this.headers = Object.freeze({ ...options.headers });
+    this.acrValues = options.acrValues;
+    this.maxAgeSec = options.maxAgeSec;
+  }
+
+  body(): AuthenticationErrorBody {
+    const body: AuthenticationErrorBody = { error: this.code };
+    if (this.description !== undefined && this.code !== 'forbidden') {
+      body.message = this.description;
+    }
+    if (this.acrValues !== undefined) body.acr_values = this.acrValues;
+    if (this.maxAgeSec !== undefined) body.max_age = this.maxAgeSec;
+    return body;
+  }
+}
+
+/** 401 codes: the challenge `error`, or none for `unauthenticated`. */
+export type UnauthorizedCode =
+  'unauthenticated' | 'invalid_request' | 'invalid_token' | 'invalid_dpop_proof' | 'use_dpop_nonce';
+
+/** The headers of a 401: the challenges and, with `use_dpop_nonce`, the nonce to use (RFC 9449 §9). */
+export function unauthorizedHeaders(
+  settings: ChallengeSettings,
+  code: UnauthorizedCode,
+  options: { scheme?: 'Bearer' | 'DPoP' | undefined; description?: string; nonce?: string } = {},
+): Record<string, string> {
+  const error = code === 'unauthenticated' ? undefined : code;
+  return {
+    'WWW-Authenticate': wwwAuthenticate(settings, {
+      scheme: options.scheme,
+      error,
+      description: options.description,
+    }),
+    ...(options.nonce === undefined ? {} : { 'DPoP-Nonce': options.nonce }),
+  };
+}
+
+/** 401 without a usable credential: bare challenges, or `invalid_token` when one was sent. */
+export function unauthenticated(
+  settings: ChallengeSettings,
+  presented: boolean,
+): AuthenticationError {
+  const code = presented ? 'invalid_token' : 'unauthenticated';
+  return new AuthenticationError(401, code, {
+    reason: presented ? 'credential_unresolved' : 'credential_missing',
+    headers: unauthorizedHeaders(settings, code),
+  });
+}
+
+/**
+ * The answer to a TokenError: 401 with the challenge of the scheme the request used
+ * (`error_description` is the error's fixed text), or 503 with `Retry-After` when the
+ * token cannot be checked now (the client must retry, not discard its session).
+ */
+export function fromTokenError(
+  settings: ChallengeSettings,
+  error: TokenError,
+): AuthenticationError {
+  if (error.status === 503) {
+    return new AuthenticationError(503, 'temporarily_unavailable', {
+      description: 'cannot verify tokens right now',
+      reason: error.code,
+      headers: { 'Retry-After': '5' },
+      cause: error,
+    });
+  }
+  const options = {
+    scheme: error.scheme,
+    description: error.description,
+    ...(error.nonce === undefined ? {} : { nonce: error.nonce }),
+  };
+  return new AuthenticationError(401, error.oauthError, {
+    description: error.description,
+    reason: error.code,
+    headers: unauthorizedHeaders(settings, error.oauthError, options),
+    cause: error,
+  });
+}
+
+/** Fixed texts of a step-up refusal (they go into a quoted-string). */
+export const STEP_UP_DESCRIPTIONS = {
+  acr_too_weak: 'this operation requires a sign-in with a second factor',
+  sign_in_too_old: 'this operation requires a more recent sign-in',
+} as const;
+
+/**
+ * RFC 9470 §3: the token is valid but its sign-in is too weak or too old. 401 with
+ * `error="insufficient_user_authentication"`, `acr_values` and `max_age` in the challenge
+ * of the request's scheme and in the body; a credential that is no user sign-in cannot
+ * step up: 403 `forbidden`.
+ */
+export function stepUpError(
+  settings: ChallengeSettings,
+  shortfall: StepUpShortfall,
+  requirement: StepUpRequirement,
+  scheme: 'Bearer' | 'DPoP' = 'Bearer',
+): AuthenticationError {
+  if (shortfall === 'no_user_sign_in') return forbidden(shortfall);
+  const description = STEP_UP_DESCRIPTIONS[shortfall];
+  const challenge = { acrValues: requirement.acr, maxAgeSec: requirement.maxAgeSec, description };
+  return new AuthenticationError(401, 'insufficient_user_authentication', {
+    ...challenge,
+    reason: shortfall,
+    headers: {
+      'WWW-Authenticate': wwwAuthenticate(settings, {
+        ...challenge,
+        scheme,
+        error: 'insufficient_user_authentication',
+      }),
+    },
+  });
+}
+
+/**
+ * 403, body exactly `{"error":"forbidden"}`. A missing scope adds RFC 6750's
+ * `insufficient_scope` challenge naming it.
+ */
+export function forbidden(
+  reason: AuthenticationReason,
+  options: { settings?: ChallengeSettings; scope?: string; scheme?: 'Bearer' | 'DPoP' } = {},
+): AuthenticationError {
+  const { settings, scope, scheme } = options;
+  const headers: Record<string, string> =
+    settings && scope !== undefined
+      ? {
+          'WWW-Authenticate': wwwAuthenticate(settings, {
+            scheme,
+            error: 'insufficient_scope',
+            scope,
+          }),
+        }
+      : {};
+  return new AuthenticationError(403, 'forbidden', { reason, headers });
+}
+
+/**
+ * Any error of authentication or authorization as its answer: AuthenticationError as is,
+ * TokenError and the package's ForbiddenError mapped; undefined for anything else.
+ */
+export function authenticationErrorOf(
+  settings: ChallengeSettings,
+  error: unknown,
+): AuthenticationError | undefined {
+  if (error instanceof AuthenticationError) return error;
+  if (error instanceof TokenError) return fromTokenError(settings, error);
+  if (error instanceof ForbiddenError) return forbidden('permission_missing');
+  return undefined;
+}

@@ -1,0 +1,64 @@
+/**
+ * Koa adapter (`@portcullis/claims/koa`): `koaAuth(server)` authenticates every request
+ * it sees into `ctx.state.auth` and `ctx.state.principal`; `koaAuth(server, requirement)`
+ * on a route also checks a permission, scopes or a step-up. A refusal is answered here,
+ * with its status, `WWW-Authenticate` and JSON body; other errors go on to the app's.
+ */
+import { AuthenticationError } from './challenge.js';
+import { externalUrlOf, refusalOf } from './http.js';
+import type { Principal } from './principal.js';
+import {
+  authRequestOf,
+  type Authentication,
+  type Authenticator,
+  type RouteRequirement,
+} from './resource-server.js';
+
+/** The parts of a Koa context the adapter uses (Koa 2 and 3). */
+export interface KoaContextLike {
+  req: {
+    method?: string | undefined;
+    headers: Record<string, string | string[] | undefined>;
+    headersDistinct?: Record<string, string[] | undefined>;
+  };
+  protocol: string;
+  host: string;
+  originalUrl: string;
+  state: { auth?: Authentication; principal?: Principal } & Record<string, unknown>;
+  status: number;
+  body: unknown;
+  set(name: string, value: string): void;
+}
+
+export interface KoaAuthOptions extends RouteRequirement {
+  /** The externally visible origin (behind a proxy), for DPoP `htu` checks. */
+  publicUrl?: string | undefined;
+}
+
+export function koaAuth(server: Authenticator, options: KoaAuthOptions = {}) {
+  const { publicUrl, ...requirement } = options;
+  return async function portcullisAuth(
+    ctx: KoaContextLike,
+    next: () => Promise<unknown>,
+  ): Promise<void> {
+    try {
+      let auth = ctx.state.auth;
+      if (!auth) {
+        const url = externalUrlOf(`${ctx.protocol}://${ctx.host}`, ctx.originalUrl, publicUrl);
+        auth = await server.authenticate(authRequestOf(ctx.req, url));
+        ctx.state.auth = auth;
+        ctx.state.principal = auth.principal;
+        for (const [name, value] of Object.entries(auth.headers)) ctx.set(name, value);
+      }
+      server.authorize(auth, requirement);
+    } catch (error) {
+      if (!(error instanceof AuthenticationError)) throw error;
+      const refusal = refusalOf(error);
+      ctx.status = refusal.status;
+      for (const [name, value] of Object.entries(refusal.headers)) ctx.set(name, value);
+      ctx.body = error.body();
+      return;
+    }
+    await next();
+  };
+}
