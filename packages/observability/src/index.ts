@@ -49,3 +49,12 @@ export {
   type ServiceDependency,
   type ServiceStarter,
 } from './lifecycle.js';
+export {
+  ERROR_CODES,
+  type ErrorBody,
+  type ErrorCode,
+  type ErrorCodeInfo,
+  type ErrorCodeOf,
+  type ErrorService,
+  type FieldErrors,
+} from './error-codes.js';

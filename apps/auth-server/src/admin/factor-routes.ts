@@ -19,7 +19,7 @@ export interface FactorAdminDeps {
 export function factorRoutes(router: Router, deps: FactorAdminDeps): void {
   async function userOf(id: string) {
     const user = await deps.accounts.findById(id);
-    if (!user) throw new AdminError(404, 'not_found', 'no such user');
+    if (!user) throw new AdminError('not_found', 'no such user');
     return user;
   }
 

@@ -37,7 +37,7 @@ export async function registerClient(
 ): Promise<RegisteredClient> {
   const httpsOnly = options.httpsJwksUriOnly === true;
   if (input.jwks_uri && !isHttpsOrLoopback(input.jwks_uri, { httpsOnly })) {
-    throw new AdminError(400, 'invalid_client_metadata', 'jwks_uri must be an https URL');
+    throw new AdminError('invalid_client_metadata', 'jwks_uri must be an https URL');
   }
   // Neither a public client nor one authenticating with its own key has a secret.
   const hasSecret = !['none', 'private_key_jwt'].includes(input.token_endpoint_auth_method);
@@ -80,7 +80,6 @@ export async function registerClient(
   const idTokenAlg = metadata['id_token_signed_response_alg'];
   if (typeof idTokenAlg === 'string' && !signsIdTokensWith(host.keys, idTokenAlg)) {
     throw new AdminError(
-      400,
       'invalid_client_metadata',
       `id_token_signed_response_alg ${idTokenAlg}: no ${idTokenAlg} signing key is active; ` +
         `rotate one in first (pnpm admin signing-key:rotate --alg ${idTokenAlg})`,
@@ -90,7 +89,7 @@ export async function registerClient(
     await host.current.Client.validate(stored as never);
   } catch (error) {
     const description = (error as { error_description?: string }).error_description;
-    throw new AdminError(400, 'invalid_client_metadata', description ?? (error as Error).message);
+    throw new AdminError('invalid_client_metadata', description ?? (error as Error).message);
   }
   await clients.insert(stored);
   return clientSecret ? { metadata: stored, clientSecret } : { metadata: stored };

@@ -42,9 +42,13 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 export function requireAdminToken(adminToken: string): Middleware {
   const expected = digest(adminToken);
   return async function adminAuth(ctx, next) {
-    const match = /^Bearer ([^\s]+)$/.exec(ctx.get('authorization'));
+    const authorization = ctx.get('authorization');
+    if (authorization === '') {
+      throw new AdminError('unauthenticated', 'send Authorization: Bearer <ADMIN_TOKEN>');
+    }
+    const match = /^Bearer ([^\s]+)$/.exec(authorization);
     if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
-      throw new AdminError(401, 'unauthorized', 'a valid admin bearer token is required');
+      throw new AdminError('invalid_token', 'the admin token is not valid');
     }
     await next();
   };
@@ -53,7 +57,7 @@ export function requireAdminToken(adminToken: string): Middleware {
 function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input ?? {});
   if (!result.success)
-    throw new AdminError(422, 'validation_failed', undefined, fieldErrors(result.error));
+    throw new AdminError('validation_failed', undefined, fieldErrors(result.error));
   return result.data;
 }
 
@@ -90,7 +94,7 @@ export function adminRoutes(router: Router, deps: AdminDeps): void {
 
   router.delete('/admin/clients/:id', async function deleteClient(ctx) {
     const id = ctx.params['id']!;
-    if (!(await deps.clients.delete(id))) throw new AdminError(404, 'not_found', 'no such client');
+    if (!(await deps.clients.delete(id))) throw new AdminError('not_found', 'no such client');
     await deps.audit.record({ kind: 'client_deleted', clientId: id });
     ctx.status = 204;
   });
