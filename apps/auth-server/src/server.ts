@@ -243,6 +243,7 @@ export async function startAuthServer(
       defaultAlg: config.signingAlg,
       httpsJwksUriOnly: config.env === 'production',
       mfa,
+      denyList,
       ...(deps.now ? { now: deps.now } : {}),
     },
     logger,

@@ -18,7 +18,7 @@ export interface FactorAdminDeps {
  */
 export function factorRoutes(router: Router, deps: FactorAdminDeps): void {
   async function userOf(id: string) {
-    const user = await deps.accounts.findById(id);
+    const user = await deps.accounts.get(id);
     if (!user) throw new AdminError('not_found', 'no such user');
     return user;
   }
