@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { createAccountsRepo } from '@portcullis/accounts';
 import { makeUser } from './helpers/factories.js';
 import { startTestApi, type TestApi } from './helpers/harness.js';
 import { login, ORIGIN, PASSWORD, setCookieOf, sidOf, withSession } from './helpers/credentials.js';
@@ -64,6 +65,18 @@ describe('POST /login', () => {
       expect(reply.body).toEqual({ error: 'invalid_credentials', message: expect.any(String) });
       expect(setCookieOf(reply)).toBeUndefined();
     }
+  });
+
+  test('a disabled account (admin user:disable) cannot log in, and its open session stops acting', async () => {
+    const { user, sid } = await signedIn();
+    expect((await me(sid, user.id)).status).toBe(200);
+    // What the admin API's disable writes (packages/accounts, users.disabled_at).
+    await createAccountsRepo(api.database.db).setDisabled(user.id, new Date());
+    const reply = await login(api, user.email);
+    expect(reply.status).toBe(401);
+    expect(reply.body).toEqual({ error: 'invalid_credentials', message: expect.any(String) });
+    expect(setCookieOf(reply)).toBeUndefined();
+    expect((await me(sid, user.id)).status).toBe(401);
   });
 
   test('missing fields are 422 naming them', async () => {
