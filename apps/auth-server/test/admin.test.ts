@@ -8,10 +8,13 @@ import {
   startTestAuthServer,
   type TestAuthServer,
 } from '@portcullis/testing';
+import { terminalSecret } from '../src/server.js';
 
 let t: TestAuthServer;
+/** What the server showed outside its log at start. */
+const shown: string[] = [];
 beforeAll(async () => {
-  t = await startTestAuthServer();
+  t = await startTestAuthServer({}, { showSecret: (text) => shown.push(text) });
 });
 afterAll(async () => {
   await t?.close();
@@ -21,6 +24,26 @@ const jwks = async () =>
   (await (await fetch(`${t.issuer}/.well-known/jwks.json`)).json()) as {
     keys: Record<string, unknown>[];
   };
+
+describe('a generated admin token', () => {
+  test('is shown once outside the log; the log names its file, never its value', () => {
+    const token = t.server.adminToken;
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toContain(token);
+    const log = JSON.stringify(t.logs);
+    expect(log).not.toContain(token);
+    const line = t.logs.find((l) => String(l['msg']).includes('admin token'));
+    expect(line?.['file']).toMatch(/admin-token$/);
+  });
+
+  test('goes to a terminal, and not to a pipe or file that may be collected as a log', () => {
+    const written: string[] = [];
+    const stream = (isTTY: boolean) => ({ isTTY, write: (s: string) => written.push(s) });
+    terminalSecret('secret-a', stream(false));
+    terminalSecret('secret-b', stream(true));
+    expect(written).toEqual(['secret-b']);
+  });
+});
 
 describe('admin API', () => {
   test.each([
