@@ -3,6 +3,7 @@ export {
   REDACT_PATHS,
   scrubText,
   serializeHeaders,
+  type LogFormat,
   type LoggerOptions,
 } from './logger.js';
 export {
