@@ -140,7 +140,8 @@ export async function updateClient(
   for (const message of redirectProblems(type, redirectUris)) problem('redirect_uris', message);
   if (next['roles'] !== undefined && !grantTypes.includes('client_credentials'))
     problem('roles', 'only for client_credentials clients');
-  if (Object.keys(fields).length > 0) throw new AdminError('validation_failed', undefined, fields);
+  if (Object.keys(fields).length > 0)
+    throw new AdminError('validation_failed', 'the request is invalid', fields);
   await validateWithProvider(host, next);
   await clients.put(id, next);
   return next;

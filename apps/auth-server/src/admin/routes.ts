@@ -66,7 +66,7 @@ export function requireAdminToken(adminToken: string): Middleware {
 export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input ?? {});
   if (!result.success)
-    throw new AdminError('validation_failed', undefined, fieldErrors(result.error));
+    throw new AdminError('validation_failed', 'the request is invalid', fieldErrors(result.error));
   return result.data;
 }
 
