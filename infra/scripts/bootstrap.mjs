@@ -3,7 +3,7 @@
 // machine with only an older Node and npm works: it brings Node 24 from the npm registry
 // (oidc-provider 9 needs >= 22), installs the workspace from the lockfile when needed, and
 // runs the real command under Node 24.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,10 +27,9 @@ function findNode24() {
   log(
     `Node ${process.versions.node} is too old; fetching Node ${NODE_VERSION} from the npm registry`,
   );
-  const found = execFileSync('npx', ['-y', `node@${NODE_VERSION}`, '-p', 'process.execPath'], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  }).trim();
+  const result = quietly('npx', ['-y', `node@${NODE_VERSION}`, '-p', 'process.execPath']);
+  if (result.status !== 0) process.exit(result.status);
+  const found = result.stdout.trim();
   if (!existsSync(found)) throw new Error(`could not obtain Node ${NODE_VERSION}`);
   return found;
 }
@@ -41,6 +40,27 @@ function run(command, args, env) {
   return result.status ?? 1;
 }
 
+/**
+ * Runs a step whose output a reader does not need (npm's and pnpm's progress and notices):
+ * kept, and shown only when the step fails.
+ */
+function quietly(command, args, env = process.env) {
+  const result = spawnSync(command, args, {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.error) throw result.error;
+  const status = result.status ?? 1;
+  if (status !== 0) {
+    process.stderr.write(result.stdout + result.stderr);
+    log(`${command} ${args.join(' ')} failed (exit ${status}); its output is above`);
+  }
+  return { status, stdout: result.stdout };
+}
+
 function ensureInstalled(env, node24) {
   const marker = path.join(stateDir, 'installed');
   const lockfile = path.join(root, 'pnpm-lock.yaml');
@@ -49,9 +69,15 @@ function ensureInstalled(env, node24) {
     existsSync(path.join(root, 'node_modules', '.bin', 'pnpm')) &&
     statSync(marker).mtimeMs >= statSync(lockfile).mtimeMs;
   if (fresh) return;
-  log('installing dependencies from the lockfile');
-  const status = run('npx', ['-y', `pnpm@${PNPM_VERSION}`, 'install', '--frozen-lockfile'], env);
+  log('installing dependencies from the lockfile (a minute or so the first time)');
+  const started = Date.now();
+  const { status } = quietly(
+    'npx',
+    ['-y', `pnpm@${PNPM_VERSION}`, 'install', '--frozen-lockfile'],
+    env,
+  );
   if (status !== 0) process.exit(status);
+  log(`dependencies installed in ${Math.round((Date.now() - started) / 1000)} s`);
   mkdirSync(stateDir, { recursive: true });
   writeFileSync(path.join(stateDir, 'node-path'), node24);
   writeFileSync(marker, new Date().toISOString());

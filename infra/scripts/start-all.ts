@@ -21,7 +21,7 @@ const web = exitOnConfigError(() =>
 const api = exitOnConfigError(() =>
   parseApiConfig({ ...process.env, CORS_ORIGINS: process.env['CORS_ORIGINS'] || web.origin }),
 );
-const logger = createLogger({ level: auth.logLevel });
+const logger = createLogger({ level: auth.logLevel, format: auth.logFormat });
 const dbOptions = { databaseUrl: auth.databaseUrl, dataDir: auth.dataDir };
 const db = createDb({ ...dbOptions, queryTimeoutMs: auth.dbQueryTimeoutMs });
 logger.info({ database: describeDb(dbOptions) }, 'opening database');

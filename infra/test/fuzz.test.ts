@@ -529,7 +529,12 @@ async function authRoutes(): Promise<string[]> {
 const ADMIN_ROUTES = [
   '/admin/clients',
   '/admin/clients/{id}',
+  '/admin/clients/{id}/secret',
   '/admin/users',
+  '/admin/users/{id}',
+  '/admin/users/{id}/disable',
+  '/admin/users/{id}/enable',
+  '/admin/users/{id}/password',
   '/admin/users/{id}/factors',
   '/admin/audit',
   '/admin/signing-keys',

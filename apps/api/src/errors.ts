@@ -13,49 +13,21 @@ import {
   type ChallengeSettings,
   type UnauthorizedCode,
 } from '@portcullis/claims';
+import type {
+  ErrorBody as SharedErrorBody,
+  ErrorCodeOf,
+  FieldErrors,
+} from '@portcullis/observability';
 
-export type ErrorCode =
-  | 'invalid_request'
-  | 'malformed_json'
-  | 'malformed_multipart'
-  | 'invalid_cursor'
-  | 'unauthenticated'
-  | 'invalid_token'
-  | 'invalid_dpop_proof'
-  | 'use_dpop_nonce'
-  | 'insufficient_user_authentication'
-  | 'forbidden'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'conflict'
-  | 'version_conflict'
-  | 'invalid_transition'
-  | 'order_closed'
-  | 'precondition_failed'
-  | 'payload_too_large'
-  | 'too_many_parts'
-  | 'unsupported_media_type'
-  | 'validation_failed'
-  | 'rate_limited'
-  | 'internal_error'
-  | 'temporarily_unavailable'
-  // Sessions and API keys.
-  | 'ambiguous_credentials'
-  | 'forbidden_origin'
-  | 'invalid_credentials'
-  | 'second_factor_required'
-  // Payments.
-  | IdempotencyErrorCode;
+/** The API's codes, from the list both services share (packages/observability error-codes). */
+export type ErrorCode = ErrorCodeOf<'api'>;
 
-export type ErrorBody = {
-  error: ErrorCode;
-  message?: string;
-  fields?: FieldErrors;
+export type ErrorBody = SharedErrorBody<ErrorCode> & {
   /** Step-up (RFC 9470, a RefusalError): what a new sign-in must meet. */
   acr_values?: string;
   max_age?: number;
 };
-export type FieldErrors = Record<string, string[]>;
+export type { FieldErrors };
 
 export class AppError<C extends ErrorCode = ErrorCode> extends Error {
   override name = 'AppError';

@@ -5,7 +5,11 @@ import { parseApiConfig } from './config.js';
 import { startApiServer } from './server.js';
 
 const config = exitOnConfigError(() => parseApiConfig(process.env));
-const logger = createLogger({ level: config.logLevel, base: { app: 'api' } });
+const logger = createLogger({
+  level: config.logLevel,
+  format: config.logFormat,
+  base: { app: 'api' },
+});
 const dbOptions = { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
 const db = createDb({ ...dbOptions, queryTimeoutMs: config.dbQueryTimeoutMs });
 await runServices(

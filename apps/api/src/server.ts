@@ -1,6 +1,6 @@
 import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createDenyList } from '@portcullis/claims';
+import { createDenyList, type DenyList } from '@portcullis/claims';
 import { createRevocationStore } from '@portcullis/db';
 import {
   createHttpServer,
@@ -12,6 +12,7 @@ import { createApiApp, type ApiDeps } from './app.js';
 import { dpopReplayStoreFromConfig } from './auth/dpop.js';
 import type { ApiConfig } from './config.js';
 import { createEventsRepo } from './data/events-repo.js';
+import { createSessionsRepo } from './data/sessions-repo.js';
 import { createEventBus } from './events/bus.js';
 import { rateLimitersFromConfig } from './rate-limits.js';
 
@@ -70,11 +71,13 @@ export async function startApiServer(
         pollMs: config.streams.pollMs,
         onError: (err) => deps.logger.error({ err }, 'event poll failed'),
       });
+  const denyList = deps.denyList ?? ownDenyList!;
+  const stopEndingSessions = endSessionsOnSubjectRevocation(denyList, deps);
   const lifecycle: { drain?: ServerDrain } = {};
   const app = createApiApp(config, {
     draining: () => lifecycle.drain?.draining ?? false,
     ...deps,
-    denyList: deps.denyList ?? ownDenyList!,
+    denyList,
     ...(ownEventBus ? { eventBus: ownEventBus } : {}),
     ...(ownLimiters ? { rateLimiters: ownLimiters } : {}),
     ...(ownDpopReplay ? { dpopReplay: ownDpopReplay } : {}),
@@ -88,6 +91,7 @@ export async function startApiServer(
       // Draining first, so /readyz fails at once; streams end at once too (each with a last
       // `retry:` frame), so the drain does not wait on them.
       const drained = draining.close();
+      stopEndingSessions?.();
       await ownEventBus?.close();
       await drained;
       await ownDenyList?.close();
@@ -95,4 +99,25 @@ export async function startApiServer(
       await ownDpopReplay?.close();
     },
   };
+}
+
+/**
+ * A `subject` revocation written anywhere (the admin API's user:disable or
+ * user:reset-password, a logout everywhere on another instance) ends the user's `sid`
+ * sessions too: they are rows of this app's `sessions` table, which only the API writes.
+ * Each instance learns of it by its deny-list poll; a session begun after the revocation
+ * stays, and ending them again is a no-op.
+ */
+function endSessionsOnSubjectRevocation(
+  denyList: Partial<Pick<DenyList, 'onRevocation'>>,
+  deps: Pick<ApiDeps, 'db' | 'logger'> & { now?: (() => number) | undefined },
+): (() => void) | undefined {
+  const sessions = createSessionsRepo(deps.db);
+  const now = deps.now ?? Date.now;
+  return denyList.onRevocation?.((revocation) => {
+    if (revocation.kind !== 'subject') return;
+    sessions
+      .revokeBeforeSubjectRevocation(revocation.value, new Date(now()))
+      .catch((err: unknown) => deps.logger.error({ err }, 'ending sessions of a revoked subject'));
+  });
 }

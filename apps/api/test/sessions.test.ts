@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { EventEmitter } from 'node:events';
+import { createAccountsRepo } from '@portcullis/accounts';
+import { createDenyList } from '@portcullis/claims';
+import { createRevocationStore } from '@portcullis/db';
+import { until } from '@portcullis/testing';
 import { makeUser } from './helpers/factories.js';
 import { startTestApi, type TestApi } from './helpers/harness.js';
 import { login, ORIGIN, PASSWORD, setCookieOf, sidOf, withSession } from './helpers/credentials.js';
@@ -64,6 +69,41 @@ describe('POST /login', () => {
       expect(reply.body).toEqual({ error: 'invalid_credentials', message: expect.any(String) });
       expect(setCookieOf(reply)).toBeUndefined();
     }
+  });
+
+  test('a disabled account (admin user:disable) cannot log in, and its open session stops acting', async () => {
+    const { user, sid } = await signedIn();
+    expect((await me(sid, user.id)).status).toBe(200);
+    // What the admin API's disable writes (packages/accounts, users.disabled_at).
+    await createAccountsRepo(api.database.db).setDisabled(user.id, new Date());
+    const reply = await login(api, user.email);
+    expect(reply.status).toBe(401);
+    expect(reply.body).toEqual({ error: 'invalid_credentials', message: expect.any(String) });
+    expect(setCookieOf(reply)).toBeUndefined();
+    expect((await me(sid, user.id)).status).toBe(401);
+  });
+
+  test('a subject revocation written elsewhere (admin reset or disable) ends the sid sessions begun before it', async () => {
+    const { user, sid } = await signedIn();
+    expect((await me(sid, user.id)).status).toBe(200);
+    // What the auth server's admin API writes: a row in the shared revocations table only.
+    const elsewhere = createDenyList({
+      store: createRevocationStore(api.database.db),
+      bus: new EventEmitter(),
+    });
+    const at = Date.now() / 1000;
+    await elsewhere.denySubject(user.id, at, Math.ceil(at) + 3600);
+    await elsewhere.close();
+    const status = await until(
+      async () => (await me(sid, user.id)).status,
+      (s) => s === 401,
+      3000,
+    );
+    expect(status).toBe(401);
+    // A session begun after it stays.
+    const again = sidOf(await login(api, user.email))!;
+    await new Promise((r) => setTimeout(r, 600)); // two more polls
+    expect((await me(again, user.id)).status).toBe(200);
   });
 
   test('missing fields are 422 naming them', async () => {

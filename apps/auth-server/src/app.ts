@@ -41,6 +41,11 @@ export interface AuthDeps {
   deviceIntervalSeconds?: number;
   /** Prints the demo credentials once; default writes to stdout. */
   print?: (text: string) => void;
+  /**
+   * Shows a secret generated at start (the admin token) once, outside the log stream;
+   * default: stderr when it is a terminal, else nowhere (the file under DATA_DIR has it).
+   */
+  showSecret?: (text: string) => void;
   /** Milliseconds clock for signing-key activation and retirement; default Date.now. */
   now?: () => number;
 }

@@ -28,6 +28,13 @@ describe('auth-server config', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it('LOG_FORMAT: json or pretty; unset leaves the choice to the terminal; anything else is named', () => {
+    expect(parseAuthConfig({}).logFormat).toBeUndefined();
+    expect(parseAuthConfig({ LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(parseAuthConfig({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(problems({ LOG_FORMAT: 'xml' })[0]).toMatch(/^LOG_FORMAT: /);
+  });
+
   it("the demo seed's origin follows WEB_PORT, or WEB_ORIGIN when set", () => {
     expect(parseAuthConfig({ WEB_PORT: '8080' }).demoWebOrigin).toBe('http://localhost:8080');
     expect(

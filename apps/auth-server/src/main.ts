@@ -5,7 +5,11 @@ import { parseAuthConfig } from './config.js';
 import { startAuthServer } from './server.js';
 
 const config = exitOnConfigError(() => parseAuthConfig(process.env));
-const logger = createLogger({ level: config.logLevel, base: { app: 'auth-server' } });
+const logger = createLogger({
+  level: config.logLevel,
+  format: config.logFormat,
+  base: { app: 'auth-server' },
+});
 const dbOptions = { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
 const db = createDb({ ...dbOptions, queryTimeoutMs: config.dbQueryTimeoutMs });
 await runServices(

@@ -74,6 +74,14 @@ function listen(server: Server, port: number, host?: string): Promise<number> {
   });
 }
 
+/** A person at a terminal sees it; a log collector reading a pipe does not. */
+export function terminalSecret(
+  text: string,
+  stream: { isTTY?: boolean; write(text: string): unknown } = process.stderr,
+): void {
+  if (stream.isTTY === true) stream.write(text);
+}
+
 /** Redis commands fail within this many ms instead of hanging a login (fail closed). */
 const REDIS_TIMEOUT_MS = 1000;
 
@@ -91,9 +99,11 @@ export async function startAuthServer(
   const { db, logger } = deps;
   const secrets = await loadSecrets(config);
   if (secrets.generated.includes('admin-token')) {
-    logger.warn(
-      { file: path.join(config.dataDir, 'admin-token') },
-      `generated ADMIN_TOKEN (shown once): ${secrets.adminToken}`,
+    // Secrets never reach the log (README "Logs"): it names the file, not the value.
+    const file = path.join(config.dataDir, 'admin-token');
+    logger.warn({ file }, 'generated an admin token into the file named here');
+    (deps.showSecret ?? terminalSecret)(
+      `Admin token (generated, shown once; also in ${file}):\n  ${secrets.adminToken}\n`,
     );
   }
 
@@ -243,6 +253,7 @@ export async function startAuthServer(
       defaultAlg: config.signingAlg,
       httpsJwksUriOnly: config.env === 'production',
       mfa,
+      denyList,
       ...(deps.now ? { now: deps.now } : {}),
     },
     logger,

@@ -136,6 +136,60 @@ describe('pnpm admin', () => {
     );
   });
 
+  test('user:roles, user:disable, user:enable, user:reset-password; client:update, client:rotate-secret', async () => {
+    const env = adminEnv();
+    const user = await createUser(t, ['viewer']);
+    const roles = await admin(['user:roles', user.id, '--roles', 'editor,viewer', '--json'], env);
+    expect(roles.code).toBe(0);
+    expect(JSON.parse(roles.stdout).roles).toEqual(['editor', 'viewer']);
+
+    const disable = await admin(['user:disable', user.id], env);
+    expect(disable.code).toBe(0);
+    expect(disable.stdout).toMatch(/^disabledAt\s+\d{4}-/m);
+    const enable = await admin(['user:enable', user.id, '--json'], env);
+    expect(JSON.parse(enable.stdout).disabledAt).toBeNull();
+
+    const reset = await admin(['user:reset-password', user.id, '--generate'], env);
+    expect(reset.code).toBe(0);
+    expect(reset.stdout).toMatch(/^password\s+[A-Za-z0-9_-]{24}$/m);
+    expect(reset.stdout).toContain('shown only this once');
+    const usage = await admin(['user:reset-password', user.id], env);
+    expect(usage.code).toBe(64);
+    const weak = await admin(['user:reset-password', user.id, '--password', 'short'], env);
+    expect(weak.code).toBe(1);
+    expect(weak.stderr).toContain('validation_failed');
+
+    const created = await admin(
+      ['client:create', '--grant-types', 'client_credentials', '--roles', 'viewer', '--json'],
+      env,
+    );
+    const client = JSON.parse(created.stdout) as { client_id: string; client_secret: string };
+    const updated = await admin(
+      ['client:update', client.client_id, '--scope', 'api', '--roles', 'editor', '--json'],
+      env,
+    );
+    expect(updated.code).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ scope: 'api', roles: ['editor'] });
+    const rotated = await admin(['client:rotate-secret', client.client_id], env);
+    expect(rotated.code).toBe(0);
+    const secret = /^client_secret\s+(\S+)$/m.exec(rotated.stdout)?.[1];
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(secret).not.toBe(client.client_secret);
+    expect(rotated.stdout).toContain('shown only this once');
+
+    const audit = await admin(['audit', '--json', '--limit', '50'], env);
+    expect(JSON.parse(audit.stdout).items.map((e: { kind: string }) => e.kind)).toEqual(
+      expect.arrayContaining([
+        'user_roles_changed',
+        'user_disabled',
+        'user_enabled',
+        'password_reset',
+        'client_updated',
+        'client_secret_rotated',
+      ]),
+    );
+  });
+
   test('an invalid ADMIN_PORT is named, exit 78', async () => {
     const run = await admin(['client:list'], { ADMIN_PORT: 'eighty', ADMIN_TOKEN: 'x' });
     expect(run.code).toBe(78);

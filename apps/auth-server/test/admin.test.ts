@@ -8,10 +8,13 @@ import {
   startTestAuthServer,
   type TestAuthServer,
 } from '@portcullis/testing';
+import { terminalSecret } from '../src/server.js';
 
 let t: TestAuthServer;
+/** What the server showed outside its log at start. */
+const shown: string[] = [];
 beforeAll(async () => {
-  t = await startTestAuthServer();
+  t = await startTestAuthServer({}, { showSecret: (text) => shown.push(text) });
 });
 afterAll(async () => {
   await t?.close();
@@ -22,11 +25,36 @@ const jwks = async () =>
     keys: Record<string, unknown>[];
   };
 
+describe('a generated admin token', () => {
+  test('is shown once outside the log; the log names its file, never its value', () => {
+    const token = t.server.adminToken;
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toContain(token);
+    const log = JSON.stringify(t.logs);
+    expect(log).not.toContain(token);
+    const line = t.logs.find((l) => String(l['msg']).includes('admin token'));
+    expect(line?.['file']).toMatch(/admin-token$/);
+  });
+
+  test('goes to a terminal, and not to a pipe or file that may be collected as a log', () => {
+    const written: string[] = [];
+    const stream = (isTTY: boolean) => ({ isTTY, write: (s: string) => written.push(s) });
+    terminalSecret('secret-a', stream(false));
+    terminalSecret('secret-b', stream(true));
+    expect(written).toEqual(['secret-b']);
+  });
+});
+
 describe('admin API', () => {
   test.each([
-    ['no token', null],
-    ['wrong token', 'x'.repeat(43)],
-  ])('%s is 401', async (_name, token) => {
+    ['no token', 'unauthenticated', null, 'Bearer realm="portcullis-admin"'],
+    [
+      'wrong token',
+      'invalid_token',
+      'x'.repeat(43),
+      'Bearer realm="portcullis-admin", error="invalid_token"',
+    ],
+  ])('%s is 401 %s with the challenge the API sends', async (_name, code, token, challenge) => {
     for (const [method, path] of [
       ['GET', '/admin/clients'],
       ['POST', '/admin/users'],
@@ -35,8 +63,30 @@ describe('admin API', () => {
     ] as const) {
       const res = await t.admin(method, path, method === 'POST' ? {} : undefined, token);
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: 'unauthorized', message: expect.any(String) });
+      expect(res.body).toEqual({ error: code, message: expect.any(String) });
+      expect(res.res.headers.get('www-authenticate')).toBe(challenge);
     }
+  });
+
+  test('bad bodies get the API codes: malformed_json, unsupported_media_type, method_not_allowed', async () => {
+    const post = (body: string, type: string) =>
+      fetch(`${t.server.adminUrl}/admin/users`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.server.adminToken}`, 'content-type': type },
+        body,
+      });
+    const malformed = await post('{"email":', 'application/json');
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ error: 'malformed_json' });
+    const form = await post('email=a%40example.com', 'application/x-www-form-urlencoded');
+    expect(form.status).toBe(415);
+    expect(await form.json()).toMatchObject({ error: 'unsupported_media_type' });
+    const put = await t.admin('PUT', '/admin/users', {});
+    expect(put.status).toBe(405);
+    expect(put.body).toEqual({ error: 'method_not_allowed' });
+    const missing = await t.admin('GET', '/admin/nothing');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ error: 'not_found' });
   });
 
   test('clients: create (secret shown once), list without secrets, delete', async () => {

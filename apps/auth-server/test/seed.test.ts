@@ -50,6 +50,18 @@ test('first start seeds demo users and clients and prints the service secret onc
   expect(printed.join('\n')).toContain('portcullis-admin');
 });
 
+test("demo-service's secret, printed once at first start, can be rotated: the new one works, the old one is refused", async () => {
+  const old = /client_secret (\S+)/.exec(printed.join('\n'))![1]!;
+  const rotated = await t.admin('POST', '/admin/clients/demo-service/secret');
+  expect(rotated.status).toBe(200);
+  const fresh = await discover(t, 'demo-service', rotated.body.client_secret);
+  expect((await oidc.clientCredentialsGrant(fresh)).access_token).toBeTruthy();
+  const refused = await oidc
+    .clientCredentialsGrant(await discover(t, 'demo-service', old))
+    .catch((e: unknown) => e);
+  expect(refused).toMatchObject({ status: 401 });
+});
+
 test('expired artifacts are purged', async () => {
   await t.database.db('oidc_payloads').insert({
     id: 'old',

@@ -9,6 +9,8 @@ export interface User {
   email: string;
   name: string | null;
   roles: string[];
+  /** When an administrator disabled the account; null while it is active. */
+  disabledAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -31,13 +33,26 @@ export interface NewUser {
 
 export interface AccountsRepo {
   create(input: NewUser): Promise<User>;
+  /**
+   * The user a credential names, when it may act: a disabled account is not found, so
+   * every session, token, API key and sign-in that looks its user up here stops with it.
+   */
   findById(id: string): Promise<User | undefined>;
+  /** Any user, disabled or not (administration, directories). */
+  get(id: string): Promise<User | undefined>;
   findByEmail(email: string): Promise<User | undefined>;
   /**
-   * Returns the user when the password matches, else undefined. Takes the same time for
-   * an unknown email as for a wrong password, so response time does not reveal accounts.
+   * Returns the user when the password matches and the account is not disabled, else
+   * undefined. Takes the same time for an unknown email as for a wrong password, so
+   * response time does not reveal accounts.
    */
   verifyCredentials(email: string, password: string): Promise<PasswordSignIn | undefined>;
+  /** Replaces the user's roles; undefined for an unknown id. */
+  setRoles(id: string, roles: string[]): Promise<User | undefined>;
+  /** Disables (at `at`) or enables the account; undefined for an unknown id. */
+  setDisabled(id: string, disabledAt: Date | null): Promise<User | undefined>;
+  /** A new password, policy-checked (PasswordPolicyError); undefined for an unknown id. */
+  setPassword(id: string, password: string): Promise<User | undefined>;
   list(options: { after?: string | undefined; limit: number }): Promise<User[]>;
   delete(id: string): Promise<boolean>;
   count(): Promise<number>;
@@ -50,6 +65,7 @@ export function toUser(row: UserRow): User {
     email: row.email,
     name: row.name,
     roles: row.roles,
+    disabledAt: row.disabled_at ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -81,6 +97,14 @@ export function createAccountsRepo(db: Db): AccountsRepo {
       .whereRaw('lower(email) = lower(?)', [email])
       .first();
 
+  async function update(id: string, changes: Record<string, unknown>) {
+    const [row] = await db('users')
+      .where({ id })
+      .update({ ...changes, updated_at: db.fn.now() })
+      .returning('*');
+    return row ? toUser(row as UserRow) : undefined;
+  }
+
   return {
     async create(input) {
       checkPassword(input.password);
@@ -96,6 +120,11 @@ export function createAccountsRepo(db: Db): AccountsRepo {
     },
 
     async findById(id) {
+      const row = await usersById(id);
+      return row && !row.disabled_at ? toUser(row) : undefined;
+    },
+
+    async get(id) {
       const row = await usersById(id);
       return row && toUser(row);
     },
@@ -113,6 +142,7 @@ export function createAccountsRepo(db: Db): AccountsRepo {
         return undefined;
       }
       if (!(await verifyPassword(row.password_hash, password))) return undefined;
+      if (row.disabled_at) return undefined;
       return { ...toUser(row), secondFactor: row.second_factor === true };
     },
 
@@ -120,6 +150,15 @@ export function createAccountsRepo(db: Db): AccountsRepo {
       const query = db<UserRow>('users').orderBy('id').limit(limit);
       if (after) query.where('id', '>', after);
       return (await query).map(toUser);
+    },
+
+    setRoles: (id, roles) => update(id, { roles: toJsonb(roles) }),
+
+    setDisabled: (id, disabledAt) => update(id, { disabled_at: disabledAt }),
+
+    async setPassword(id, password) {
+      checkPassword(password);
+      return update(id, { password_hash: await hashPassword(password) });
     },
 
     async delete(id) {

@@ -54,6 +54,44 @@ describe('accounts', () => {
     expect(isUniqueViolation(err)).toBe(true);
   });
 
+  it('a disabled account is not found for credentials, is for administration, and can be enabled', async () => {
+    const user = await accounts.create({
+      email: 'dis@example.com',
+      password: 'long enough pw',
+      roles: [],
+    });
+    const disabled = await accounts.setDisabled(user.id, new Date());
+    expect(disabled?.disabledAt).toBeInstanceOf(Date);
+    expect(await accounts.findById(user.id)).toBeUndefined();
+    expect(await accounts.verifyCredentials('dis@example.com', 'long enough pw')).toBeUndefined();
+    expect((await accounts.get(user.id))?.disabledAt).toBeInstanceOf(Date);
+    await accounts.setDisabled(user.id, null);
+    expect((await accounts.findById(user.id))?.disabledAt).toBeNull();
+    expect((await accounts.verifyCredentials('dis@example.com', 'long enough pw'))?.id).toBe(
+      user.id,
+    );
+    expect(await accounts.setDisabled('nobody', null)).toBeUndefined();
+    await accounts.delete(user.id); // the listing test counts the others
+  });
+
+  it('sets a new password (policy-checked) and roles', async () => {
+    const user = await accounts.create({
+      email: 'pw@example.com',
+      password: 'first password',
+      roles: ['viewer'],
+    });
+    await expect(accounts.setPassword(user.id, 'short')).rejects.toBeInstanceOf(
+      PasswordPolicyError,
+    );
+    await accounts.setPassword(user.id, 'second password');
+    expect(await accounts.verifyCredentials('pw@example.com', 'first password')).toBeUndefined();
+    expect((await accounts.verifyCredentials('pw@example.com', 'second password'))?.id).toBe(
+      user.id,
+    );
+    expect((await accounts.setRoles(user.id, ['editor']))?.roles).toEqual(['editor']);
+    await accounts.delete(user.id);
+  });
+
   it('verifies credentials: right password yes, wrong password and unknown email no', async () => {
     expect(
       (await accounts.verifyCredentials('alice@example.com', 'correct horse battery'))?.email,

@@ -16,6 +16,7 @@ import * as m014 from './migrations/014-passkeys.js';
 import * as m015 from './migrations/015-totp-enrolment-owner.js';
 import * as m016 from './migrations/016-refresh-rotation-started.js';
 import * as m017 from './migrations/017-refresh-rotation-count.js';
+import * as m018 from './migrations/018-user-disabled.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -44,6 +45,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['015-totp-enrolment-owner', m015],
   ['016-refresh-rotation-started', m016],
   ['017-refresh-rotation-count', m017],
+  ['018-user-disabled', m018],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

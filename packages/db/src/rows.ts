@@ -5,6 +5,8 @@ export interface UserRow {
   name: string | null;
   roles: string[];
   password_hash: string;
+  /** Null for an active account (migration 018). */
+  disabled_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }

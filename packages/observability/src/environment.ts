@@ -5,18 +5,21 @@
 import { z } from 'zod';
 import { ConfigError } from './lifecycle.js';
 
-/** NODE_ENV, DATA_DIR and LOG_LEVEL: read by every app. */
+/** NODE_ENV, DATA_DIR, LOG_LEVEL and LOG_FORMAT: read by every app. */
 export const processVariables = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   /** Embedded database, generated secrets, uploads. */
   DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Unset: readable lines on a terminal, JSON otherwise (logger.ts). */
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
 };
 
 export type ProcessSettings = Readonly<{
   env: 'development' | 'test' | 'production';
   dataDir: string;
   logLevel: string;
+  logFormat: 'json' | 'pretty' | undefined;
 }>;
 
 /** An app's process settings from its parsed processVariables. */
@@ -24,8 +27,9 @@ export function processSettingsOf(e: {
   NODE_ENV: ProcessSettings['env'];
   DATA_DIR: string;
   LOG_LEVEL: string;
+  LOG_FORMAT?: 'json' | 'pretty' | undefined;
 }): ProcessSettings {
-  return { env: e.NODE_ENV, dataDir: e.DATA_DIR, logLevel: e.LOG_LEVEL };
+  return { env: e.NODE_ENV, dataDir: e.DATA_DIR, logLevel: e.LOG_LEVEL, logFormat: e.LOG_FORMAT };
 }
 
 /** ISSUER and API_AUDIENCE: the exact `iss` and `aud` of the API's access tokens. */

@@ -3,6 +3,7 @@ export {
   REDACT_PATHS,
   scrubText,
   serializeHeaders,
+  type LogFormat,
   type LoggerOptions,
 } from './logger.js';
 export {
@@ -49,3 +50,12 @@ export {
   type ServiceDependency,
   type ServiceStarter,
 } from './lifecycle.js';
+export {
+  ERROR_CODES,
+  type ErrorBody,
+  type ErrorCode,
+  type ErrorCodeInfo,
+  type ErrorCodeOf,
+  type ErrorService,
+  type FieldErrors,
+} from './error-codes.js';

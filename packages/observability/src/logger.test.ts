@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from '@jest/globals';
 import { createLogger, scrubText } from './logger.js';
 
-function capture() {
+function capture(format?: 'json' | 'pretty') {
   const lines: string[] = [];
   const destination = new Writable({
     write(chunk, _encoding, done) {
@@ -10,7 +10,10 @@ function capture() {
       done();
     },
   });
-  return { logger: createLogger({ level: 'debug', destination }), text: () => lines.join('') };
+  return {
+    logger: createLogger({ level: 'debug', destination, format }),
+    text: () => lines.join(''),
+  };
 }
 
 const JWT = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJlLXZhbHVl';
@@ -117,5 +120,48 @@ describe('one-time codes and DPoP proofs', () => {
     expect(out).not.toContain(Array.from(raw.subarray(0, 12)).join(','));
     expect(out).not.toContain(CODE);
     expect(parseError.rawPacket).toBe(raw);
+  });
+});
+
+describe('LOG_FORMAT', () => {
+  const CODE = 'Xq3vT0kA9sFj2LwM7pRc1ZbN8eYhU5dG4oIiK6nVtWs';
+
+  it('json: one object a line (the default for a stream that is not a terminal)', () => {
+    for (const format of ['json', undefined] as const) {
+      const { logger, text } = capture(format);
+      logger.info({ port: 4000 }, 'listening');
+      expect(JSON.parse(text())).toMatchObject({ level: 30, msg: 'listening', port: 4000 });
+    }
+  });
+
+  it('pretty: a readable line with a clock time instead of epoch milliseconds', () => {
+    const { logger, text } = capture('pretty');
+    logger.info({ port: 4000 }, 'listening');
+    const out = text();
+    expect(out).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: listening \{"port":4000\}\n$/);
+    expect(out).not.toMatch(/"time":\d+/);
+  });
+
+  it('pretty: redacts as json does, fields, headers, texts and errors', () => {
+    const { logger, text } = capture('pretty');
+    logger.info({
+      password: 'hunter2-password',
+      body: { refresh_token: 'refresh-token-value', code: CODE },
+      req: { headers: { authorization: `Bearer ${JWT}`, cookie: 'sid=session-cookie-value' } },
+    });
+    logger.warn(`could not verify ${JWT}`);
+    logger.error({ err: new Error(`bad key ${API_KEY}`) }, 'failed');
+    const out = text();
+    for (const secret of [
+      'hunter2-password',
+      'refresh-token-value',
+      CODE,
+      JWT,
+      'session-cookie-value',
+      API_KEY,
+    ]) {
+      expect(out).not.toContain(secret);
+    }
+    expect(out).toContain('[Redacted]');
   });
 });

@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { prettyFactory } from 'pino-pretty';
 
 /**
  * Field names whose values are credentials, wherever they appear in a log object (top
@@ -113,20 +114,52 @@ function serializeError(error: unknown): unknown {
     : serialized;
 }
 
+export type LogFormat = 'json' | 'pretty';
+
 export interface LoggerOptions {
   level?: string;
   /** Fields on every line, e.g. `{ app: 'api' }`; default none (no pid or hostname). */
   base?: Record<string, unknown>;
   /** Where lines go; default stdout. Tests pass a stream to read them back. */
   destination?: DestinationStream;
+  /**
+   * LOG_FORMAT: `json` (one object a line, for collectors) or `pretty` (a readable line with
+   * a local time, for a person). Default: pretty when stdout is a terminal, else json.
+   */
+  format?: LogFormat | undefined;
 }
 
 /**
- * The one logger factory of the project: JSON lines, with credentials redacted by field
+ * Readable lines, formatted from the JSON pino has already redacted, so both formats hide
+ * the same secrets. Written synchronously: the last line before an exit is not lost.
+ */
+function prettyLines(destination: DestinationStream, colorize: boolean): DestinationStream {
+  const format = prettyFactory({
+    colorize,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    singleLine: true,
+  });
+  const flushable = destination as DestinationStream & { flush?: (cb: () => void) => void };
+  return {
+    write: (line: string) => destination.write(format(line)),
+    ...(flushable.flush ? { flush: (cb: () => void) => flushable.flush!(cb) } : {}),
+  } as DestinationStream;
+}
+
+/**
+ * The one logger factory of the project: JSON lines (or readable ones, LOG_FORMAT), with
+ * credentials redacted by field
  * path, by a `headers` serializer and, for messages and errors, by token shape. Logging
  * a whole request or a caught library error therefore never writes a token out.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
+  const toTerminal = options.destination === undefined && process.stdout.isTTY === true;
+  const format = options.format ?? (toTerminal ? 'pretty' : 'json');
+  const destination =
+    format === 'pretty'
+      ? prettyLines(options.destination ?? pino.destination({ dest: 1, sync: true }), toTerminal)
+      : options.destination;
   return pino(
     {
       level: options.level ?? 'info',
@@ -140,6 +173,6 @@ export function createLogger(options: LoggerOptions = {}): Logger {
         },
       },
     },
-    options.destination,
+    destination,
   );
 }

@@ -105,6 +105,7 @@ async function startInstance(
   const server = await startAuthServer(parseAuthConfig(env), {
     logger: pino({ level: 'info' }, sink),
     print: () => {},
+    showSecret: () => {},
     ...deps,
     db,
   });

@@ -30,6 +30,12 @@ export interface SessionsRepo {
   /** Ends every session of the user; returns how many were still open. */
   revokeAllForUser(userId: string, now: Date): Promise<number>;
   /**
+   * Ends the user's sessions begun before their latest `subject` revocation (the deny
+   * list's `revocations` table, written by any instance or by the auth server's admin API);
+   * one begun after it stays. Returns how many were ended.
+   */
+  revokeBeforeSubjectRevocation(userId: string, now: Date): Promise<number>;
+  /**
    * Deletes the user's ended sessions (run at each login so the table stays bounded), at
    * most once a minute per user on this instance: the statement reads every
    * session the user has, which a burst of logins would otherwise do each time.
@@ -93,6 +99,21 @@ export function createSessionsRepo(db: Db): SessionsRepo {
       const rows = await db('sessions')
         .where('user_id', userId)
         .whereNull('revoked_at')
+        .update({ revoked_at: now })
+        .returning('id_hash');
+      return rows.length;
+    },
+
+    async revokeBeforeSubjectRevocation(userId, now) {
+      // issued_before is in milliseconds (packages/db migration 011).
+      const rows = await db('sessions')
+        .where('user_id', userId)
+        .whereNull('revoked_at')
+        .whereRaw(
+          `created_at <= (select to_timestamp(max(issued_before) / 1000.0) from revocations
+             where kind = 'subject' and value = ?)`,
+          [userId],
+        )
         .update({ revoked_at: now })
         .returning('id_hash');
       return rows.length;

@@ -77,7 +77,8 @@ export function usersRoutes(api: ApiRouter, deps: RouteDeps): void {
       },
     },
     async function getUser(ctx, { params }) {
-      const user = await accounts.findById(params.id);
+      // A disabled account is still a user of the directory, as the list shows it.
+      const user = await accounts.get(params.id);
       if (!user) throw new NotFoundError();
       sendCacheable(ctx, userJson(user));
     },

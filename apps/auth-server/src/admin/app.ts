@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { adminErrors, AdminError } from './errors.js';
 import { factorRoutes } from './factor-routes.js';
 import { adminRoutes, requireAdminToken, type AdminDeps } from './routes.js';
+import { userRoutes } from './user-routes.js';
 
 /** The admin API (ADMIN_PORT, bound to 127.0.0.1): every route needs the admin token. */
 export function createAdminApp(deps: AdminDeps, logger: Logger): Koa {
@@ -14,20 +15,29 @@ export function createAdminApp(deps: AdminDeps, logger: Logger): Koa {
   const router = new Router();
   adminRoutes(router, deps);
   factorRoutes(router, deps);
+  userRoutes(router, deps);
   app.use(adminErrors(logger));
   app.use(async function noStore(ctx, next) {
     ctx.set('Cache-Control', 'no-store');
     await next();
   });
   app.use(requireAdminToken(deps.adminToken));
+  // A body of another type would be ignored, and validation would report missing fields.
+  app.use(async function requireJson(ctx, next) {
+    const hasBody = ctx.get('Transfer-Encoding') !== '' || (ctx.request.length ?? 0) > 0;
+    const writes = ['POST', 'PUT', 'PATCH'].includes(ctx.method);
+    if (hasBody && writes && !ctx.request.is('application/json', 'application/merge-patch+json')) {
+      throw new AdminError('unsupported_media_type', 'request bodies must be application/json');
+    }
+    await next();
+  });
   app.use(
     bodyParser({
       enableTypes: ['json'],
       jsonLimit: '64kb',
       onError(error, ctx) {
         const failure = bodyFailureOf(error, ctx.get('Content-Encoding'));
-        const code = failure.status === 413 ? 'payload_too_large' : 'bad_request';
-        throw new AdminError(failure.status, code, failure.message);
+        throw new AdminError(failure.code, failure.message);
       },
     }),
   );
@@ -35,14 +45,16 @@ export function createAdminApp(deps: AdminDeps, logger: Logger): Koa {
   app.use(
     refuseNul({
       refuse() {
-        throw new AdminError(400, 'bad_request', 'the request contains a NUL character');
+        throw new AdminError('invalid_request', 'the request contains a NUL character');
       },
     }),
   );
+  // Around the router: allowedMethods sets 405 once the routes have run.
+  app.use(async function notFound(ctx, next) {
+    await next();
+    if (ctx.status === 404 && !ctx.body) throw new AdminError('not_found', 'no such endpoint');
+  });
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
-  app.use(async function notFound(ctx) {
-    if (ctx.status === 404 && !ctx.body) throw new AdminError(404, 'not_found', 'no such endpoint');
-  });
   return app;
 }

@@ -18,8 +18,8 @@ export interface FactorAdminDeps {
  */
 export function factorRoutes(router: Router, deps: FactorAdminDeps): void {
   async function userOf(id: string) {
-    const user = await deps.accounts.findById(id);
-    if (!user) throw new AdminError(404, 'not_found', 'no such user');
+    const user = await deps.accounts.get(id);
+    if (!user) throw new AdminError('not_found', 'no such user');
     return user;
   }
 

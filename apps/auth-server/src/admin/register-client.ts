@@ -5,13 +5,16 @@ import { isHttpsOrLoopback } from '../provider/loopback.js';
 import { signsIdTokensWith } from '../provider/keys.js';
 import { hashClientSecret, type ProviderHost } from '../provider/provider-host.js';
 import { AdminError } from './errors.js';
-import type { NewClient } from './schemas.js';
+import { redirectProblems, type ClientPatch, type NewClient } from './schemas.js';
 
 export interface RegisteredClient {
   metadata: ClientMetadata;
   /** Shown once; only its hash is stored. */
   clientSecret?: string;
 }
+
+/** 32 random bytes: only its SHA-256 is stored (provider-host.ts). */
+const newClientSecret = () => randomBytes(32).toString('base64url');
 
 /** Metadata as an API answer: the secret hash is never shown. */
 export function publicMetadata(metadata: ClientMetadata): Record<string, unknown> {
@@ -37,11 +40,11 @@ export async function registerClient(
 ): Promise<RegisteredClient> {
   const httpsOnly = options.httpsJwksUriOnly === true;
   if (input.jwks_uri && !isHttpsOrLoopback(input.jwks_uri, { httpsOnly })) {
-    throw new AdminError(400, 'invalid_client_metadata', 'jwks_uri must be an https URL');
+    throw new AdminError('invalid_client_metadata', 'jwks_uri must be an https URL');
   }
   // Neither a public client nor one authenticating with its own key has a secret.
   const hasSecret = !['none', 'private_key_jwt'].includes(input.token_endpoint_auth_method);
-  const clientSecret = hasSecret ? randomBytes(32).toString('base64url') : undefined;
+  const clientSecret = hasSecret ? newClientSecret() : undefined;
   const usesCode = input.grant_types.includes('authorization_code');
   const metadata: ClientMetadata = withFapiDefaults({
     client_id: input.client_id ?? randomBytes(16).toString('base64url'),
@@ -80,18 +83,88 @@ export async function registerClient(
   const idTokenAlg = metadata['id_token_signed_response_alg'];
   if (typeof idTokenAlg === 'string' && !signsIdTokensWith(host.keys, idTokenAlg)) {
     throw new AdminError(
-      400,
       'invalid_client_metadata',
       `id_token_signed_response_alg ${idTokenAlg}: no ${idTokenAlg} signing key is active; ` +
         `rotate one in first (pnpm admin signing-key:rotate --alg ${idTokenAlg})`,
     );
   }
-  try {
-    await host.current.Client.validate(stored as never);
-  } catch (error) {
-    const description = (error as { error_description?: string }).error_description;
-    throw new AdminError(400, 'invalid_client_metadata', description ?? (error as Error).message);
-  }
+  await validateWithProvider(host, stored);
   await clients.insert(stored);
   return clientSecret ? { metadata: stored, clientSecret } : { metadata: stored };
+}
+
+/** oidc-provider's own schema decides whether the combination is a client it can serve. */
+async function validateWithProvider(host: ProviderHost, metadata: ClientMetadata) {
+  try {
+    await host.current.Client.validate(metadata as never);
+  } catch (error) {
+    const description = (error as { error_description?: string }).error_description;
+    throw new AdminError('invalid_client_metadata', description ?? (error as Error).message);
+  }
+}
+
+async function storedClient(clients: ClientsRepo, id: string): Promise<ClientMetadata> {
+  const current = await clients.findMetadata(id);
+  if (!current) throw new AdminError('not_found', 'no such client');
+  return current;
+}
+
+/**
+ * PATCH of a client's name, redirect URIs, scope or roles: the result is held to the rules
+ * of creation (redirect URIs for the code flow and by application type, roles only for
+ * client_credentials) and to oidc-provider's schema, then stored. Takes effect at once on
+ * this instance, on others within the clients cache (clients-repo.ts).
+ */
+export async function updateClient(
+  host: ProviderHost,
+  clients: ClientsRepo,
+  id: string,
+  patch: ClientPatch,
+): Promise<ClientMetadata> {
+  const next: ClientMetadata = { ...(await storedClient(clients, id)) };
+  if (patch.client_name !== undefined) next['client_name'] = patch.client_name;
+  if (patch.redirect_uris !== undefined) next['redirect_uris'] = patch.redirect_uris;
+  for (const key of ['scope', 'roles'] as const) {
+    const value = patch[key];
+    if (value === undefined) continue;
+    if (value.length === 0) delete next[key];
+    else next[key] = value;
+  }
+  const grantTypes = (next['grant_types'] as string[] | undefined) ?? [];
+  const redirectUris = (next['redirect_uris'] as string[] | undefined) ?? [];
+  const fields: Record<string, string[]> = {};
+  const problem = (field: string, message: string) => (fields[field] ??= []).push(message);
+  if (grantTypes.includes('authorization_code') && redirectUris.length === 0)
+    problem('redirect_uris', 'required for authorization_code');
+  const type = next['application_type'] === 'native' ? 'native' : 'web';
+  for (const message of redirectProblems(type, redirectUris)) problem('redirect_uris', message);
+  if (next['roles'] !== undefined && !grantTypes.includes('client_credentials'))
+    problem('roles', 'only for client_credentials clients');
+  if (Object.keys(fields).length > 0)
+    throw new AdminError('validation_failed', 'the request is invalid', fields);
+  await validateWithProvider(host, next);
+  await clients.put(id, next);
+  return next;
+}
+
+/**
+ * A new secret for a confidential client, shown once; the old one stops working at once on
+ * this instance, on others within the clients cache. A client without a secret (public,
+ * private_key_jwt) has none to rotate.
+ */
+export async function rotateClientSecret(
+  clients: ClientsRepo,
+  id: string,
+): Promise<{ metadata: ClientMetadata; clientSecret: string }> {
+  const current = await storedClient(clients, id);
+  if (typeof current['client_secret'] !== 'string') {
+    throw new AdminError(
+      'conflict',
+      `this client authenticates with ${String(current['token_endpoint_auth_method'])}: it has no secret`,
+    );
+  }
+  const clientSecret = newClientSecret();
+  const metadata = { ...current, client_secret: hashClientSecret(clientSecret) };
+  await clients.put(id, metadata);
+  return { metadata, clientSecret };
 }

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type Router from '@koa/router';
 import type { AccountsRepo, User } from '@portcullis/accounts';
+import type { DenyList } from '@portcullis/claims';
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
 import type { AuditRepo } from '../data/audit-repo.js';
@@ -10,8 +11,14 @@ import type { MfaCore } from '../mfa/index.js';
 import { keyState, type KeyManager } from '../provider/keys.js';
 import type { ProviderHost } from '../provider/provider-host.js';
 import { AdminError } from './errors.js';
-import { publicMetadata, registerClient } from './register-client.js';
 import {
+  publicMetadata,
+  registerClient,
+  rotateClientSecret,
+  updateClient,
+} from './register-client.js';
+import {
+  clientPatchSchema,
   fieldErrors,
   listQuerySchema,
   newClientSchema,
@@ -34,6 +41,8 @@ export interface AdminDeps {
   now?: () => number;
   /** Second factors: GET/DELETE /admin/users/:id/factors (factor-routes.ts). */
   mfa: MfaCore;
+  /** Disabling a user and resetting a password end their sessions (user-routes.ts). */
+  denyList: Pick<DenyList, 'denySubject'>;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -42,26 +51,31 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 export function requireAdminToken(adminToken: string): Middleware {
   const expected = digest(adminToken);
   return async function adminAuth(ctx, next) {
-    const match = /^Bearer ([^\s]+)$/.exec(ctx.get('authorization'));
+    const authorization = ctx.get('authorization');
+    if (authorization === '') {
+      throw new AdminError('unauthenticated', 'send Authorization: Bearer <ADMIN_TOKEN>');
+    }
+    const match = /^Bearer ([^\s]+)$/.exec(authorization);
     if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
-      throw new AdminError(401, 'unauthorized', 'a valid admin bearer token is required');
+      throw new AdminError('invalid_token', 'the admin token is not valid');
     }
     await next();
   };
 }
 
-function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input ?? {});
   if (!result.success)
-    throw new AdminError(422, 'validation_failed', undefined, fieldErrors(result.error));
+    throw new AdminError('validation_failed', 'the request is invalid', fieldErrors(result.error));
   return result.data;
 }
 
-const userView = (u: User) => ({
+export const userView = (u: User) => ({
   id: u.id,
   email: u.email,
   name: u.name,
   roles: u.roles,
+  disabledAt: u.disabledAt,
   createdAt: u.createdAt,
 });
 
@@ -88,9 +102,28 @@ export function adminRoutes(router: Router, deps: AdminDeps): void {
     };
   });
 
+  router.patch('/admin/clients/:id', async function patchClient(ctx) {
+    const id = ctx.params['id']!;
+    const patch = parse(clientPatchSchema, ctx.request.body);
+    const metadata = await updateClient(deps.host, deps.clients, id, patch);
+    await deps.audit.record({
+      kind: 'client_updated',
+      clientId: id,
+      detail: { changed: Object.keys(patch) },
+    });
+    ctx.body = publicMetadata(metadata);
+  });
+
+  router.post('/admin/clients/:id/secret', async function rotateSecret(ctx) {
+    const id = ctx.params['id']!;
+    const { metadata, clientSecret } = await rotateClientSecret(deps.clients, id);
+    await deps.audit.record({ kind: 'client_secret_rotated', clientId: id });
+    ctx.body = { ...publicMetadata(metadata), client_secret: clientSecret };
+  });
+
   router.delete('/admin/clients/:id', async function deleteClient(ctx) {
     const id = ctx.params['id']!;
-    if (!(await deps.clients.delete(id))) throw new AdminError(404, 'not_found', 'no such client');
+    if (!(await deps.clients.delete(id))) throw new AdminError('not_found', 'no such client');
     await deps.audit.record({ kind: 'client_deleted', clientId: id });
     ctx.status = 204;
   });

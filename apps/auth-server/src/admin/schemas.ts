@@ -39,6 +39,11 @@ const jwksUri = z
   .url()
   .refine((u) => isHttpsOrLoopback(u), 'must be an https URL (http only for localhost)');
 
+const clientName = z.string().min(1).max(100);
+const redirectUris = z.array(z.url()).max(20);
+const scope = z.string().max(1000);
+const clientRoles = z.array(role).max(10);
+
 /**
  * RFC 7591 §2 client metadata (the subset this server supports), RFC 9449's
  * `dpop_bound_access_tokens`, plus `roles`, `first_party` and `introspection`.
@@ -49,8 +54,8 @@ export const newClientSchema = z
       .string()
       .regex(/^[A-Za-z0-9._~-]{3,64}$/, 'letters, digits and . _ ~ - only, 3 to 64 characters')
       .optional(),
-    client_name: z.string().min(1).max(100).optional(),
-    redirect_uris: z.array(z.url()).max(20).default([]),
+    client_name: clientName.optional(),
+    redirect_uris: redirectUris.default([]),
     post_logout_redirect_uris: z.array(z.url()).max(20).optional(),
     grant_types: z.array(grantType).min(1).default(['authorization_code', 'refresh_token']),
     response_types: z.array(z.literal('code')).optional(),
@@ -69,8 +74,8 @@ export const newClientSchema = z
     [LEGACY_AUDIENCE]: z.boolean().optional(),
     /** A resource server that may introspect tokens (README "Token introspection"). */
     introspection: z.boolean().optional(),
-    scope: z.string().max(1000).optional(),
-    roles: z.array(role).max(10).optional(),
+    scope: scope.optional(),
+    roles: clientRoles.optional(),
     first_party: z.boolean().optional(),
     /** Every sign-in for this client needs a second factor (README "Multi-factor sign-in"). */
     require_mfa: z.boolean().optional(),
@@ -167,7 +172,7 @@ export type NewClient = z.output<typeof newClientSchema>;
  * http on a loopback IP literal (any port at request time), a private-use scheme in
  * reverse-DNS form (com.example.app:/callback), or a claimed https URL.
  */
-function redirectProblems(type: 'web' | 'native', uris: string[]): string[] {
+export function redirectProblems(type: 'web' | 'native', uris: string[]): string[] {
   const problems: string[] = [];
   for (const uri of uris) {
     const url = URL.parse(uri);
@@ -189,6 +194,38 @@ function redirectProblems(type: 'web' | 'native', uris: string[]): string[] {
   }
   return problems;
 }
+
+/**
+ * PATCH /admin/clients/:id: the members that change without re-registering, each checked
+ * as at creation; an empty `scope` or `roles` removes it. Rules across members are checked
+ * on the result (register-client.ts `updateClient`).
+ */
+export const clientPatchSchema = z
+  .object({
+    client_name: clientName.optional(),
+    redirect_uris: redirectUris.optional(),
+    scope: scope.optional(),
+    roles: clientRoles.optional(),
+  })
+  .strict()
+  .refine(
+    (p) => Object.keys(p).length > 0,
+    'name at least one of client_name, redirect_uris, scope, roles',
+  );
+
+export type ClientPatch = z.output<typeof clientPatchSchema>;
+
+/** PATCH /admin/users/:id. */
+export const userPatchSchema = z.object({ roles: z.array(role).max(10) }).strict();
+
+/** POST /admin/users/:id/password: a new password, or one generated and shown once. */
+export const passwordResetSchema = z
+  .object({ password: z.string().max(1024).optional(), generate: z.literal(true).optional() })
+  .strict()
+  .refine((b) => (b.password === undefined) !== (b.generate === undefined), {
+    message: 'send either password or generate: true',
+    path: ['password'],
+  });
 
 export const newUserSchema = z
   .object({
@@ -218,6 +255,11 @@ export const listQuerySchema = z.object({
 export function fieldErrors(error: z.ZodError): Record<string, string[]> {
   const fields: Record<string, string[]> = {};
   for (const issue of error.issues) {
+    // A member that is not allowed is named as its own field.
+    if (issue.code === 'unrecognized_keys') {
+      for (const k of issue.keys) (fields[k] ??= []).push('not an allowed member');
+      continue;
+    }
     const key = issue.path.length ? String(issue.path[0]) : '_';
     (fields[key] ??= []).push(issue.message);
   }

@@ -14,6 +14,11 @@ const USAGE = `usage: pnpm admin <command> [options] [--json]
 
   user:create --email E --password P [--roles admin,editor] [--name N]
   user:list [--limit N] [--after CURSOR]
+  user:roles <user_id> --roles admin,editor   replaces the roles (--roles '' for none)
+  user:disable <user_id>        no sign-in; ends their sessions and tokens
+  user:enable <user_id>
+  user:reset-password <user_id> (--password P | --generate)
+                ends their sessions and tokens; --generate prints a new one once
   user:factors <user_id>        the user's second factors and recovery codes left
   user:reset-factors <user_id>  removes them all (a lost phone or key; audited)
   client:create [--name N] [--client-id ID] [--redirect-uri URI]... [--grant-types a,b]
@@ -32,6 +37,9 @@ const USAGE = `usage: pnpm admin <command> [options] [--json]
                 the token endpoint URL as aud (Authlib's default; not with --fapi;
                 see docs/security.md for the risk)
   client:list
+  client:update <client_id> [--name N] [--redirect-uri URI]... [--scope S] [--roles r1,r2]
+                replaces what is given (--scope '' or --roles '' removes it)
+  client:rotate-secret <client_id>   a new secret, shown once; the old one stops working
   client:delete <client_id>
   signing-key:rotate [--alg RS256|ES256] [--now]
                 published at once, signs after SIGNING_KEY_PUBLISH_LEAD (default 60 s);
@@ -78,6 +86,7 @@ async function main(argv: string[]): Promise<number> {
       kind: { type: 'string' },
       limit: { type: 'string' },
       after: { type: 'string' },
+      generate: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -137,6 +146,9 @@ async function main(argv: string[]): Promise<number> {
     return q.size ? `?${q}` : '';
   };
 
+  const userPath = (id: string) => `/admin/users/${encodeURIComponent(id)}`;
+  const clientPath = (id: string) => `/admin/clients/${encodeURIComponent(id)}`;
+
   let res;
   switch (command) {
     case 'user:create':
@@ -149,6 +161,34 @@ async function main(argv: string[]): Promise<number> {
       break;
     case 'user:list':
       res = await call('GET', `/admin/users${query({ limit: values.limit, after: values.after })}`);
+      break;
+    case 'user:roles':
+      if (!arg || values.roles === undefined) {
+        console.error('usage: pnpm admin user:roles <user_id> --roles r1,r2');
+        return 64;
+      }
+      res = await call('PATCH', userPath(arg), { roles: list(values.roles) ?? [] });
+      break;
+    case 'user:disable':
+    case 'user:enable':
+      if (!arg) {
+        console.error(`usage: pnpm admin ${command} <user_id>`);
+        return 64;
+      }
+      res = await call('POST', `${userPath(arg)}/${command.slice('user:'.length)}`);
+      break;
+    case 'user:reset-password':
+      if (!arg || (values.password === undefined) === (values.generate === undefined)) {
+        console.error(
+          'usage: pnpm admin user:reset-password <user_id> (--password P | --generate)',
+        );
+        return 64;
+      }
+      res = await call(
+        'POST',
+        `${userPath(arg)}/password`,
+        values.generate ? { generate: true } : { password: values.password },
+      );
       break;
     case 'user:factors':
     case 'user:reset-factors':
@@ -187,12 +227,34 @@ async function main(argv: string[]): Promise<number> {
     case 'client:list':
       res = await call('GET', '/admin/clients');
       break;
+    case 'client:update': {
+      if (!arg) {
+        console.error(
+          'usage: pnpm admin client:update <client_id> [--name N] [--redirect-uri URI]... [--scope S] [--roles r1,r2]',
+        );
+        return 64;
+      }
+      res = await call('PATCH', clientPath(arg), {
+        ...(values.name !== undefined ? { client_name: values.name } : {}),
+        ...(values['redirect-uri'] ? { redirect_uris: values['redirect-uri'] } : {}),
+        ...(values.scope !== undefined ? { scope: values.scope } : {}),
+        ...(values.roles !== undefined ? { roles: list(values.roles) ?? [] } : {}),
+      });
+      break;
+    }
+    case 'client:rotate-secret':
+      if (!arg) {
+        console.error('usage: pnpm admin client:rotate-secret <client_id>');
+        return 64;
+      }
+      res = await call('POST', `${clientPath(arg)}/secret`);
+      break;
     case 'client:delete':
       if (!arg) {
         console.error('usage: pnpm admin client:delete <client_id>');
         return 64;
       }
-      res = await call('DELETE', `/admin/clients/${encodeURIComponent(arg)}`);
+      res = await call('DELETE', clientPath(arg));
       break;
     case 'signing-key:rotate':
       res = await call('POST', '/admin/signing-keys', {
@@ -220,6 +282,8 @@ async function main(argv: string[]): Promise<number> {
       console.log(`${k.padEnd(28)} ${typeof v === 'string' ? v : JSON.stringify(v)}`);
     if (typeof res.body['client_secret'] === 'string')
       console.log('\nThe client secret is shown only this once.');
+    if (typeof res.body['password'] === 'string')
+      console.log('\nThe password is shown only this once.');
   }
   return res.ok ? 0 : 1;
 }

@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import type Router from '@koa/router';
+import type { AccountsRepo, User } from '@portcullis/accounts';
+import type { DenyList } from '@portcullis/claims';
+import type { AuditRepo } from '../data/audit-repo.js';
+import { REFRESH_TOKEN_TTL } from '../provider/configuration.js';
+import { AdminError } from './errors.js';
+import { parse, userView } from './routes.js';
+import { passwordResetSchema, userPatchSchema } from './schemas.js';
+
+export interface UserAdminDeps {
+  accounts: AccountsRepo;
+  audit: AuditRepo;
+  /** Ends a user's sessions and tokens as logout everywhere does (provider/subject-logout.ts). */
+  denyList: Pick<DenyList, 'denySubject'>;
+  /** Milliseconds clock; default Date.now. */
+  now?: () => number;
+}
+
+/**
+ * Changes to an account (README "Admin"), each audited. Disabling and a password reset
+ * end everything the user holds, as logout everywhere does: a `subject` revocation makes
+ * the auth server drop their sessions, grants and refresh tokens and the API refuse their
+ * access tokens. A disabled account also signs in nowhere and no credential acts for it
+ * (packages/accounts `findById`) until it is enabled again.
+ */
+export function userRoutes(router: Router, deps: UserAdminDeps): void {
+  const now = deps.now ?? Date.now;
+
+  async function found(user: Promise<User | undefined>): Promise<User> {
+    const u = await user;
+    if (!u) throw new AdminError('not_found', 'no such user');
+    return u;
+  }
+
+  /** Tokens and artifacts issued until now are cut off; the row outlives any of them. */
+  async function revokeEverything(userId: string) {
+    const at = now() / 1000;
+    await deps.denyList.denySubject(userId, at, Math.ceil(at) + REFRESH_TOKEN_TTL);
+  }
+
+  router.patch('/admin/users/:id', async function changeRoles(ctx) {
+    const { roles } = parse(userPatchSchema, ctx.request.body);
+    const before = await found(deps.accounts.get(ctx.params['id']!));
+    const user = await found(deps.accounts.setRoles(before.id, roles));
+    await deps.audit.record({
+      kind: 'user_roles_changed',
+      subject: user.id,
+      detail: { from: before.roles, to: user.roles },
+    });
+    ctx.body = userView(user);
+  });
+
+  router.post('/admin/users/:id/disable', async function disableUser(ctx) {
+    const user = await found(deps.accounts.setDisabled(ctx.params['id']!, new Date(now())));
+    await revokeEverything(user.id);
+    await deps.audit.record({ kind: 'user_disabled', subject: user.id });
+    ctx.body = userView(user);
+  });
+
+  router.post('/admin/users/:id/enable', async function enableUser(ctx) {
+    const user = await found(deps.accounts.setDisabled(ctx.params['id']!, null));
+    await deps.audit.record({ kind: 'user_enabled', subject: user.id });
+    ctx.body = userView(user);
+  });
+
+  router.post('/admin/users/:id/password', async function resetPassword(ctx) {
+    const body = parse(passwordResetSchema, ctx.request.body);
+    const password = body.password ?? randomBytes(18).toString('base64url');
+    const user = await found(deps.accounts.setPassword(ctx.params['id']!, password));
+    await revokeEverything(user.id);
+    await deps.audit.record({
+      kind: 'password_reset',
+      subject: user.id,
+      detail: { generated: body.generate === true },
+    });
+    // A generated password is shown this once; a chosen one is never echoed.
+    ctx.body = { ...userView(user), ...(body.generate ? { password } : {}) };
+  });
+}
