@@ -49,3 +49,8 @@ export {
   type ServiceDependency,
   type ServiceStarter,
 } from './lifecycle.js';
+export {
+  MIN_SECRET_LENGTH,
+  placeholderSecrets,
+  type SecretProblem,
+} from './placeholder-secrets.js';
