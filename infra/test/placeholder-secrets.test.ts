@@ -21,11 +21,15 @@ describe('placeholder secrets in production', () => {
   it.each([
     ['apps/auth-server/src/main.ts', ['ADMIN_TOKEN', 'COOKIE_KEYS', 'KEY_ENCRYPTION_KEY']],
     ['apps/api/src/main.ts', ['UPLOAD_SIGNING_KEY']],
-  ])('%s exits 78 naming each placeholder variable', async (main, variables) => {
-    const p = await spawnScript(main, TEMPLATE);
-    expect(await p.exited).toBe(78);
-    for (const name of [...variables, 'DATABASE_URL']) {
-      expect(p.output()).toMatch(new RegExp(`^  ${name}: .*placeholder`, 'm'));
-    }
-  }, 60_000);
+  ])(
+    '%s exits 78 naming each placeholder variable',
+    async (main, variables) => {
+      const p = await spawnScript(main, TEMPLATE);
+      expect(await p.exited).toBe(78);
+      for (const name of [...variables, 'DATABASE_URL']) {
+        expect(p.output()).toMatch(new RegExp(`^  ${name}: .*placeholder`, 'm'));
+      }
+    },
+    60_000,
+  );
 });

@@ -104,7 +104,9 @@ describe('upload store', () => {
   });
 
   it('names the variable of every inconsistent setting', () => {
-    expect(problems({ UPLOADS_STORE: 's3' })).toEqual(['S3_BUCKET: required with UPLOADS_STORE=s3']);
+    expect(problems({ UPLOADS_STORE: 's3' })).toEqual([
+      'S3_BUCKET: required with UPLOADS_STORE=s3',
+    ]);
     expect(problems({ S3_BUCKET: 'uploads' })).toEqual([
       'UPLOADS_STORE: is disk while S3_BUCKET is set; set UPLOADS_STORE=s3',
     ]);

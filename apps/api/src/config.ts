@@ -110,7 +110,10 @@ const schema = z.object({
     .regex(/^[a-z0-9-]{1,64}$/, 'must be a region such as us-east-1')
     .default('us-east-1'),
   /** Unset: AWS S3 itself; set for MinIO or another S3-compatible server. */
-  S3_ENDPOINT: z.url().regex(/^https?:\/\//, 'must be an http(s) URL').optional(),
+  S3_ENDPOINT: z
+    .url()
+    .regex(/^https?:\/\//, 'must be an http(s) URL')
+    .optional(),
   /** `true` addresses `endpoint/bucket/key` (MinIO) instead of `bucket.endpoint/key`. */
   S3_FORCE_PATH_STYLE: z
     .enum(['true', 'false'])

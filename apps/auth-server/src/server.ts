@@ -281,10 +281,7 @@ export async function startAuthServer(
   ];
   for (const t of timers) t.unref();
 
-  logger.info(
-    { url, issuer, admin: adminUrl },
-    'authorization server listening',
-  );
+  logger.info({ url, issuer, admin: adminUrl }, 'authorization server listening');
 
   return {
     url,

@@ -1,8 +1,4 @@
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { pipeline, type Readable } from 'node:stream';
 import type { S3Settings } from '../config.js';
@@ -19,7 +15,8 @@ export function createS3Client(s3: S3Settings): S3Client {
     region: s3.region,
     ...(s3.endpoint ? { endpoint: s3.endpoint } : {}),
     forcePathStyle: s3.forcePathStyle,
-    ...(s3.credentials ? { credentials: s3.credentials } : {}),
+    // A copy: the SDK marks the object it is given, and the configuration's is frozen.
+    ...(s3.credentials ? { credentials: { ...s3.credentials } } : {}),
     // Checksums only where S3 requires them: several S3-compatible servers refuse the
     // SDK's default CRC32 trailers.
     requestChecksumCalculation: 'WHEN_REQUIRED',
