@@ -48,6 +48,7 @@ export class S3Storage implements BlobStorage {
   }
 
   async put(key: string, source: Readable, options: { maxBytes: number }): Promise<StoredBlob> {
+    const target = checkedKey(key);
     const { meter, blob } = meterBlob(options.maxBytes);
     let streamError: unknown;
     // The source's own failure (a client gone mid-body) or the cap's ends the upload too.
@@ -56,7 +57,7 @@ export class S3Storage implements BlobStorage {
     });
     const upload = new Upload({
       client: this.client,
-      params: { Bucket: this.bucket, Key: checkedKey(key), Body: body },
+      params: { Bucket: this.bucket, Key: target, Body: body },
       partSize: PART_SIZE,
       queueSize: QUEUE_SIZE,
       leavePartsOnError: false,
