@@ -8,7 +8,11 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
 import { until } from '@portcullis/testing';
+import { Readable } from 'node:stream';
 import { startApiServer, type RunningApiServer } from '../src/index.js';
+import { createUrlSigner } from '../src/storage/presign.js';
+import { createS3Client, S3Storage } from '../src/storage/s3.js';
+import { BlobTooLargeError } from '../src/storage/storage.js';
 import { startTestApi, type TestApi } from './helpers/harness.js';
 import { startTestS3, type TestS3 } from './helpers/s3-server.js';
 
@@ -126,5 +130,68 @@ describe('uploads in an S3 bucket shared by two API instances', () => {
       /http_requests_total\{method="POST",route="\/uploads",status="4\d\d"\}/,
     );
     expect(await s3.keys()).toEqual(before);
+  });
+});
+
+describe('S3Storage itself', () => {
+  const store = () =>
+    new S3Storage(
+      createS3Client(a.config.uploads.s3!),
+      s3.bucket,
+      createUrlSigner(() => Promise.resolve(Buffer.alloc(32)), Date.now),
+      Date.now,
+    );
+  /** `parts` as a stream, failing with `error` after them when given. */
+  function source(parts: Buffer[], error?: Error) {
+    return Readable.from(
+      (async function* () {
+        yield* parts;
+        if (error) throw error;
+      })(),
+    );
+  }
+
+  test('puts, gets and deletes; the size and hash are of the bytes streamed', async () => {
+    const bytes = randomBytes(6 * MiB);
+    const blob = await store().put('store-roundtrip', source([bytes]), { maxBytes: MAX });
+    expect(blob).toEqual({
+      size: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
+    const chunks: Buffer[] = [];
+    for await (const chunk of await store().get('store-roundtrip')) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+    await store().delete('store-roundtrip');
+    expect(await s3.keys()).not.toContain('store-roundtrip');
+  }, 60_000);
+
+  test.each([
+    ['one byte over the cap', 1000],
+    ['over the cap after a first 5 MiB part', 6 * MiB],
+  ])(
+    'a put %s fails with BlobTooLargeError and leaves no object',
+    async (_name, maxBytes) => {
+      const parts = [randomBytes(maxBytes), randomBytes(1)];
+      await expect(
+        store().put('store-too-large', source(parts), { maxBytes }),
+      ).rejects.toBeInstanceOf(BlobTooLargeError);
+      expect(await s3.keys()).not.toContain('store-too-large');
+    },
+    60_000,
+  );
+
+  test('a put whose source fails midway fails with that error and leaves no object', async () => {
+    const gone = new Error('client went away');
+    const parts = [randomBytes(3 * MiB), randomBytes(3 * MiB)];
+    await expect(store().put('store-aborted', source(parts, gone), { maxBytes: MAX })).rejects.toBe(
+      gone,
+    );
+    expect(await s3.keys()).not.toContain('store-aborted');
+  }, 60_000);
+
+  test('refuses a key that is not one of ours', async () => {
+    await expect(store().put('../x', source([]), { maxBytes: 1 })).rejects.toThrow(
+      'invalid storage key',
+    );
   });
 });
