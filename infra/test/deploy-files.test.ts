@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -190,13 +190,11 @@ describe('infra/docker/Dockerfile', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const check = (...urls: string[]) =>
+      // Not spawnSync: the server answers from this process.
       new Promise<number | null>((resolve) => {
-        // Run asynchronously: the server answers from this process.
-        import('node:child_process').then(({ spawn }) =>
-          spawn(process.execPath, [path.join(root, 'infra/scripts/healthcheck.mjs'), ...urls], {
-            stdio: 'ignore',
-          }).on('exit', resolve),
-        );
+        spawn(process.execPath, [path.join(root, 'infra/scripts/healthcheck.mjs'), ...urls], {
+          stdio: 'ignore',
+        }).on('exit', resolve);
       });
     try {
       expect(await check(`${base}/readyz`)).toBe(0);
