@@ -3,7 +3,7 @@
 # `openssl rand -base64 32` made URL-safe, so it can sit in a connection URL (KEY_ENCRYPTION_KEY
 # is then exactly 32 bytes, base64url, as the auth server wants).
 #   infra/scripts/generate-secrets.sh compose auth.example.org api.example.org you@example.org > infra/docker/.env
-#   infra/scripts/generate-secrets.sh k8s [namespace] | kubectl create -f -
+#   infra/scripts/generate-secrets.sh k8s [namespace] | kubectl create -f -   (default: kubectl's current one)
 # Keep them out of git and back them up: losing KEY_ENCRYPTION_KEY loses the signing keys, and
 # every issued token with them. Run once: a second run makes new, different secrets.
 set -eu
@@ -39,8 +39,8 @@ k8s)
 apiVersion: v1
 kind: Secret
 metadata:
-  name: portcullis-secrets
-  namespace: ${2:-default}
+  name: portcullis-secrets${2:+
+  namespace: $2}
 type: Opaque
 stringData:
   ADMIN_TOKEN: '$(secret)'
