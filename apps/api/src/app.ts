@@ -40,6 +40,7 @@ import { createApiRoutes } from './routes/index.js';
 import { createRateLimiters, type RateLimiters } from './rate-limits.js';
 import { skipJsonForUploads } from './routes/uploads.js';
 import { LocalDiskStorage } from './storage/local-disk.js';
+import { createS3Client, S3Storage } from './storage/s3.js';
 import { createUrlSigner } from './storage/presign.js';
 import type { BlobStorage } from './storage/storage.js';
 
@@ -114,7 +115,10 @@ function defaultResolvers(
   ];
 }
 
-/** Uploads on local disk; URLs signed with UPLOAD_SIGNING_KEY or a secret shared through the database. */
+/**
+ * Uploads on local disk, or in the S3 bucket every instance shares (UPLOADS_STORE); URLs
+ * signed with UPLOAD_SIGNING_KEY or a secret shared through the database.
+ */
 function defaultStorage(
   config: ApiConfig,
   repos: ReturnType<typeof createRepos>,
@@ -124,7 +128,10 @@ function defaultStorage(
   const key = configured
     ? () => Promise.resolve(Buffer.from(configured))
     : () => repos.secrets.get('upload-signing');
-  return new LocalDiskStorage(config.uploads.dir, createUrlSigner(key, now), now);
+  const signer = createUrlSigner(key, now);
+  const { s3 } = config.uploads;
+  if (s3) return new S3Storage(createS3Client(s3), s3.bucket, signer, now);
+  return new LocalDiskStorage(config.uploads.dir, signer, now);
 }
 
 /** Builds the API (resource server)'s Koa app; only server.ts listens. */
@@ -147,6 +154,7 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
     nonceSecret: () => repos.secrets.get('dpop-nonce'),
     now,
   });
+  const storage = deps.storage ?? defaultStorage(config, repos, now);
   const api = createApiRoutes(
     config,
     {
@@ -174,7 +182,7 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
           pollMs: config.streams.pollMs,
           onError: (err) => deps.logger.error({ err }, 'event poll failed'),
         }),
-      storage: deps.storage ?? defaultStorage(config, repos, now),
+      storage,
     },
     authenticate(
       deps.resolvers ?? [

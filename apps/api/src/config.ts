@@ -11,6 +11,7 @@ import { z } from 'zod';
 import {
   ConfigError,
   parseEnvironment,
+  placeholderSecrets,
   portVariable,
   processSettingsOf,
   processVariables,
@@ -96,8 +97,31 @@ const schema = z.object({
     .min(1)
     .max(Number.MAX_SAFE_INTEGER)
     .default(50 * 1024 * 1024),
-  /** Where uploads are stored; default `${DATA_DIR}/uploads`. */
+  /** `disk` (one instance) or `s3`: a bucket every instance shares (README "Deploying"). */
+  UPLOADS_STORE: z.enum(['disk', 's3']).default('disk'),
+  /** Where uploads are stored with UPLOADS_STORE=disk; default `${DATA_DIR}/uploads`. */
   UPLOADS_DIR: z.string().min(1).optional(),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name (3-63 of a-z 0-9 . -)')
+    .optional(),
+  S3_REGION: z
+    .string()
+    .regex(/^[a-z0-9-]{1,64}$/, 'must be a region such as us-east-1')
+    .default('us-east-1'),
+  /** Unset: AWS S3 itself; set for MinIO or another S3-compatible server. */
+  S3_ENDPOINT: z
+    .url()
+    .regex(/^https?:\/\//, 'must be an http(s) URL')
+    .optional(),
+  /** `true` addresses `endpoint/bucket/key` (MinIO) instead of `bucket.endpoint/key`. */
+  S3_FORCE_PATH_STYLE: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .default(false),
+  /** Both or neither; neither: the AWS SDK's default chain (instance role, AWS_* variables). */
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   /** Lifetime of a pre-signed upload URL. */
   PRESIGN_TTL: seconds.default(300),
   /** HMAC key of pre-signed URLs; unset outside production: a secret shared through the database. */
@@ -125,7 +149,10 @@ type OwnConfig = Readonly<{
     Readonly<{ signIn: SignInLimits }>;
   uploads: Readonly<{
     maxBytes: number;
+    store: 'disk' | 's3';
     dir: string;
+    /** With store `s3`. */
+    s3: S3Settings | undefined;
     presignTtlSec: number;
     signingKey: string | undefined;
   }>;
@@ -135,12 +162,43 @@ type OwnConfig = Readonly<{
   stepUp: Readonly<{ enforced: boolean; maxAgeSec: number; paymentAmount: number }>;
 }>;
 
+/** The bucket of UPLOADS_STORE=s3 (S3_*). */
+export type S3Settings = Readonly<{
+  bucket: string;
+  region: string;
+  endpoint: string | undefined;
+  forcePathStyle: boolean;
+  /** Unset: the AWS SDK's default credential chain. */
+  credentials: Readonly<{ accessKeyId: string; secretAccessKey: string }> | undefined;
+}>;
+
+/** Checked with placeholderSecrets in production. */
+const SECRETS = ['UPLOAD_SIGNING_KEY', 'S3_SECRET_ACCESS_KEY', 'DATABASE_URL', 'REDIS_URL'];
+
 export type ApiConfig = ProcessSettings & DatabaseSettings & RedisSettings & OwnConfig;
 
 /** `points` requests per `durationSec` window. */
 export type RateLimitSetting = Readonly<{ points: number; durationSec: number }>;
 
 export { ConfigError };
+
+/** A bucket named without UPLOADS_STORE=s3 (or the reverse), or half a key pair. */
+function uploadStoreProblems(e: z.output<typeof schema>): string[] {
+  const problems: string[] = [];
+  if (e.UPLOADS_STORE === 's3' && !e.S3_BUCKET) {
+    problems.push('S3_BUCKET: required with UPLOADS_STORE=s3');
+  }
+  if (e.UPLOADS_STORE === 'disk' && e.S3_BUCKET) {
+    problems.push('UPLOADS_STORE: is disk while S3_BUCKET is set; set UPLOADS_STORE=s3');
+  }
+  if (e.S3_ACCESS_KEY_ID && !e.S3_SECRET_ACCESS_KEY) {
+    problems.push('S3_SECRET_ACCESS_KEY: required with S3_ACCESS_KEY_ID');
+  }
+  if (e.S3_SECRET_ACCESS_KEY && !e.S3_ACCESS_KEY_ID) {
+    problems.push('S3_ACCESS_KEY_ID: required with S3_SECRET_ACCESS_KEY');
+  }
+  return problems;
+}
 
 /** Parses the environment once; every problem is listed, each naming its variable. */
 export function parseApiConfig(env: Record<string, string | undefined>): ApiConfig {
@@ -151,8 +209,16 @@ export function parseApiConfig(env: Record<string, string | undefined>): ApiConf
     if (e.UPLOAD_SIGNING_KEY === undefined)
       problems.push('UPLOAD_SIGNING_KEY: required in production');
     if (e.STEP_UP === 'off') problems.push('STEP_UP: off is not allowed in production');
+    for (const { name, message } of placeholderSecrets(e, SECRETS)) {
+      problems.push(`${name}: ${message}`);
+    }
   }
+  problems.push(...uploadStoreProblems(e));
   if (problems.length) throw new ConfigError(problems);
+  const credentials =
+    e.S3_ACCESS_KEY_ID && e.S3_SECRET_ACCESS_KEY
+      ? { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY }
+      : undefined;
   return Object.freeze({
     ...processSettingsOf(e),
     ...databaseSettingsOf(e),
@@ -176,7 +242,18 @@ export function parseApiConfig(env: Record<string, string | undefined>): ApiConf
     }),
     uploads: Object.freeze({
       maxBytes: e.UPLOAD_MAX_BYTES,
+      store: e.UPLOADS_STORE,
       dir: e.UPLOADS_DIR ?? `${e.DATA_DIR.replace(/\/+$/, '')}/uploads`,
+      s3:
+        e.UPLOADS_STORE === 's3'
+          ? Object.freeze({
+              bucket: e.S3_BUCKET!,
+              region: e.S3_REGION,
+              endpoint: e.S3_ENDPOINT,
+              forcePathStyle: e.S3_FORCE_PATH_STYLE,
+              credentials: credentials && Object.freeze(credentials),
+            })
+          : undefined,
       presignTtlSec: e.PRESIGN_TTL,
       signingKey: e.UPLOAD_SIGNING_KEY,
     }),

@@ -153,4 +153,32 @@ describe('auth-server config', () => {
     expect(config.seedDemo).toBe(false);
     expect(config.keyEncryptionKey).toBe('q'.repeat(43));
   });
+
+  it('refuses the placeholder secrets of a template in production, naming each', () => {
+    const found = problems({
+      NODE_ENV: 'production',
+      ISSUER: 'https://auth.example.com',
+      DATABASE_URL: 'postgres://portcullis:CHANGE_ME@postgres:5432/portcullis',
+      ADMIN_TOKEN: 'CHANGE_ME_AT_LEAST_32_CHARACTERS_LONG_TOKEN',
+      COOKIE_KEYS: 'changeme-changeme-changeme-changeme',
+      KEY_ENCRYPTION_KEY: 'CHANGE_ME_43_CHARACTERS_OF_BASE64URL_32_BYT',
+    });
+    expect(found.map((p) => p.split(':')[0])).toEqual([
+      'ADMIN_TOKEN',
+      'COOKIE_KEYS',
+      'KEY_ENCRYPTION_KEY',
+      'DATABASE_URL',
+    ]);
+    expect(found[0]).toContain('openssl rand -base64 32');
+    // Outside production the same values are a developer's business.
+    expect(problems({ ADMIN_TOKEN: 'CHANGE_ME_AT_LEAST_32_CHARACTERS_LONG_TOKEN' })).toEqual([]);
+  });
+
+  it('binds the admin API to loopback unless ADMIN_HOST says otherwise', () => {
+    expect(parseAuthConfig({}).adminHost).toBe('127.0.0.1');
+    expect(parseAuthConfig({ ADMIN_HOST: '0.0.0.0' }).adminHost).toBe('0.0.0.0');
+    expect(problems({ ADMIN_HOST: 'everywhere' }).map((p) => p.split(':')[0])).toEqual([
+      'ADMIN_HOST',
+    ]);
+  });
 });

@@ -13,6 +13,7 @@ import type { ClientAuthLimits } from './provider/client-auth-limits.js';
 import {
   ConfigError,
   parseEnvironment,
+  placeholderSecrets,
   portVariable,
   processSettingsOf,
   processVariables,
@@ -36,6 +37,8 @@ const schema = z
     ...tokenVariables,
     AUTH_PORT: portVariable(4000),
     ADMIN_PORT: portVariable(4001),
+    /** Where the admin API listens: loopback unless a container publishes it (README "Deploying"). */
+    ADMIN_HOST: z.union([z.ipv4(), z.ipv6()]).default('127.0.0.1'),
     ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
     /** DATABASE_URL, DB_QUERY_TIMEOUT, DB_START_TIMEOUT (README "Database faults"). */
     ...databaseVariables,
@@ -139,11 +142,18 @@ const schema = z
         message: 'is required in production',
       });
     }
+    for (const { name, message } of placeholderSecrets(env, SECRETS)) {
+      ctx.addIssue({ code: 'custom', path: [name], message });
+    }
   });
+
+/** Checked with placeholderSecrets in production. */
+const SECRETS = ['ADMIN_TOKEN', 'COOKIE_KEYS', 'KEY_ENCRYPTION_KEY', 'DATABASE_URL', 'REDIS_URL'];
 
 type OwnConfig = Readonly<{
   port: number;
   adminPort: number;
+  adminHost: string;
   issuer: string;
   apiAudience: string;
   adminToken: string | undefined;
@@ -184,6 +194,7 @@ export function parseAuthConfig(env: Record<string, string | undefined>): AuthCo
     ...redisSettingsOf(e),
     port: e.AUTH_PORT,
     adminPort: e.ADMIN_PORT,
+    adminHost: e.ADMIN_HOST,
     issuer: e.ISSUER,
     apiAudience: e.API_AUDIENCE,
     adminToken: e.ADMIN_TOKEN,

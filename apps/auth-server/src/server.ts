@@ -67,6 +67,12 @@ const PURGE_EVERY_MS = 10 * 60_000;
 export const keyReloadIntervalMs = (publishLeadSeconds: number) =>
   Math.min(30_000, Math.max(500, (publishLeadSeconds * 1000) / 2));
 
+/** A host to reach a listener on: loopback for a wildcard address. */
+function reachableHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 function listen(server: Server, port: number, host?: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -260,7 +266,8 @@ export async function startAuthServer(
   );
   const adminServer = createHttpServer(adminApp.callback(), logger);
   const adminDrain = drainOnClose(adminServer);
-  const adminPort = await listen(adminServer, config.adminPort, '127.0.0.1');
+  const adminPort = await listen(adminServer, config.adminPort, config.adminHost);
+  const adminUrl = `http://${reachableHost(config.adminHost)}:${adminPort}`;
 
   if (config.seedDemo) {
     const print = deps.print ?? ((text: string) => process.stdout.write(`${text}\n`));
@@ -285,15 +292,12 @@ export async function startAuthServer(
   ];
   for (const t of timers) t.unref();
 
-  logger.info(
-    { url, issuer, admin: `http://127.0.0.1:${adminPort}` },
-    'authorization server listening',
-  );
+  logger.info({ url, issuer, admin: adminUrl }, 'authorization server listening');
 
   return {
     url,
     issuer,
-    adminUrl: `http://127.0.0.1:${adminPort}`,
+    adminUrl,
     adminToken: secrets.adminToken,
     host,
     async settle() {

@@ -66,4 +66,16 @@ describe('web config', () => {
     expect(c.issuer).toBe('https://auth.example.com');
     expect(c.cookieKeys).toEqual(['k'.repeat(32), 'o'.repeat(32)]);
   });
+
+  test('production refuses a placeholder cookie key', () => {
+    expect(
+      problems({
+        NODE_ENV: 'production',
+        WEB_ORIGIN: 'https://app.example.com',
+        ISSUER: 'https://auth.example.com',
+        API_URL: 'https://api.example.com',
+        COOKIE_KEYS: `${'k'.repeat(32)},CHANGE_ME_AT_LEAST_32_CHARACTERS_LONG_KEY`,
+      }),
+    ).toEqual(['COOKIE_KEYS']);
+  });
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   ConfigError,
   parseEnvironment,
+  placeholderSecrets,
   processSettingsOf,
   processVariables,
   tokenVariables,
@@ -46,6 +47,9 @@ const schema = z
     }
     if (!env.COOKIE_KEYS) {
       ctx.addIssue({ code: 'custom', path: ['COOKIE_KEYS'], message: 'is required in production' });
+    }
+    for (const { name, message } of placeholderSecrets(env, ['COOKIE_KEYS'])) {
+      ctx.addIssue({ code: 'custom', path: [name], message });
     }
   });
 

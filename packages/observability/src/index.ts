@@ -59,3 +59,8 @@ export {
   type ErrorService,
   type FieldErrors,
 } from './error-codes.js';
+export {
+  MIN_SECRET_LENGTH,
+  placeholderSecrets,
+  type SecretProblem,
+} from './placeholder-secrets.js';

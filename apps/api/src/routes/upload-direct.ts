@@ -31,9 +31,8 @@ import { normalizeContentType, refuseDeclaredOversize, sanitizeFilename } from '
  * Direct uploads of large files (docs/api-contracts.md, uploads). POST /uploads/presign
  * records a pending upload and returns a short-lived signed URL; the URL is the only
  * credential of the PUT, which is accepted once (pending -> receiving is one
- * conditional UPDATE) and refused when expired or altered (403). With an S3-compatible
- * BlobStorage the URL would point at the bucket instead and completion would be
- * confirmed by an object-created notification; local disk receives it here.
+ * conditional UPDATE) and refused when expired or altered (403). The API receives it with
+ * either store and streams it into the disk or the bucket (docs/api-contracts.md, uploads).
  */
 export function uploadDirectRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig): void {
   const { uploads } = deps.repos;

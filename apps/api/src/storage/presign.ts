@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { checkedKey, STORAGE_KEY, type BlobStorage } from './storage.js';
 
 /**
  * HMAC-SHA256 signatures of direct-upload URLs. What is signed: method, path, expiry
@@ -32,6 +33,38 @@ export function createUrlSigner(key: () => Promise<Buffer>, now: () => number): 
       const expected = Buffer.from(await mac(input));
       const given = Buffer.from(input.sig);
       return given.length === expected.length && timingSafeEqual(given, expected);
+    },
+  };
+}
+
+/** Where a direct PUT of `key` goes: the API's own route, whichever store keeps the bytes. */
+const directPath = (key: string) => `/uploads/direct/${key}`;
+
+/**
+ * `presignPut` and `verifyPresigned` of every store: the API receives the direct PUT itself
+ * (upload-direct.ts) and streams it into the store, so the signed size cap and the
+ * once-only rule hold the same on disk and in a bucket.
+ */
+export function directUploadUrls(
+  signer: UrlSigner,
+  now: () => number,
+): Pick<BlobStorage, 'presignPut' | 'verifyPresigned'> {
+  return {
+    async presignPut(input) {
+      const expiresAt = new Date(Math.floor(now() / 1000) * 1000 + input.ttlSec * 1000);
+      const expires = String(expiresAt.getTime() / 1000);
+      const urlPath = directPath(checkedKey(input.key));
+      const sig = await signer.sign({
+        method: 'PUT',
+        path: urlPath,
+        expires,
+        maxBytes: input.maxBytes,
+      });
+      return { url: `${urlPath}?expires=${expires}&sig=${sig}`, method: 'PUT', expiresAt };
+    },
+    verifyPresigned(input) {
+      if (!STORAGE_KEY.test(input.key)) return Promise.resolve(false);
+      return signer.verify({ method: 'PUT', path: directPath(input.key), ...input });
     },
   };
 }

@@ -1,9 +1,11 @@
-import type { Readable } from 'node:stream';
+import { createHash } from 'node:crypto';
+import { Transform, type Readable } from 'node:stream';
 
 /**
  * Where uploaded bytes live. Keys are server-generated (never a client's file name).
- * LocalDiskStorage implements it under DATA_DIR; an S3-compatible store would map
- * `put` to a streamed PutObject and `presignPut` to a SigV4 pre-signed URL.
+ * LocalDiskStorage keeps them under DATA_DIR (one instance); S3Storage in an S3-compatible
+ * bucket every instance shares (UPLOADS_STORE=s3). Direct PUTs go to the API's own signed
+ * URL with either store (presign.ts), so the size cap and the once-only rule stay the API's.
  */
 export interface StoredBlob {
   size: number;
@@ -45,4 +47,30 @@ export interface BlobStorage {
     expires: string;
     sig: string;
   }): Promise<boolean>;
+}
+
+/** Keys are ours (random ids), but a key is still checked before it names a file or an object. */
+export const STORAGE_KEY = /^[A-Za-z0-9_-]{1,128}$/;
+
+export function checkedKey(key: string): string {
+  if (!STORAGE_KEY.test(key)) throw new Error('invalid storage key');
+  return key;
+}
+
+/**
+ * A pass-through that counts and hashes the bytes of a put and fails with BlobTooLargeError
+ * once they pass `maxBytes`; `blob()` is the result after the stream ended.
+ */
+export function meterBlob(maxBytes: number): { meter: Transform; blob(): StoredBlob } {
+  const hash = createHash('sha256');
+  let size = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      size += chunk.length;
+      if (size > maxBytes) return callback(new BlobTooLargeError(maxBytes));
+      hash.update(chunk);
+      callback(null, chunk);
+    },
+  });
+  return { meter, blob: () => ({ size, sha256: hash.digest('hex') }) };
 }
