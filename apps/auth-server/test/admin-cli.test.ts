@@ -24,7 +24,7 @@ interface Run {
   stderr: string;
 }
 
-/** `pnpm admin …` as a user runs it: a process of its own, with only the given variables. */
+/** `npm run admin -- …` as a user runs it: a process of its own, with only the given variables. */
 function admin(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
@@ -77,7 +77,7 @@ async function listed(clientId: string) {
   return (res.body.items as { client_id: string }[]).find((c) => c.client_id === clientId);
 }
 
-describe('pnpm admin', () => {
+describe('npm run admin', () => {
   test('finds the admin API by ADMIN_PORT', async () => {
     const port = new URL(t.server.adminUrl).port;
     const run = await admin(['signing-key:list', '--json'], {
@@ -113,10 +113,10 @@ describe('pnpm admin', () => {
   test('--help prints the usage and exits 0; no command is a usage error, 64', async () => {
     const help = await admin(['--help'], {});
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('usage: pnpm admin <command>');
+    expect(help.stdout).toContain('usage: npm run admin -- <command>');
     const none = await admin([], {});
     expect(none.code).toBe(64);
-    expect(none.stderr).toContain('usage: pnpm admin <command>');
+    expect(none.stderr).toContain('usage: npm run admin -- <command>');
   });
 
   test('lists print one readable row an item, narrow, with --json for the whole answer', async () => {
@@ -197,7 +197,7 @@ describe('pnpm admin', () => {
   });
 });
 
-describe('pnpm admin client:create: each flag gives the metadata it promises', () => {
+describe('npm run admin -- client:create: each flag gives the metadata it promises', () => {
   test.each<[string, string[], Record<string, unknown>]>([
     [
       '--jwks FILE --auth-alg',
@@ -342,7 +342,7 @@ describe('pnpm admin client:create: each flag gives the metadata it promises', (
   });
 });
 
-describe('pnpm admin user:factors / user:reset-factors', () => {
+describe('npm run admin -- user:factors / user:reset-factors', () => {
   test("lists a user's authenticator app and removes it, audited", async () => {
     const user = await createUser(t, ['viewer']);
     const { recoveryCodes } = await enrolTotp(t, browser(), user);

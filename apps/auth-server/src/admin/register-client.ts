@@ -85,7 +85,7 @@ export async function registerClient(
     throw new AdminError(
       'invalid_client_metadata',
       `id_token_signed_response_alg ${idTokenAlg}: no ${idTokenAlg} signing key is active; ` +
-        `rotate one in first (pnpm admin signing-key:rotate --alg ${idTokenAlg})`,
+        `rotate one in first (npm run admin -- signing-key:rotate --alg ${idTokenAlg})`,
     );
   }
   await validateWithProvider(host, stored);

@@ -1,5 +1,5 @@
 /**
- * `pnpm admin <command> [options]`: a client of the admin API (ADMIN_URL, else
+ * `npm run admin -- <command> [options]`: a client of the admin API (ADMIN_URL, else
  * 127.0.0.1:ADMIN_PORT; ADMIN_TOKEN or DATA_DIR/admin-token). Lists print as aligned
  * rows; `--json` prints the API's JSON answer. `--help` exits 0; exits 64 for bad usage, 69 when the admin API cannot be reached, 77
  * without a token, 78 for bad configuration, 1 when the API refuses.
@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { EX_CONFIG } from '@portcullis/observability';
 import { ConfigError, parseCliConfig } from './config.js';
 
-const USAGE = `usage: pnpm admin <command> [options] [--json]
+const USAGE = `usage: npm run admin -- <command> [options] [--json]
 
   user:create --email E --password P [--roles admin,editor] [--name N]
   user:list [--limit N] [--after CURSOR]
@@ -164,7 +164,7 @@ async function main(argv: string[]): Promise<number> {
       break;
     case 'user:roles':
       if (!arg || values.roles === undefined) {
-        console.error('usage: pnpm admin user:roles <user_id> --roles r1,r2');
+        console.error('usage: npm run admin -- user:roles <user_id> --roles r1,r2');
         return 64;
       }
       res = await call('PATCH', userPath(arg), { roles: list(values.roles) ?? [] });
@@ -172,7 +172,7 @@ async function main(argv: string[]): Promise<number> {
     case 'user:disable':
     case 'user:enable':
       if (!arg) {
-        console.error(`usage: pnpm admin ${command} <user_id>`);
+        console.error(`usage: npm run admin -- ${command} <user_id>`);
         return 64;
       }
       res = await call('POST', `${userPath(arg)}/${command.slice('user:'.length)}`);
@@ -180,7 +180,7 @@ async function main(argv: string[]): Promise<number> {
     case 'user:reset-password':
       if (!arg || (values.password === undefined) === (values.generate === undefined)) {
         console.error(
-          'usage: pnpm admin user:reset-password <user_id> (--password P | --generate)',
+          'usage: npm run admin -- user:reset-password <user_id> (--password P | --generate)',
         );
         return 64;
       }
@@ -193,7 +193,7 @@ async function main(argv: string[]): Promise<number> {
     case 'user:factors':
     case 'user:reset-factors':
       if (!arg) {
-        console.error(`usage: pnpm admin ${command} <user_id>`);
+        console.error(`usage: npm run admin -- ${command} <user_id>`);
         return 64;
       }
       res = await call(
@@ -230,7 +230,7 @@ async function main(argv: string[]): Promise<number> {
     case 'client:update': {
       if (!arg) {
         console.error(
-          'usage: pnpm admin client:update <client_id> [--name N] [--redirect-uri URI]... [--scope S] [--roles r1,r2]',
+          'usage: npm run admin -- client:update <client_id> [--name N] [--redirect-uri URI]... [--scope S] [--roles r1,r2]',
         );
         return 64;
       }
@@ -244,14 +244,14 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'client:rotate-secret':
       if (!arg) {
-        console.error('usage: pnpm admin client:rotate-secret <client_id>');
+        console.error('usage: npm run admin -- client:rotate-secret <client_id>');
         return 64;
       }
       res = await call('POST', `${clientPath(arg)}/secret`);
       break;
     case 'client:delete':
       if (!arg) {
-        console.error('usage: pnpm admin client:delete <client_id>');
+        console.error('usage: npm run admin -- client:delete <client_id>');
         return 64;
       }
       res = await call('DELETE', clientPath(arg));
