@@ -6,12 +6,11 @@ import {
   createMemoryReplayStore,
   createRemoteKeySet,
   createTokenCache,
-  type DenyList,
   type DpopReplayStore,
   type DpopVerifier,
   type PrincipalResolver,
 } from '@portcullis/claims';
-import type { Db } from '@portcullis/db';
+import type { Db, SharedDenyList } from '@portcullis/db';
 import {
   createReadinessCheck,
   indexRoutesByFirstSegment,
@@ -53,8 +52,8 @@ export interface ApiDeps {
    * denies everything until it has loaded. startApiServer makes and starts one when absent.
    * With `onRevocation`, open event streams of a revoked credential end at once.
    */
-  denyList: Pick<DenyList, 'isDenied' | 'denySubject' | 'denyToken'> &
-    Partial<Pick<DenyList, 'onRevocation' | 'size'>>;
+  denyList: Pick<SharedDenyList, 'isDenied' | 'denySubject' | 'denyToken'> &
+    Partial<Pick<SharedDenyList, 'onRevocation' | 'size'>>;
   /**
    * Credential resolvers in order (API keys and sessions plug in here). Default: JWTs
    * verified against config.jwksUrl, config.issuer and config.audience.

@@ -1,7 +1,6 @@
 import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createDenyList, type DenyList } from '@portcullis/claims';
-import { createRevocationStore } from '@portcullis/db';
+import { createSharedDenyList, type SharedDenyList } from '@portcullis/db';
 import {
   createHttpServer,
   drainOnClose,
@@ -39,8 +38,8 @@ export async function startApiServer(
   // The deny list is loaded before the first request, so no revoked token slips through at start.
   const ownDenyList = deps.denyList
     ? undefined
-    : createDenyList({
-        store: createRevocationStore(deps.db),
+    : createSharedDenyList({
+        db: deps.db,
         onError: (err) => deps.logger.error({ err }, 'deny list poll failed'),
       });
   await ownDenyList?.start();
@@ -109,7 +108,7 @@ export async function startApiServer(
  * stays, and ending them again is a no-op.
  */
 function endSessionsOnSubjectRevocation(
-  denyList: Partial<Pick<DenyList, 'onRevocation'>>,
+  denyList: Partial<Pick<SharedDenyList, 'onRevocation'>>,
   deps: Pick<ApiDeps, 'db' | 'logger'> & { now?: (() => number) | undefined },
 ): (() => void) | undefined {
   const sessions = createSessionsRepo(deps.db);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createRevocationStore } from '@portcullis/db';
-import { createDenyList } from '@portcullis/claims';
+import { createSharedDenyList } from '@portcullis/db';
+import { rethrow } from '@portcullis/testing';
 import {
   claimsOf,
   startTestApi,
@@ -162,7 +162,7 @@ describe('authentication', () => {
     const grantId = String(claimsOf(victim)['grant_id']);
     expect(grantId).not.toBe('undefined');
     expect((await get({ authorization: `Bearer ${victim}` })).status).toBe(200);
-    const denyList = createDenyList({ store: createRevocationStore(api.database.db) });
+    const denyList = createSharedDenyList({ db: api.database.db, onError: rethrow });
     await denyList.denyGrant(grantId, Math.floor(Date.now() / 1000) + 3600);
     await denyList.close();
     expectInvalidToken(await get({ authorization: `Bearer ${victim}` }), 'token revoked');

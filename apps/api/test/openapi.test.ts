@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { createDenyList } from '@portcullis/claims';
+import { createSharedDenyList } from '@portcullis/db';
+import { rethrow } from '@portcullis/testing';
 import { pino } from 'pino';
 import { createApiApp, routesOf } from '../src/app.js';
 import { startTestApi, type AuthServerTestApi } from './helpers/harness.js';
@@ -31,7 +32,7 @@ describe('GET /openapi.json', () => {
       db: api.database.db,
       logger: pino({ level: 'silent' }),
       resolvers: [],
-      denyList: createDenyList(),
+      denyList: createSharedDenyList({ onError: rethrow }),
     });
     const { router } = routesOf(app)!;
     const served = router.stack.flatMap((layer) =>

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
-import { createDenyList, type DenyList } from '@portcullis/claims';
-import { createDb, type Db, createRevocationStore } from '@portcullis/db';
+import { createDb, createSharedDenyList, type Db, type SharedDenyList } from '@portcullis/db';
+import { rethrow } from '@portcullis/testing';
 import { startApiServer, type RunningApiServer } from '../src/index.js';
 import { createEventsRepo } from '../src/data/events-repo.js';
 import { activeListeners, createEventBus } from '../src/events/bus.js';
@@ -184,7 +184,7 @@ describe('GET /stream', () => {
       jti: string;
       exp: number;
     };
-    const denyList = createDenyList({ store: createRevocationStore(api.database.db) });
+    const denyList = createSharedDenyList({ db: api.database.db, onError: rethrow });
     await denyList.denyToken(jti, exp);
     await denyList.close();
     expect(await stream.ended(3000)).toBe(true);
@@ -384,7 +384,7 @@ describe('a revoked credential’s streams end within about a second, on every i
   let origin: TestApi;
   let other: RunningApiServer;
   let otherDb: Db | undefined;
-  let otherDenyList: DenyList;
+  let otherDenyList: SharedDenyList;
   const measured: Record<string, number[]> = {};
 
   beforeAll(async () => {
@@ -393,8 +393,9 @@ describe('a revoked credential’s streams end within about a second, on every i
     // The other instance as another process would be: its own pool on PostgreSQL, and a
     // deny list that hears of revocations only by polling the table (no shared bus).
     otherDb = origin.database.url ? createDb({ databaseUrl: origin.database.url }) : undefined;
-    otherDenyList = createDenyList({
-      store: createRevocationStore(otherDb ?? origin.database.db),
+    otherDenyList = createSharedDenyList({
+      db: otherDb ?? origin.database.db,
+      onError: rethrow,
       bus: new EventEmitter(),
     });
     await otherDenyList.start();
@@ -489,8 +490,9 @@ describe('a revoked credential’s streams end within about a second, on every i
     expect(grantId).toEqual(expect.any(String));
     await endsOnBoth('bearer, grant revoked', { authorization: `Bearer ${token}` }, async () => {
       // As the auth server does: another process, so both instances learn of it by polling.
-      const authServerList = createDenyList({
-        store: createRevocationStore(otherDb ?? origin.database.db),
+      const authServerList = createSharedDenyList({
+        db: otherDb ?? origin.database.db,
+        onError: rethrow,
         bus: new EventEmitter(),
       });
       await authServerList.denyGrant(grantId, exp);

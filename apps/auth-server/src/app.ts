@@ -1,8 +1,7 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { AccountsRepo, SignInLimiter } from '@portcullis/accounts';
-import type { DenyList } from '@portcullis/claims';
-import type { Db } from '@portcullis/db';
+import type { Db, SharedDenyList } from '@portcullis/db';
 import {
   indexRoutesByFirstSegment,
   logAppErrors,
@@ -34,7 +33,7 @@ export interface AuthDeps {
    * Defaults to a deny list on the `revocations` table of `db`, started and closed by the
    * server; one passed in must already be started (it is read on token requests).
    */
-  denyList?: DenyList;
+  denyList?: SharedDenyList;
   /** Defaults to a client for config.redisUrl when set (rate limits shared across instances). */
   redis?: Redis;
   /** Device-flow poll interval in seconds (RFC 8628 §3.2); default 5. */

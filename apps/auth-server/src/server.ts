@@ -6,8 +6,7 @@ import {
   createAttemptLimiter,
   createSignInLimiter,
 } from '@portcullis/accounts';
-import { createDenyList } from '@portcullis/claims';
-import { createRevocationStore } from '@portcullis/db';
+import { createSharedDenyList } from '@portcullis/db';
 import {
   createHttpServer,
   createReadinessCheck,
@@ -144,8 +143,8 @@ export async function startAuthServer(
   // revocations), so it is loaded before the first request and then polled.
   const denyList =
     deps.denyList ??
-    createDenyList({
-      store: createRevocationStore(db),
+    createSharedDenyList({
+      db,
       onError: (e) => logger.error({ err: e }, 'deny list'),
     });
   if (!deps.denyList) await denyList.start();

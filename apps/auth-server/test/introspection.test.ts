@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createDenyList, type DenyList } from '@portcullis/claims';
-import { createRevocationStore } from '@portcullis/db';
+import { createSharedDenyList, type SharedDenyList } from '@portcullis/db';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import * as oidc from 'openid-client';
 import {
@@ -13,14 +12,15 @@ import {
   publicSpa,
   startTestAuthServer,
   type TestAuthServer,
+  rethrow,
 } from '@portcullis/testing';
 
 let t: TestAuthServer;
 // Writes as an API instance would: the auth server learns of it through the table.
-let api: DenyList;
+let api: SharedDenyList;
 beforeAll(async () => {
   t = await startTestAuthServer();
-  api = createDenyList({ store: createRevocationStore(t.database.db), bus: new EventEmitter() });
+  api = createSharedDenyList({ db: t.database.db, onError: rethrow, bus: new EventEmitter() });
 });
 afterAll(async () => {
   await api?.close();

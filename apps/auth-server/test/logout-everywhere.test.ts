@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createRevocationStore } from '@portcullis/db';
-import { createDenyList, type DenyList } from '@portcullis/claims';
+import { createSharedDenyList, type SharedDenyList } from '@portcullis/db';
+import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import * as oidc from 'openid-client';
 import {
   browser,
@@ -12,21 +12,30 @@ import {
   pkceSignIn,
   publicSpa,
   REDIRECT_URI,
+  rethrow,
   startTestAuthServer,
   type TestAuthServer,
 } from '@portcullis/testing';
 
 let t: TestAuthServer;
+let database: TestDatabase;
+// The auth server's own deny list, handed in so a test can wait for its next poll.
+let authServer: SharedDenyList;
 // Writes as another API instance would: its own bus, so the auth server learns of the
 // revocation only through the `revocations` table (its 250 ms poll).
-let api: DenyList;
+let api: SharedDenyList;
 beforeAll(async () => {
-  t = await startTestAuthServer();
-  api = createDenyList({ store: createRevocationStore(t.database.db), bus: new EventEmitter() });
+  database = await createTestDatabase();
+  authServer = createSharedDenyList({ db: database.db, onError: rethrow });
+  await authServer.start();
+  t = await startTestAuthServer({}, { db: database.db, denyList: authServer });
+  api = createSharedDenyList({ db: database.db, onError: rethrow, bus: new EventEmitter() });
 });
 afterAll(async () => {
   await api?.close();
   await t?.close();
+  await authServer?.close();
+  await database?.close();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -66,7 +75,7 @@ describe('logout everywhere reaches the authorization server', () => {
     expect(rotated.refresh_token).toBeDefined();
 
     const before = await logoutEverywhere(user.id);
-    await sleep(1000); // > the auth server's deny-list poll (250 ms)
+    await authServer.sync({ fresh: true }); // its next poll
 
     await expect(oidc.refreshTokenGrant(config, rotated.refresh_token!)).rejects.toMatchObject({
       error: 'invalid_grant',
@@ -108,7 +117,7 @@ describe('logout everywhere reaches the authorization server', () => {
     });
     const callback = await browserLogin(url.href, user);
     await logoutEverywhere(user.id);
-    await sleep(1000);
+    await authServer.sync({ fresh: true });
     await expect(
       oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier }),
     ).rejects.toMatchObject({ error: 'invalid_grant' });

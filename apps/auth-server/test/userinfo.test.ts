@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createDenyList } from '@portcullis/claims';
-import { createRevocationStore } from '@portcullis/db';
+import { createSharedDenyList } from '@portcullis/db';
 import { generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import * as oidc from 'openid-client';
 import {
@@ -13,6 +12,8 @@ import {
   publicSpa,
   startTestAuthServer,
   type TestAuthServer,
+  rethrow,
+  until,
 } from '@portcullis/testing';
 
 let t: TestAuthServer;
@@ -159,14 +160,20 @@ describe('userinfo (/me) with the access token of the code flow', () => {
     const { user, tokens } = await signedInUser();
     expect((await me(tokens.access_token)).status).toBe(200);
     // As the API's POST /logout/all writes it, through the revocations table.
-    const api = createDenyList({
-      store: createRevocationStore(t.database.db),
+    const api = createSharedDenyList({
+      db: t.database.db,
+      onError: rethrow,
       bus: new EventEmitter(),
     });
     const now = Date.now() / 1000;
     await api.denySubject(user.id, now, Math.floor(now) + 86_400);
     await api.close();
-    await new Promise((r) => setTimeout(r, 1000)); // > the auth server's poll (250 ms)
+    // The auth server learns of it by its own poll of the table.
+    await until(
+      async () => (await me(tokens.access_token)).status,
+      (status) => status === 401,
+      20_000,
+    );
     expect(await refusal(await me(tokens.access_token))).toEqual({
       status: 401,
       error: 'invalid_token',

@@ -15,13 +15,6 @@ export interface AuthorizationCredential {
 }
 
 /**
- * The last header accepted and its (frozen) parse. Every resolver of a request reads the
- * same header, and a client repeats its token across requests: the syntax check scans the
- * whole token, which for a JWT costs more than the rest of the parse.
- */
-let lastAccepted: { authorization: string; credential: AuthorizationCredential } | undefined;
-
-/**
  * Parses `Authorization: Bearer <token>` or `DPoP <token>` (scheme case-insensitive,
  * exactly one space, one token). Undefined when there is no header; throws TokenError
  * `authorization_malformed` or, for another scheme, `scheme_unsupported`.
@@ -31,10 +24,21 @@ export function resolveAuthorization(
 ): AuthorizationCredential | undefined {
   if (authorization === undefined || authorization === null || authorization === '')
     return undefined;
-  if (lastAccepted?.authorization === authorization) return lastAccepted.credential;
-  const credential = parseAuthorization(authorization);
-  lastAccepted = { authorization, credential };
-  return credential;
+  return parseAuthorization(authorization);
+}
+
+/**
+ * resolveAuthorization remembering the last header it accepted: a client repeats its
+ * token across requests, and the syntax check scans the whole token.
+ */
+function rememberingLastAuthorization(): typeof resolveAuthorization {
+  let last: { authorization: string; credential: AuthorizationCredential } | undefined;
+  return (authorization) => {
+    if (authorization && last?.authorization === authorization) return last.credential;
+    const credential = resolveAuthorization(authorization);
+    if (authorization && credential) last = { authorization, credential };
+    return credential;
+  };
 }
 
 function parseAuthorization(authorization: string): AuthorizationCredential {
@@ -109,8 +113,9 @@ export function createJwtPrincipalResolver(
 ): PrincipalResolver {
   const principals = new WeakMap<object, Principal>();
   const { dpop, limit } = options;
+  const resolveCredential = rememberingLastAuthorization();
   return async function resolveJwtPrincipal(input) {
-    const credential = resolveAuthorization(input.authorization);
+    const credential = resolveCredential(input.authorization);
     if (credential === undefined) return undefined;
     const { scheme, token } = credential;
     if (scheme === 'Bearer') {

@@ -33,11 +33,9 @@
  * true when the permission is held and the principal owns the resource or holds
  * `orders:*`; `requirePermission` throws ForbiddenError (403) instead.
  *
- * Deny list (deny-list.ts): revocations from the RevocationStore it is handed (in the apps,
- * the `revocations` table through createRevocationStore of packages/db), loaded at start and
- * polled every 250 ms by each instance (one indexed query per poll, never per request),
- * plus an in-process EventEmitter so same-process revocation is immediate. No Redis:
- * the poll already meets "within 1 s" on PGlite and PostgreSQL alike.
+ * Deny list (deny-list.ts): revoked tokens, grants and subjects in memory, `isDenied` per
+ * request and `apply(entries)` to feed it; no timer, no I/O. The apps feed it from the
+ * `revocations` table through createSharedDenyList of packages/db.
  *
  * Resource servers (resource-server.ts, challenge.ts; README.md of this package):
  * `createResourceServer` puts the above together for one issuer; `createAuthenticator`
@@ -130,8 +128,6 @@ export {
   type DenyListOptions,
   type Revocation,
   type RevocationEntry,
-  type RevocationStore,
-  type StoredRevocation,
 } from './deny-list.js';
 export { createTokenCache, type TokenCache } from './token-cache.js';
 export {

@@ -126,8 +126,8 @@ export interface ResourceServerOptions extends Omit<VerifyOptions, 'keys' | 'cac
   /** Keys from elsewhere (a local JWKS, a shared HS256 secret) instead of `jwksUri`. */
   keys?: KeySource | undefined;
   /**
-   * Revoked tokens: any `isDenied(claims)` (a started createDenyList over the issuer's
-   * revocations, or your own check). Default none: a token is good until it expires.
+   * Revoked tokens: any `isDenied(claims)` (a createDenyList fed the issuer's revocations,
+   * or your own check). Default none: a token is good until it expires.
    */
   denyList?: Pick<DenyList, 'isDenied'> | undefined;
   /** DPoP (RFC 9449): on by default with an in-memory replay store; `false` refuses it. */

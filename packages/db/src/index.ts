@@ -22,4 +22,9 @@ export {
   type RevocationRow,
   type RevocationStore,
 } from './revocations.js';
+export {
+  createSharedDenyList,
+  type SharedDenyList,
+  type SharedDenyListOptions,
+} from './deny-list.js';
 export type * from './rows.js';

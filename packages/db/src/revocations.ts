@@ -13,11 +13,7 @@ export interface RevocationRow {
 
 export type NewRevocation = Omit<RevocationRow, 'id'>;
 
-/**
- * The `revocations` table as a deny list (packages/claims) reads and writes it: this is
- * the shape of claims' RevocationStore, which claims declares itself (it depends on no
- * database), so the two meet structurally where an app hands this store to createDenyList.
- */
+/** The `revocations` table as createSharedDenyList (deny-list.ts) reads and writes it. */
 export interface RevocationStore {
   insert(revocation: NewRevocation): Promise<void>;
   /**

@@ -37,7 +37,7 @@ export {
 } from './factories.js';
 export { accountSignIn, ageSignIn, enrolTotp, submitSecondFactor, totpCode } from './mfa.js';
 export { fetchFrom, freePort } from './net.js';
-export { until } from './poll.js';
+export { rethrow, until } from './poll.js';
 export { deleteRedisKeys } from './redis.js';
 export {
   approveDevice,

@@ -14,3 +14,8 @@ export async function until<T>(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** An `onError` for test fixtures: a failure in background work fails the test loudly. */
+export function rethrow(error: unknown): never {
+  throw error;
+}

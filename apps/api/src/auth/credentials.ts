@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
-import type { DenyList, PrincipalResolver } from '@portcullis/claims';
+import type { PrincipalResolver } from '@portcullis/claims';
+import type { SharedDenyList } from '@portcullis/db';
 import type { ApiConfig } from '../config.js';
 import type { Repos } from '../data/index.js';
 import { allowedOrigins, originCheck } from '../middleware/origin-check.js';
@@ -16,7 +17,7 @@ export interface CredentialServices {
    * revoked API key or a logged-out session a `jti` row of its id (so other instances end
    * its streams at once).
    */
-  revocations: Pick<DenyList, 'denySubject' | 'denyToken'>;
+  revocations: Pick<SharedDenyList, 'denySubject' | 'denyToken'>;
 }
 
 /**

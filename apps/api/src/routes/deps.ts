@@ -1,4 +1,4 @@
-import type { DenyList } from '@portcullis/claims';
+import type { SharedDenyList } from '@portcullis/db';
 import type { ReadinessReport } from '@portcullis/observability';
 import type { Logger } from 'pino';
 import type { CredentialServices } from '../auth/credentials.js';
@@ -27,6 +27,6 @@ export interface RouteDeps {
   /** Outbox events as they commit, on any instance (GET /stream). */
   eventBus: EventBus;
   /** Revocations as the deny list learns of them: GET /stream ends revoked streams. */
-  onRevocation?: DenyList['onRevocation'] | undefined;
+  onRevocation?: SharedDenyList['onRevocation'] | undefined;
   storage: BlobStorage;
 }

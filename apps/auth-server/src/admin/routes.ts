@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type Router from '@koa/router';
 import type { AccountsRepo, User } from '@portcullis/accounts';
-import type { DenyList } from '@portcullis/claims';
+import type { SharedDenyList } from '@portcullis/db';
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
 import type { AuditRepo } from '../data/audit-repo.js';
@@ -42,7 +42,7 @@ export interface AdminDeps {
   /** Second factors: GET/DELETE /admin/users/:id/factors (factor-routes.ts). */
   mfa: MfaCore;
   /** Disabling a user and resetting a password end their sessions (user-routes.ts). */
-  denyList: Pick<DenyList, 'denySubject'>;
+  denyList: Pick<SharedDenyList, 'denySubject'>;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import type { AccountsRepo, User } from '@portcullis/accounts';
-import type { DenyList } from '@portcullis/claims';
+import type { SharedDenyList } from '@portcullis/db';
 import type { AuditRepo } from '../data/audit-repo.js';
 import { REFRESH_TOKEN_TTL } from '../provider/configuration.js';
 import { AdminError } from './errors.js';
@@ -12,7 +12,7 @@ export interface UserAdminDeps {
   accounts: AccountsRepo;
   audit: AuditRepo;
   /** Ends a user's sessions and tokens as logout everywhere does (provider/subject-logout.ts). */
-  denyList: Pick<DenyList, 'denySubject'>;
+  denyList: Pick<SharedDenyList, 'denySubject'>;
   /** Milliseconds clock; default Date.now. */
   now?: () => number;
 }

@@ -1,7 +1,7 @@
 import { hkdfSync } from 'node:crypto';
 import type { AccountsRepo } from '@portcullis/accounts';
-import { ACR, type DenyList } from '@portcullis/claims';
-import type { Db } from '@portcullis/db';
+import { ACR } from '@portcullis/claims';
+import type { Db, SharedDenyList } from '@portcullis/db';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config.js';
 import type { ClientsRepo } from '../data/clients-repo.js';
@@ -48,7 +48,7 @@ export interface ProviderSetup {
   cookieKeys: string[];
   deviceGuard: DeviceGuard;
   /** Logout everywhere: artifacts of a denied subject issued before the logout are gone. */
-  denyList: Pick<DenyList, 'isDenied' | 'sync'>;
+  denyList: Pick<SharedDenyList, 'isDenied' | 'sync'>;
   /** Who must sign in with a second factor (README "Multi-factor sign-in"). */
   secondFactor: SecondFactorPolicy;
 }

@@ -1,4 +1,4 @@
-import type { DenyList } from '@portcullis/claims';
+import type { SharedDenyList } from '@portcullis/db';
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { AlertSender } from '../alerts.js';
@@ -9,7 +9,7 @@ import { isUnavailable, markUnavailable } from '../unavailable.js';
 export interface GrantEventDeps {
   logger: Logger;
   audit: AuditRepo;
-  denyList: DenyList;
+  denyList: SharedDenyList;
   alerts: AlertSender;
   /** Seconds an access token of a revoked grant can still be valid. */
   accessTokenTtl: number;

@@ -1,4 +1,5 @@
-import { predatesLogout, type DenyList } from '@portcullis/claims';
+import { predatesLogout } from '@portcullis/claims';
+import type { SharedDenyList } from '@portcullis/db';
 import type { AdapterPayload } from 'oidc-provider';
 
 /**
@@ -47,7 +48,9 @@ const TOKEN_MINTING = new Set(['RefreshToken', 'AuthorizationCode', 'DeviceCode'
  * for token-minting artifacts also the revocations read with the artifact, or, when the
  * artifact came without them, a poll made after the call.
  */
-export function createLogoutGuard(denyList: Pick<DenyList, 'isDenied' | 'sync'>): ArtifactGuard {
+export function createLogoutGuard(
+  denyList: Pick<SharedDenyList, 'isDenied' | 'sync'>,
+): ArtifactGuard {
   return async function loggedOutEverywhere(model, payload, issuedAt, fresh) {
     const sub = payload.accountId;
     if (typeof sub !== 'string' || sub === '') return false;

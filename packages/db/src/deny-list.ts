@@ -1,0 +1,185 @@
+import { EventEmitter } from 'node:events';
+import {
+  createDenyList,
+  type DenyList,
+  type Revocation,
+  type RevocationEntry,
+} from '@portcullis/claims';
+import type { Db } from './create-db.js';
+import { createRevocationStore } from './revocations.js';
+
+/**
+ * A deny list (packages/claims) kept in step with the `revocations` table: loaded at start,
+ * then polled, so a revocation written by any instance reaches every other within about a
+ * second, and at once between lists of one process (see `bus`).
+ */
+export interface SharedDenyList extends Pick<DenyList, 'isDenied' | 'size'> {
+  /** Denies one token until `expiresAt` (its `exp`). */
+  denyToken(jti: string, expiresAt: number): Promise<void>;
+  /** Denies every token carrying `grant_id` = grantId (refresh-token reuse, RFC 9700 §4.14). */
+  denyGrant(grantId: string, expiresAt: number): Promise<void>;
+  /** Logout everywhere at `before` (with its milliseconds): denies tokens issued before it. */
+  denySubject(subject: string, before: number, expiresAt: number): Promise<void>;
+  /** Loads unexpired rows, then polls for new ones and purges expired ones. */
+  start(): Promise<void>;
+  /**
+   * Calls `listener` with each revocation as this list learns of it (written here, by
+   * another list of this process through the bus, or by another instance: the next
+   * poll), once: so holders of long-lived credentials (event streams) can recheck them at
+   * once instead of at their next periodic check. Returns the unsubscribe function.
+   */
+  onRevocation(listener: (revocation: Revocation) => void): () => void;
+  /**
+   * One poll now. With `fresh`, the poll is one that starts after this call, so every row
+   * committed before it is seen (a poll already under way may have begun earlier).
+   */
+  sync(options?: { fresh?: boolean }): Promise<void>;
+  close(): Promise<void>;
+  /** Milliseconds time of the last successful poll; readiness checks can alert on staleness. */
+  readonly lastSyncedAt: number | undefined;
+}
+
+export interface SharedDenyListOptions {
+  /**
+   * The database whose `revocations` table the list shares. Without one the list is
+   * per-process (tests, a single instance). With one, the list denies every token until
+   * its first load (start): an unloaded list cannot vouch for any.
+   */
+  db?: Db | undefined;
+  /** Default 250 ms: a revocation reaches every instance within about a second. */
+  pollIntervalMs?: number;
+  /** Default 10 min. */
+  purgeIntervalMs?: number;
+  /**
+   * In-process fan-out between the started lists of one process (the auth server and the
+   * API under `npm start`). By default the lists over one `db` object share one; a list
+   * listens from start() to close(), so one that is only written through holds no listener.
+   */
+  bus?: EventEmitter;
+  now?: () => number;
+  /** Failures of the background poll and purge, and of revocation listeners. */
+  onError: (error: unknown) => void;
+}
+
+const EVENT = 'revocation';
+const PAGE = 5000;
+/** One bus per database handle: lists over one handle live in one process. */
+const busOfDb = new WeakMap<Db, EventEmitter>();
+
+function busFor(db: Db | undefined): EventEmitter {
+  if (db === undefined) return new EventEmitter();
+  let bus = busOfDb.get(db);
+  if (!bus) busOfDb.set(db, (bus = new EventEmitter().setMaxListeners(0)));
+  return bus;
+}
+
+function checkTime(name: string, value: number): void {
+  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be Unix seconds`);
+}
+
+/** Creates a deny list shared across instances through `db` when given. */
+export function createSharedDenyList(options: SharedDenyListOptions): SharedDenyList {
+  const { db, onError } = options;
+  const store = db ? createRevocationStore(db) : undefined;
+  const pollInterval = options.pollIntervalMs ?? 250;
+  const purgeInterval = options.purgeIntervalMs ?? 10 * 60_000;
+  const bus = options.bus ?? busFor(db);
+  const now = options.now ?? Date.now;
+  const list = createDenyList({ now });
+
+  let lastSeenId = 0;
+  let lastSyncedAt: number | undefined;
+  let polling: Promise<void> | undefined;
+  let timers: NodeJS.Timeout[] = [];
+  const listeners = new Set<(revocation: Revocation) => void>();
+
+  /** Applies the entries and tells the listeners what is news (polls reread recent rows). */
+  function learn(entries: RevocationEntry[]): void {
+    for (const revocation of list.apply(entries)) {
+      for (const listener of listeners) {
+        try {
+          listener(revocation);
+        } catch (error) {
+          onError(error);
+        }
+      }
+    }
+  }
+  const onBus = (e: RevocationEntry) => learn([e]);
+
+  async function record(e: RevocationEntry): Promise<void> {
+    checkTime('expiresAt', e.expiresAt);
+    if (e.before !== null) checkTime('before', e.before);
+    if (typeof e.value !== 'string' || e.value.length === 0) throw new TypeError('value required');
+    // Locally first: even if the write fails, this process honours the revocation.
+    learn([e]);
+    bus.emit(EVENT, e);
+    await store?.insert(e);
+  }
+
+  async function poll(): Promise<void> {
+    if (store) {
+      let recent = true;
+      for (;;) {
+        const rows = await store.readAfter(lastSeenId, { recent, limit: PAGE });
+        const entries: RevocationEntry[] = [];
+        for (const { id, ...entry } of rows) {
+          if (id > lastSeenId) lastSeenId = id;
+          entries.push(entry);
+        }
+        learn(entries);
+        if (rows.length < PAGE) break;
+        recent = false;
+      }
+    }
+    lastSyncedAt = now();
+  }
+
+  function sync(options: { fresh?: boolean } = {}): Promise<void> {
+    if (options.fresh && polling) return polling.then(() => sync());
+    polling ??= poll().finally(() => {
+      polling = undefined;
+    });
+    return polling;
+  }
+
+  async function purge(): Promise<void> {
+    list.prune();
+    await store?.purgeExpired();
+  }
+
+  return {
+    isDenied: (claims) =>
+      (store !== undefined && lastSyncedAt === undefined) || list.isDenied(claims),
+    size: () => list.size(),
+    denyToken: (jti, expiresAt) => record({ kind: 'jti', value: jti, before: null, expiresAt }),
+    denyGrant: (grantId, expiresAt) =>
+      record({ kind: 'grant', value: grantId, before: null, expiresAt }),
+    denySubject: (subject, before, expiresAt) =>
+      record({ kind: 'subject', value: subject, before, expiresAt }),
+    async start() {
+      if (timers.length > 0) return;
+      bus.off(EVENT, onBus).on(EVENT, onBus);
+      await sync();
+      const tick = () => void sync().catch(onError);
+      const sweep = () => void purge().catch(onError);
+      timers = [setInterval(tick, pollInterval), setInterval(sweep, purgeInterval)];
+      for (const t of timers) t.unref();
+    },
+    sync,
+    onRevocation(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async close() {
+      for (const t of timers) clearInterval(t);
+      timers = [];
+      bus.off(EVENT, onBus);
+      listeners.clear();
+      await polling?.catch(() => undefined);
+    },
+    get lastSyncedAt() {
+      return lastSyncedAt;
+    },
+  };
+}
