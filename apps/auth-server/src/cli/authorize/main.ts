@@ -26,6 +26,7 @@ const USAGE = `usage: npm run -s authorize -- [options]
   --login-hint EMAIL   fills in the sign-in page's email
   --acr mfa|pwd        asks for that sign-in strength (acr_values); mfa: a second factor
   --max-age SECONDS    asks for a sign-in at most that old
+  --prompt login|consent  login: sign in again even with a session (e.g. as another user)
   --par                pushes the request first (RFC 9126) and opens only its request_uri
   --field NAME         prints that field of the token response (e.g. access_token)
   --timeout SECONDS    how long to wait for the sign-in (default 300)
@@ -50,6 +51,7 @@ function options(argv: string[]) {
       'login-hint': { type: 'string' },
       acr: { type: 'string' },
       'max-age': { type: 'string' },
+      prompt: { type: 'string' },
       par: { type: 'boolean' },
       field: { type: 'string' },
       timeout: { type: 'string', default: '300' },
@@ -62,6 +64,9 @@ function options(argv: string[]) {
   }
   const acr = values.acr === undefined ? undefined : ACRS[values.acr];
   if (values.acr !== undefined && !acr) throw new UsageError('--acr must be mfa or pwd');
+  if (values.prompt !== undefined && !['login', 'consent'].includes(values.prompt)) {
+    throw new UsageError('--prompt must be login or consent');
+  }
   const timeout = Number(values.timeout);
   if (!(timeout > 0)) throw new UsageError('--timeout must be a number of seconds');
   if (values['max-age'] !== undefined && !/^\d+$/.test(values['max-age'])) {
@@ -145,6 +150,7 @@ async function authorize(argv: string[], config: AuthorizeConfig): Promise<numbe
       ...(o['login-hint'] ? { login_hint: o['login-hint'] } : {}),
       ...(o.acr ? { acr_values: o.acr } : {}),
       ...(o['max-age'] ? { max_age: o['max-age'] } : {}),
+      ...(o.prompt ? { prompt: o.prompt } : {}),
     };
     const url = o.par
       ? await oidc.buildAuthorizationUrlWithPAR(server, params)
