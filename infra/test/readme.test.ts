@@ -10,7 +10,17 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,7 +28,12 @@ import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import { deleteRedisKeys, freePort } from '@portcullis/testing';
 import { launchBrowser, type Browser } from '@portcullis/testing/browser';
-import { parseBlocks, matchesExpectation, type Block, type Command } from './helpers/readme-blocks.js';
+import {
+  parseBlocks,
+  matchesExpectation,
+  type Block,
+  type Command,
+} from './helpers/readme-blocks.js';
 import { ReaderBrowser } from './helpers/readme-browser.js';
 import { root, spawnScript, waitFor, type Spawned } from './helpers/processes.js';
 
@@ -71,7 +86,8 @@ class Shell {
       const at = this.output.indexOf(marker);
       if (at >= 0) {
         const status = Number(/^(\d+)/.exec(this.output.slice(at + marker.length))?.[1] ?? 'NaN');
-        if (!Number.isNaN(status)) return { output: this.output.slice(0, at).replace(/\n$/, ''), status };
+        if (!Number.isNaN(status))
+          return { output: this.output.slice(0, at).replace(/\n$/, ''), status };
       }
       if (Date.now() > deadline || browserFailure)
         throw new Error(
@@ -111,7 +127,12 @@ beforeAll(async () => {
     if (!['data', '.git', '.test-output'].includes(entry))
       symlinkSync(path.join(root, entry), path.join(workDir, entry));
   }
-  const [auth, api, admin, web] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [auth, api, admin, web] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   issuer = `http://localhost:${auth}`;
   database = process.env['DATABASE_URL'] ? await createTestDatabase({ migrate: false }) : undefined;
   const settings = {
@@ -204,21 +225,29 @@ describe('README.md runs as written', () => {
 
   for (const block of blocks) {
     const run = block.directive?.startsWith('skip') ? test.skip : test;
-    run(label(block), async () => {
-      if (block.directive) await browserStep(block.directive);
-      for (const command of block.commands) {
-        browserFailure = undefined;
-        const { output, status } = await shell.run(command.text).catch((error: Error) => {
-          throw new Error(describeFailure(command, error.message, ''));
-        });
-        progress(`README.md:${command.line} exit ${status}\n${output.slice(0, 1500)}\n`);
-        if (status !== command.exit)
-          throw new Error(describeFailure(command, `exit ${status}, expected ${command.exit}`, output));
-        for (const expected of command.expects) {
-          if (!matchesExpectation(expected, output))
-            throw new Error(describeFailure(command, `expected the output to contain\n  ${expected}`, output));
+    run(
+      label(block),
+      async () => {
+        if (block.directive) await browserStep(block.directive);
+        for (const command of block.commands) {
+          browserFailure = undefined;
+          const { output, status } = await shell.run(command.text).catch((error: Error) => {
+            throw new Error(describeFailure(command, error.message, ''));
+          });
+          progress(`README.md:${command.line} exit ${status}\n${output.slice(0, 1500)}\n`);
+          if (status !== command.exit)
+            throw new Error(
+              describeFailure(command, `exit ${status}, expected ${command.exit}`, output),
+            );
+          for (const expected of command.expects) {
+            if (!matchesExpectation(expected, output))
+              throw new Error(
+                describeFailure(command, `expected the output to contain\n  ${expected}`, output),
+              );
+          }
         }
-      }
-    }, COMMAND_TIMEOUT * 2);
+      },
+      COMMAND_TIMEOUT * 2,
+    );
   }
 });

@@ -12,6 +12,10 @@ test('a loopback redirect URI allows its host on any port, where /authorize send
 
 test('other redirect URIs allow their own origin only', () => {
   expect(
-    httpOrigins(['https://app.example.com/cb', 'http://localhost:5173/callback', 'com.example.app:/cb']),
+    httpOrigins([
+      'https://app.example.com/cb',
+      'http://localhost:5173/callback',
+      'com.example.app:/cb',
+    ]),
   ).toEqual(['https://app.example.com', 'http://localhost:5173']);
 });

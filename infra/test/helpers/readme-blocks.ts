@@ -48,7 +48,7 @@ function complete(text: string): boolean {
 
 function splitCommands(lines: string[], firstLine: number): Command[] {
   const commands: Command[] = [];
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     const line = lines[i]!;
     const expected = EXPECT_LINE.exec(line);
     if (expected || /^\s*(#|$)/.test(line)) {
