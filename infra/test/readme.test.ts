@@ -67,7 +67,8 @@ class Shell {
   private count = 0;
 
   constructor(cwd: string, env: NodeJS.ProcessEnv) {
-    this.child = spawn('bash', ['--noprofile', '--norc'], { cwd, env });
+    // A process group of its own, so that whatever a command left running ends with it.
+    this.child = spawn('bash', ['--noprofile', '--norc'], { cwd, env, detached: true });
     for (const stream of [this.child.stdout, this.child.stderr]) {
       stream.on('data', (d: Buffer) => {
         this.output += d.toString();
@@ -180,7 +181,13 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  shell?.child.kill();
+  if (shell?.child.pid) {
+    try {
+      process.kill(-shell.child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
   opener?.close();
   await browser?.close();
   if (stack) {
