@@ -49,8 +49,6 @@ const SKIPPED: Record<string, string> = {
   'DATABASE_URL=postgres://postgres@127.0.0.1:5432/test REDIS_URL=redis://127.0.0.1:6379 npm test':
     'the whole test suite',
   'docker compose -f infra/docker/compose.yaml up --build': 'needs Docker and Kubernetes',
-  'npm run admin -- signing-key:rotate --alg ES256 --now':
-    'the FAPI 2.0 script reads the address the browser lands on from the terminal; fapi.test.ts runs that flow',
 };
 
 /** A block's first command line without its comment. */
