@@ -23,12 +23,22 @@ export function htmlHeaders(
   ctx.set('Cache-Control', 'no-store');
 }
 
-/** The http(s) origins of some URIs: where a form of ours may lead (CSP form-action). */
+const LOOPBACK_IPS = new Set(['127.0.0.1', '[::1]']);
+
+/**
+ * The http(s) origins of some URIs: where a form of ours may lead (CSP form-action). A
+ * loopback IP literal's redirect takes any port at /authorize (RFC 8252 §7.3), so its
+ * origin is that host on any port; a browser would otherwise refuse the redirect to it.
+ */
 export function httpOrigins(uris: readonly string[] = []): string[] {
   const origins = new Set<string>();
   for (const uri of uris) {
     const url = URL.parse(uri);
-    if (url && (url.protocol === 'http:' || url.protocol === 'https:')) origins.add(url.origin);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) continue;
+    origins.add(url.origin);
+    if (url.protocol === 'http:' && LOOPBACK_IPS.has(url.hostname)) {
+      origins.add(`http://${url.hostname}:*`);
+    }
   }
   return [...origins];
 }

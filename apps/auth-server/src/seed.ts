@@ -22,6 +22,10 @@ export const DEMO_USERS = [
   },
 ] as const;
 
+/** The public native client `npm run authorize` uses unless told another. */
+export const DEMO_CLI_CLIENT_ID = 'demo-cli';
+export const DEMO_CLI_REDIRECT_URI = 'http://127.0.0.1/callback';
+
 export interface SeedDeps {
   accounts: AccountsRepo;
   clients: ClientsRepo;
@@ -33,7 +37,8 @@ export interface SeedDeps {
 
 /**
  * Demo data on first start (users table empty, not production): three users, a public
- * SPA client, a confidential service client and a device client. Secrets are printed
+ * SPA client, a confidential service client, a native client for `npm run authorize`
+ * and a device client. Secrets are printed
  * once and never stored in clear.
  */
 export async function seedDemo(deps: SeedDeps): Promise<boolean> {
@@ -63,6 +68,16 @@ export async function seedDemo(deps: SeedDeps): Promise<boolean> {
     // Without `scope` in the request it gets its role's permissions (README "Client credentials").
     scope: API_SCOPE,
   });
+  // The `npm run authorize` command's client: an app on the reader's machine (RFC 8252),
+  // whose loopback redirect takes any port, so nothing else listening can catch its code.
+  await register({
+    client_id: DEMO_CLI_CLIENT_ID,
+    client_name: 'Portcullis command line',
+    application_type: 'native',
+    token_endpoint_auth_method: 'none',
+    redirect_uris: [DEMO_CLI_REDIRECT_URI],
+    grant_types: ['authorization_code', 'refresh_token'],
+  });
   await register({
     client_id: 'demo-device',
     client_name: 'Portcullis demo device',
@@ -80,6 +95,7 @@ export async function seedDemo(deps: SeedDeps): Promise<boolean> {
     `  client  demo-service  confidential, client_credentials, roles editor, scope ${API_SCOPE}${
       service?.clientSecret ? `\n          client_secret ${service.clientSecret}` : ''
     }`,
+    `  client  ${DEMO_CLI_CLIENT_ID}      public, native, loopback redirect: npm run authorize`,
     '  client  demo-device   public, device_code',
     '===================================================================',
     '',

@@ -25,6 +25,7 @@ test('first start seeds demo users and clients and prints the service secret onc
   ]);
   const clients = await t.admin('GET', '/admin/clients');
   expect(clients.body.items.map((c: { client_id: string }) => c.client_id).sort()).toEqual([
+    'demo-cli',
     'demo-device',
     'demo-service',
     'demo-spa',

@@ -94,11 +94,13 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
     ctx.status = status;
     ctx.type = 'html';
     if (isLogin) {
+      // OIDC Core §3.1.2.1: the client's login_hint fills in the email (`npm run authorize`).
+      const hint = interaction.params['login_hint'];
       ctx.body = loginPage({
         action: `/interaction/${interaction.uid}/login`,
         csrf,
         clientName,
-        email,
+        email: email ?? (typeof hint === 'string' ? hint.slice(0, 320) : undefined),
         error,
         passkey: passkeySignIn(interaction.uid, csrf),
       });
