@@ -446,7 +446,7 @@ describe('infra/k8s', () => {
       const pod = deployment['spec']['template']['spec'];
       const container = pod['containers'][0];
       expect(pod['securityContext']['runAsNonRoot']).toBe(true);
-      expect(container['image']).toMatch(/^ghcr\.io\/OWNER\/portcullis:\d+\.\d+\.\d+$/);
+      expect(container['image']).toMatch(/^ghcr\.io\/your-org\/portcullis:\d+\.\d+\.\d+$/);
       expect(container['command']).toEqual(['node', app.main]);
       sourceOf(app.main);
       expect(container['readinessProbe']['httpGet']['path']).toBe('/readyz');

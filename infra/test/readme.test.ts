@@ -48,7 +48,11 @@ const SKIPPED: Record<string, string> = {
   'npm start': 'the test starts the stack itself, through the same start-all script',
   'DATABASE_URL=postgres://postgres@127.0.0.1:5432/test REDIS_URL=redis://127.0.0.1:6379 npm test':
     'the whole test suite',
-  'docker compose -f infra/docker/compose.yaml up --build': 'needs Docker and Kubernetes',
+  'docker compose -f infra/docker/compose.yaml up --build': 'needs Docker',
+  'infra/scripts/generate-secrets.sh compose auth.example.org api.example.org you@example.org > infra/docker/.env':
+    'needs Docker and a server with public host names',
+  'docker build -f infra/docker/Dockerfile -t ghcr.io/your-org/portcullis:0.1.0 . && docker push ghcr.io/your-org/portcullis:0.1.0':
+    'needs Docker, a registry and Kubernetes',
 };
 
 /** A block's first command line without its comment. */
