@@ -16,6 +16,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AuthConfig } from './config.js';
 import type { AuditRepo } from './data/audit-repo.js';
+import type { PasskeysRepo } from './data/passkeys-repo.js';
 import { checkCsrf, csrfToken, interactionRoutes } from './interactions/routes.js';
 import { messagePage } from './interactions/views.js';
 import { createMfaStep, type MfaCore } from './mfa/index.js';
@@ -52,7 +53,7 @@ export interface AuthDeps {
 
 /** The parts the Koa app is wired from (built by server.ts). */
 export interface AuthAppParts {
-  db: Db;
+  passkeys: PasskeysRepo;
   logger: Logger;
   host: ProviderHost;
   accounts: AccountsRepo;
@@ -166,7 +167,8 @@ export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
     mfa,
   });
   mountPasskeys(interactions, {
-    db: parts.db,
+    repo: parts.passkeys,
+    mfaRepo: parts.mfa.core.repo,
     host: parts.host,
     audit: parts.audit,
     logger: parts.logger,

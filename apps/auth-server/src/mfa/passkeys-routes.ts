@@ -3,14 +3,13 @@ import { readFileSync } from 'node:fs';
 import { bodyParser } from '@koa/bodyparser';
 import type Router from '@koa/router';
 import type { AccountsRepo } from '@portcullis/accounts';
-import type { Db } from '@portcullis/db';
 import { bodyFailureOf, refuseNul } from '@portcullis/observability';
 import type { Context, Middleware } from 'koa';
 import type { Interaction } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { AuditRepo } from '../data/audit-repo.js';
-import { createMfaRepo } from '../data/mfa-repo.js';
-import { createPasskeysRepo, type PasskeysRepo } from '../data/passkeys-repo.js';
+import type { MfaRepo } from '../data/mfa-repo.js';
+import type { PasskeysRepo } from '../data/passkeys-repo.js';
 import type { ProviderHost } from '../provider/provider-host.js';
 import { htmlHeaders } from '../security-headers.js';
 import { escapeHtml, page } from '../interactions/views.js';
@@ -341,19 +340,18 @@ export type PasskeyMount = Pick<
   | 'completeSignIn'
   | 'accounts'
   | 'hasSecondFactor'
-> & { db: Db; host: ProviderHost; rpId: string | undefined };
+> & { repo: PasskeysRepo; mfaRepo: MfaRepo; host: ProviderHost; rpId: string | undefined };
 
 /** Mounts the passkey routes on `router`, for the relying party of the provider's issuer. */
 export function mountPasskeys(router: Router, mount: PasskeyMount): void {
-  const { host, db, rpId, ...rest } = mount;
-  const repo = createPasskeysRepo(db);
+  const { host, repo, mfaRepo, rpId, ...rest } = mount;
   passkeyRoutes(router, {
     ...rest,
     passkeys: createPasskeyService(repo, passkeyConfigFor(host.current.issuer, rpId)),
     repo,
     factorChanges: createFactorChanges({
       hasSecondFactor: rest.hasSecondFactor,
-      recoveryCodes: createRecoveryCodes(createMfaRepo(db)),
+      recoveryCodes: createRecoveryCodes(mfaRepo),
       audit: rest.audit,
     }),
     interactionOf: (ctx) => host.current.interactionDetails(ctx.req, ctx.res),

@@ -1,11 +1,10 @@
 import { hkdfSync } from 'node:crypto';
 import type { AccountsRepo } from '@portcullis/accounts';
 import { ACR, type DenyList } from '@portcullis/claims';
-import type { Db } from '@portcullis/db';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config.js';
 import type { ClientsRepo } from '../data/clients-repo.js';
-import { createOidcAdapterFactory } from '../data/oidc-adapter.js';
+import type { OidcPayloadsRepo } from '../data/oidc-payloads-repo.js';
 import { htmlHeaders, httpOrigins } from '../security-headers.js';
 import {
   deviceConfirmPage,
@@ -41,7 +40,7 @@ import { createLogoutGuard } from './subject-logout.js';
 
 export interface ProviderSetup {
   config: AuthConfig;
-  db: Db;
+  oidcPayloads: OidcPayloadsRepo;
   accounts: AccountsRepo;
   clients: ClientsRepo;
   keys: KeyRing;
@@ -128,7 +127,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
   const isLocalhostDev = config.env !== 'production';
 
   return {
-    adapter: createOidcAdapterFactory(s.db, s.clients, createLogoutGuard(s.denyList), {
+    adapter: s.oidcPayloads.adapterFactory(createLogoutGuard(s.denyList), {
       refreshReuseInterval: config.refreshReuseInterval,
       // Far longer than a rotation that goes well takes (milliseconds), and shorter than a
       // client of an abandoned one waits for its 503 (one DB_QUERY_TIMEOUT at least).

@@ -104,7 +104,7 @@ function build(issuer: string, setup: ProviderSetup, options: ProviderHostOption
   });
   reuseClientInstances(provider, setup.clients);
   options.clientAuthLimiter?.watch(provider);
-  claimJtiOnce(provider, setup.db);
+  claimJtiOnce(provider, setup.oidcPayloads);
   removeFormPost(provider);
   provider.use(advertiseResponseModes);
   provider.use(prefilledUserCodePage);
