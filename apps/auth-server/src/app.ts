@@ -15,13 +15,13 @@ import {
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AuthConfig } from './config.js';
+import { AuthServerError } from './errors.js';
 import type { AuditRepo } from './data/audit-repo.js';
 import type { PasskeysRepo } from './data/passkeys-repo.js';
 import { checkCsrf, csrfToken, interactionRoutes } from './interactions/routes.js';
 import { messagePage } from './interactions/views.js';
 import { createMfaStep, type MfaCore } from './mfa/index.js';
 import { mountPasskeys } from './mfa/passkeys-routes.js';
-import { SignInStepError } from './mfa/sign-in.js';
 import type { DeviceGuard } from './provider/device-guard.js';
 import { trustProxyAs, type ProviderHost } from './provider/provider-host.js';
 import { baseHeaders, htmlHeaders } from './security-headers.js';
@@ -103,7 +103,7 @@ function interactionErrors(logger: Logger): Koa.Middleware {
           ? 'Sign-in is temporarily unavailable. Try again in a few seconds.'
           : status >= 500
             ? 'Something went wrong.'
-            : error instanceof SignInStepError
+            : error instanceof AuthServerError && error.expose
               ? error.message
               : 'This sign-in request has expired or is not valid here. Start again from the application.',
       );

@@ -163,7 +163,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
         ...(pending ? { subject: pending } : {}),
         detail: { reason: error.code, ip: ctx.ip },
       });
-      failurePage(ctx, 400, error.message, back);
+      failurePage(ctx, error.status, error.message, back);
     }
   });
 
@@ -233,7 +233,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
       });
     } catch (error) {
       if (!(error instanceof PasskeyError)) throw error;
-      failurePage(ctx, 400, error.message, back);
+      failurePage(ctx, error.status, error.message, back);
     }
   });
 
@@ -261,7 +261,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
       ctx.body = await deps.passkeys.registrationOptions(user, `account:${user.id}`);
     } catch (error) {
       if (!(error instanceof PasskeyError)) throw error;
-      jsonError(ctx, 400, error.message);
+      jsonError(ctx, error.status, error.message);
     }
   });
 
@@ -296,7 +296,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
           );
     } catch (error) {
       if (!(error instanceof PasskeyError)) throw error;
-      failurePage(ctx, 400, error.message, '/account');
+      failurePage(ctx, error.status, error.message, '/account');
     }
   });
 

@@ -1,6 +1,7 @@
 import { ACR, acrSatisfies } from '@portcullis/claims';
 import type { Context } from 'koa';
 import { interactionPolicy, type Interaction, type KoaContextWithOIDC } from 'oidc-provider';
+import { AuthServerError } from '../errors.js';
 import type { ProviderHost } from '../provider/provider-host.js';
 import { htmlHeaders, httpOrigins } from '../security-headers.js';
 import type { FactorRegistry } from './factors.js';
@@ -164,10 +165,10 @@ export type FinishSignIn = (
 ) => Promise<string>;
 
 /** A form posted where this sign-in cannot take it; its message is the page's text. */
-export class SignInStepError extends Error {
-  override name = 'SignInStepError';
-  readonly status = 400;
-  readonly expose = true;
+export class SignInStepError extends AuthServerError {
+  constructor(message: string) {
+    super(message, { status: 400, expose: true });
+  }
 }
 
 /**
