@@ -113,7 +113,7 @@ function dpopFeature(config: AuthConfig, cookieKeys: string[]) {
  * oidc-provider settings. Decisions: authorization code only (no implicit, hybrid or
  * password), PKCE S256 for every client, refresh tokens rotated on every use and issued
  * to any client allowed the refresh_token grant, JWT access tokens for the API audience
- * (RFC 9068), client secrets compared by hash (see create-provider.ts), DPoP-bound
+ * (RFC 9068), client secrets compared by hash (extensions.ts), DPoP-bound
  * tokens for any client that sends a proof (RFC 9449).
  */
 export function providerConfiguration(s: ProviderSetup): Configuration {
