@@ -17,11 +17,9 @@ import type { Logger } from 'pino';
 import type { AuthConfig } from './config.js';
 import { AuthServerError } from './errors.js';
 import type { AuditRepo } from './data/audit-repo.js';
-import type { PasskeysRepo } from './data/passkeys-repo.js';
 import { checkCsrf, csrfToken, interactionRoutes } from './interactions/routes.js';
 import { messagePage } from './interactions/views.js';
-import { createMfaStep, type MfaCore } from './mfa/index.js';
-import { mountPasskeys } from './mfa/passkeys-routes.js';
+import type { Mfa } from './mfa/index.js';
 import type { DeviceGuard } from './provider/device-guard.js';
 import { trustProxyAs, type ProviderHost } from './provider/provider-host.js';
 import { baseHeaders, htmlHeaders } from './security-headers.js';
@@ -53,7 +51,6 @@ export interface AuthDeps {
 
 /** The parts the Koa app is wired from (built by server.ts). */
 export interface AuthAppParts {
-  passkeys: PasskeysRepo;
   logger: Logger;
   host: ProviderHost;
   accounts: AccountsRepo;
@@ -62,13 +59,8 @@ export interface AuthAppParts {
   /** Failed sign-ins per IP and per account (LOGIN_*). */
   signInLimiter: SignInLimiter;
   cookieKeys: string[];
-  /** Second factors (README "Multi-factor sign-in"). */
-  mfa: {
-    core: MfaCore;
-    keyEncryptionKey: Buffer;
-    limiter: SignInLimiter;
-    now?: (() => number) | undefined;
-  };
+  /** Second factors (README "Multi-factor sign-in"): its routes are mounted here. */
+  mfa: Mfa;
   /** This app's Prometheus registry and HTTP middleware (GET /metrics). */
   metrics: AppMetrics;
   /** GET /readyz: database and, with REDIS_URL, Redis. */
@@ -147,12 +139,8 @@ export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
   const interactions = new Router({ prefix: '' });
   interactions.use(interactionErrors(parts.logger));
   const csrfKey = parts.cookieKeys[0]!;
-  const mfa = createMfaStep({
-    ...parts.mfa,
+  const mfa = parts.mfa.routes(interactions, {
     host: parts.host,
-    accounts: parts.accounts,
-    audit: parts.audit,
-    logger: parts.logger,
     csrfKey,
     csrfToken: (uid) => csrfToken(csrfKey, uid),
     checkCsrf: (uid, presented) => checkCsrf(csrfKey, uid, presented),
@@ -165,20 +153,6 @@ export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
     signInLimiter: parts.signInLimiter,
     csrfKey,
     mfa,
-  });
-  mountPasskeys(interactions, {
-    repo: parts.passkeys,
-    mfaRepo: parts.mfa.core.repo,
-    host: parts.host,
-    audit: parts.audit,
-    logger: parts.logger,
-    rpId: config.webauthnRpId,
-    checkCsrf: (uid, presented) => checkCsrf(csrfKey, uid, presented),
-    accountOf: (ctx) => mfa.accountOf(ctx),
-    pendingUserOf: async (interaction) => (await mfa.pendingOf(interaction))?.accountId,
-    completeSignIn: (ctx, interaction, result) => mfa.completeSignIn(ctx, interaction, result),
-    accounts: parts.accounts,
-    hasSecondFactor: (userId) => parts.mfa.core.factors.hasSecondFactor(userId),
   });
 
   app.use(parts.metrics.middleware);

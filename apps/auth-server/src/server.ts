@@ -23,8 +23,7 @@ import {
 } from './provider/configuration.js';
 import { createClientAuthLimits } from './provider/client-auth-limits.js';
 import { createDeviceGuard } from './provider/device-guard.js';
-import { createMfaCore } from './mfa/index.js';
-import { createPasskeyFactor } from './mfa/passkeys-factor.js';
+import { createMfa } from './mfa/index.js';
 import { createKeyManager } from './provider/keys.js';
 import { createProviderHost, type ProviderHost } from './provider/provider-host.js';
 import { loadSecrets } from './secrets.js';
@@ -163,8 +162,21 @@ export async function startAuthServer(
     sessionCookie: SESSION_COOKIE,
     resumeCookie: INTERACTION_RESUME_COOKIE,
   });
-  const mfa = createMfaCore(repos.mfa);
-  mfa.factors.register(createPasskeyFactor(repos.passkeys));
+  const mfa = createMfa({
+    repos,
+    accounts,
+    audit,
+    logger,
+    keyEncryptionKey: secrets.keyEncryptionKey,
+    // The password's limits (LOGIN_*), counted apart: README "Multi-factor sign-in".
+    limiter: createSignInLimiter(config.signIn, {
+      redis,
+      keyPrefix: `${config.redisKeyPrefix}rl:mfa:`,
+      unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
+    }),
+    rpId: config.webauthnRpId,
+    now: deps.now,
+  });
   const host = await createProviderHost({
     issuer,
     logger,
@@ -183,7 +195,8 @@ export async function startAuthServer(
       cookieKeys: secrets.cookieKeys,
       deviceGuard,
       denyList,
-      secondFactor: mfa.policy,
+      interactionPolicy: mfa.interactionPolicy,
+      staticClients: () => mfa.staticClients(issuer),
     },
     events: {
       logger,
@@ -197,24 +210,13 @@ export async function startAuthServer(
   });
 
   const app = createAuthApp(config, {
-    passkeys: repos.passkeys,
     logger,
     host,
     accounts,
     audit,
     deviceGuard,
     cookieKeys: secrets.cookieKeys,
-    mfa: {
-      core: mfa,
-      keyEncryptionKey: secrets.keyEncryptionKey,
-      // The password's limits (LOGIN_*), counted apart: README "Multi-factor sign-in".
-      limiter: createSignInLimiter(config.signIn, {
-        redis,
-        keyPrefix: `${config.redisKeyPrefix}rl:mfa:`,
-        unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
-      }),
-      now: deps.now,
-    },
+    mfa,
     metrics,
     checkReady: createReadinessCheck(
       {

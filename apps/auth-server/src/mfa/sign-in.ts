@@ -2,7 +2,7 @@ import { ACR, acrSatisfies } from '@portcullis/claims';
 import type { Context } from 'koa';
 import { interactionPolicy, type Interaction, type KoaContextWithOIDC } from 'oidc-provider';
 import { AuthServerError } from '../errors.js';
-import type { ProviderHost } from '../provider/provider-host.js';
+import type { CurrentProvider } from './provider-access.js';
 import { htmlHeaders, httpOrigins } from '../security-headers.js';
 import type { FactorRegistry } from './factors.js';
 import { recoveryCodesPage } from './views.js';
@@ -124,7 +124,7 @@ export type PendingSignInOf = (interaction: Interaction) => Promise<PendingSignI
  * session's first factor stands only while fresh: an older session gives its password
  * again, so a stale cookie never becomes a new multi-factor sign-in or plants a factor.
  */
-export function createPendingSignIn(host: ProviderHost): PendingSignInOf {
+export function createPendingSignIn(host: CurrentProvider): PendingSignInOf {
   return async function pendingSignInOf(interaction) {
     if (interaction.prompt.name !== 'login') return undefined;
     const stored = (interaction.result as Record<string, unknown> | undefined)?.[PENDING] as
@@ -178,7 +178,7 @@ export class SignInStepError extends AuthServerError {
  * factor page instead. A second factor must be the pending user's own.
  */
 export function createFinishSignIn(deps: {
-  host: ProviderHost;
+  host: CurrentProvider;
   policy: SecondFactorPolicy;
   pendingSignInOf: PendingSignInOf;
 }): FinishSignIn {
@@ -211,7 +211,7 @@ export function createFinishSignIn(deps: {
 
 export function createCompleteSignIn(
   finishSignIn: FinishSignIn,
-  host: ProviderHost,
+  host: CurrentProvider,
 ): CompleteSignIn {
   return async function completeSignIn(ctx, interaction, result) {
     const to = await finishSignIn(interaction, result);

@@ -1,7 +1,7 @@
 import { hkdfSync } from 'node:crypto';
 import type { AccountsRepo } from '@portcullis/accounts';
 import { ACR, type DenyList } from '@portcullis/claims';
-import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type { ClientMetadata, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config.js';
 import type { ClientsRepo } from '../data/clients-repo.js';
 import type { OidcPayloadsRepo } from '../data/oidc-payloads-repo.js';
@@ -12,7 +12,6 @@ import {
   logoutPage,
   messagePage,
 } from '../interactions/views.js';
-import { interactionPolicyWithSecondFactor, type SecondFactorPolicy } from '../mfa/sign-in.js';
 import { createFindAccount } from './account.js';
 import { memoizedAccount } from './request-memo.js';
 import {
@@ -48,8 +47,13 @@ export interface ProviderSetup {
   deviceGuard: DeviceGuard;
   /** Logout everywhere: artifacts of a denied subject issued before the logout are gone. */
   denyList: Pick<DenyList, 'isDenied' | 'sync'>;
-  /** Who must sign in with a second factor (README "Multi-factor sign-in"). */
-  secondFactor: SecondFactorPolicy;
+  /**
+   * oidc-provider's prompts with the second-factor check (README "Multi-factor sign-in"),
+   * a new policy for each Provider built.
+   */
+  interactionPolicy: () => NonNullable<NonNullable<Configuration['interactions']>['policy']>;
+  /** Clients that are not in the clients table (the account page's), fresh for each Provider. */
+  staticClients: () => ClientMetadata[];
 }
 
 const DAY = 24 * 60 * 60;
@@ -133,7 +137,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       // client of an abandoned one waits for its 503 (one DB_QUERY_TIMEOUT at least).
       rotationBound: config.dbQueryTimeoutMs / 2000,
     }),
-    clients: [],
+    clients: s.staticClients(),
     jwks: { keys: s.keys.jwks as never },
     findAccount: createFindAccount(accounts),
     cookies: {
@@ -215,7 +219,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
     },
     interactions: {
-      policy: interactionPolicyWithSecondFactor(s.secondFactor),
+      policy: s.interactionPolicy(),
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
     },
     routes: {

@@ -2,7 +2,6 @@ import type Koa from 'koa';
 import type { Middleware } from 'koa';
 import Provider from 'oidc-provider';
 import type { Logger } from 'pino';
-import { accountClientMetadata } from '../mfa/account-routes.js';
 import type { ClientAuthLimiter } from './client-auth-limits.js';
 import { providerConfiguration, type ProviderSetup } from './configuration.js';
 import { extendProvider } from './extensions.js';
@@ -48,10 +47,7 @@ export interface ProviderHostOptions {
 }
 
 function build(issuer: string, setup: ProviderSetup, options: ProviderHostOptions): Provider {
-  // The account page's own client (README "Multi-factor sign-in"), not in the clients table.
-  const configuration = providerConfiguration(setup);
-  configuration.clients = [accountClientMetadata(issuer)];
-  const provider = new Provider(issuer, configuration);
+  const provider = new Provider(issuer, providerConfiguration(setup));
   trustProxyAs(provider, setup.config.trustProxy);
   extendProvider(provider, {
     clients: setup.clients,
