@@ -1,12 +1,10 @@
 import Koa from 'koa';
-import Router from '@koa/router';
 import type { AccountsRepo, SignInLimiter } from '@portcullis/accounts';
 import type { DenyList } from '@portcullis/claims';
 import type { Db } from '@portcullis/db';
 import {
   indexRoutesByFirstSegment,
   logAppErrors,
-  readinessEndpoint,
   refuseNul,
   requestLog,
   type AppMetrics,
@@ -15,15 +13,13 @@ import {
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AuthConfig } from './config.js';
-import { AuthServerError } from './errors.js';
 import type { AuditRepo } from './data/audit-repo.js';
-import { checkCsrf, csrfToken, interactionRoutes } from './interactions/routes.js';
-import { messagePage } from './interactions/views.js';
 import type { Mfa } from './mfa/index.js';
 import type { DeviceGuard } from './provider/device-guard.js';
 import { trustProxyAs, type ProviderHost } from './provider/provider-host.js';
-import { baseHeaders, htmlHeaders } from './security-headers.js';
-import { isUnavailable, RETRY_AFTER_SECONDS, unavailableAs503 } from './unavailable.js';
+import { createAuthRoutes } from './routes.js';
+import { baseHeaders } from './security-headers.js';
+import { unavailableAs503 } from './unavailable.js';
 
 /** What callers pass to startAuthServer; everything optional has a default from config. */
 export interface AuthDeps {
@@ -67,42 +63,6 @@ export interface AuthAppParts {
   checkReady: () => Promise<ReadinessReport>;
 }
 
-/** Interaction pages answer HTML errors; an expired or foreign interaction is a 400, not a 500. */
-function interactionErrors(logger: Logger): Koa.Middleware {
-  return async function renderInteractionError(ctx, next) {
-    try {
-      await next();
-    } catch (error) {
-      const e = error as {
-        status?: number;
-        statusCode?: number;
-        expose?: boolean;
-        error_description?: string;
-        message?: string;
-      };
-      const unavailable = isUnavailable(error);
-      const status = unavailable ? 503 : (e.statusCode ?? e.status ?? 500);
-      if (unavailable) logger.warn({ err: error, path: ctx.path }, 'dependency unavailable');
-      else if (status >= 500) logger.error({ err: error, path: ctx.path }, 'interaction failed');
-      htmlHeaders(ctx);
-      // Fail closed and say so: a 503 with Retry-After, never an unchecked login.
-      if (unavailable) ctx.set('Retry-After', RETRY_AFTER_SECONDS);
-      ctx.status = unavailable ? 503 : status >= 500 ? 500 : status;
-      ctx.type = 'html';
-      ctx.body = messagePage(
-        'Sign-in problem',
-        unavailable
-          ? 'Sign-in is temporarily unavailable. Try again in a few seconds.'
-          : status >= 500
-            ? 'Something went wrong.'
-            : error instanceof AuthServerError && error.expose
-              ? error.message
-              : 'This sign-in request has expired or is not valid here. Start again from the application.',
-      );
-    }
-  };
-}
-
 /**
  * A NUL in the path or query, as an OAuth error: PostgreSQL cannot store one, and no
  * parameter has a use for one (README "Bad input"). Bodies are looked at where they are
@@ -127,33 +87,7 @@ export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
   trustProxyAs(app, config.trustProxy);
   // oidc-provider runs on this context, so its signed cookies use these keys.
   app.keys = parts.cookieKeys;
-  const router = new Router();
-
-  router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
-  router.get('/readyz', readinessEndpoint(parts.checkReady));
-  // Prometheus scrapes without credentials: keep the port internal or filter at the edge.
-  router.get('/metrics', parts.metrics.handler);
-
-  const interactions = new Router({ prefix: '' });
-  interactions.use(interactionErrors(parts.logger));
-  const csrfKey = parts.cookieKeys[0]!;
-  const mfa = parts.mfa.routes(interactions, {
-    host: parts.host,
-    csrfKey,
-    csrfToken: (uid) => csrfToken(csrfKey, uid),
-    checkCsrf: (uid, presented) => checkCsrf(csrfKey, uid, presented),
-  });
-  interactionRoutes(interactions, {
-    host: parts.host,
-    accounts: parts.accounts,
-    audit: parts.audit,
-    logger: parts.logger,
-    signInLimiter: parts.signInLimiter,
-    csrfKey,
-    mfa,
-  });
+  const { operational, pages } = createAuthRoutes(parts);
 
   app.use(parts.metrics.middleware);
   app.use(
@@ -167,8 +101,8 @@ export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
   app.use(refuseNulAtEdge);
   // Every request, /token and the other oidc-provider routes included, crosses both routers
   // first: each tries only the routes its first path segment can match.
-  app.use(indexRoutesByFirstSegment(router).routes());
-  app.use(indexRoutesByFirstSegment(interactions).routes());
+  app.use(indexRoutesByFirstSegment(operational).routes());
+  app.use(indexRoutesByFirstSegment(pages).routes());
   app.use(parts.deviceGuard.middleware);
   app.use(parts.host.middleware);
   void config;

@@ -3,6 +3,7 @@ import type { AccountsRepo } from '@portcullis/accounts';
 import { ACR, type DenyList } from '@portcullis/claims';
 import type { ClientMetadata, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config.js';
+import { PROVIDER_ROUTES } from '../routes.js';
 import type { ClientsRepo } from '../data/clients-repo.js';
 import type { OidcPayloadsRepo } from '../data/oidc-payloads-repo.js';
 import { htmlHeaders, httpOrigins } from '../security-headers.js';
@@ -222,17 +223,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       policy: s.interactionPolicy(),
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
     },
-    routes: {
-      authorization: '/authorize',
-      jwks: '/.well-known/jwks.json',
-      token: '/token',
-      device_authorization: '/device/auth',
-      code_verification: '/device',
-      revocation: '/token/revocation',
-      introspection: '/token/introspection',
-      userinfo: '/me',
-      end_session: '/session/end',
-    },
+    routes: PROVIDER_ROUTES,
     features: {
       devInteractions: { enabled: false },
       // Per client, `"fapi": "2.0"` (README "FAPI 2.0"); no client is FAPI by default.
