@@ -1,11 +1,9 @@
 import Koa from 'koa';
-import Router from '@koa/router';
 import type { AccountsRepo, SignInLimiter } from '@portcullis/accounts';
 import type { Db, SharedDenyList } from '@portcullis/db';
 import {
   indexRoutesByFirstSegment,
   logAppErrors,
-  readinessEndpoint,
   refuseNul,
   requestLog,
   type AppMetrics,
@@ -15,15 +13,12 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AuthConfig } from './config.js';
 import type { AuditRepo } from './data/audit-repo.js';
-import { checkCsrf, csrfToken, interactionRoutes } from './interactions/routes.js';
-import { messagePage } from './interactions/views.js';
-import { createMfaStep, type MfaCore } from './mfa/index.js';
-import { mountPasskeys } from './mfa/passkeys-routes.js';
-import { SignInStepError } from './mfa/sign-in.js';
+import type { Mfa } from './mfa/index.js';
 import type { DeviceGuard } from './provider/device-guard.js';
 import { trustProxyAs, type ProviderHost } from './provider/provider-host.js';
-import { baseHeaders, htmlHeaders } from './security-headers.js';
-import { isUnavailable, RETRY_AFTER_SECONDS, unavailableAs503 } from './unavailable.js';
+import { createAuthRoutes } from './routes.js';
+import { baseHeaders } from './security-headers.js';
+import { unavailableAs503 } from './unavailable.js';
 
 /** What callers pass to startAuthServer; everything optional has a default from config. */
 export interface AuthDeps {
@@ -51,7 +46,6 @@ export interface AuthDeps {
 
 /** The parts the Koa app is wired from (built by server.ts). */
 export interface AuthAppParts {
-  db: Db;
   logger: Logger;
   host: ProviderHost;
   accounts: AccountsRepo;
@@ -60,53 +54,12 @@ export interface AuthAppParts {
   /** Failed sign-ins per IP and per account (LOGIN_*). */
   signInLimiter: SignInLimiter;
   cookieKeys: string[];
-  /** Second factors (README "Multi-factor sign-in"). */
-  mfa: {
-    core: MfaCore;
-    keyEncryptionKey: Buffer;
-    limiter: SignInLimiter;
-    now?: (() => number) | undefined;
-  };
+  /** Second factors (README "Multi-factor sign-in"): its routes are mounted here. */
+  mfa: Mfa;
   /** This app's Prometheus registry and HTTP middleware (GET /metrics). */
   metrics: AppMetrics;
   /** GET /readyz: database and, with REDIS_URL, Redis. */
   checkReady: () => Promise<ReadinessReport>;
-}
-
-/** Interaction pages answer HTML errors; an expired or foreign interaction is a 400, not a 500. */
-function interactionErrors(logger: Logger): Koa.Middleware {
-  return async function renderInteractionError(ctx, next) {
-    try {
-      await next();
-    } catch (error) {
-      const e = error as {
-        status?: number;
-        statusCode?: number;
-        expose?: boolean;
-        error_description?: string;
-        message?: string;
-      };
-      const unavailable = isUnavailable(error);
-      const status = unavailable ? 503 : (e.statusCode ?? e.status ?? 500);
-      if (unavailable) logger.warn({ err: error, path: ctx.path }, 'dependency unavailable');
-      else if (status >= 500) logger.error({ err: error, path: ctx.path }, 'interaction failed');
-      htmlHeaders(ctx);
-      // Fail closed and say so: a 503 with Retry-After, never an unchecked login.
-      if (unavailable) ctx.set('Retry-After', RETRY_AFTER_SECONDS);
-      ctx.status = unavailable ? 503 : status >= 500 ? 500 : status;
-      ctx.type = 'html';
-      ctx.body = messagePage(
-        'Sign-in problem',
-        unavailable
-          ? 'Sign-in is temporarily unavailable. Try again in a few seconds.'
-          : status >= 500
-            ? 'Something went wrong.'
-            : error instanceof SignInStepError
-              ? error.message
-              : 'This sign-in request has expired or is not valid here. Start again from the application.',
-      );
-    }
-  };
 }
 
 /**
@@ -133,50 +86,7 @@ export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
   trustProxyAs(app, config.trustProxy);
   // oidc-provider runs on this context, so its signed cookies use these keys.
   app.keys = parts.cookieKeys;
-  const router = new Router();
-
-  router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
-  router.get('/readyz', readinessEndpoint(parts.checkReady));
-  // Prometheus scrapes without credentials: keep the port internal or filter at the edge.
-  router.get('/metrics', parts.metrics.handler);
-
-  const interactions = new Router({ prefix: '' });
-  interactions.use(interactionErrors(parts.logger));
-  const csrfKey = parts.cookieKeys[0]!;
-  const mfa = createMfaStep({
-    ...parts.mfa,
-    host: parts.host,
-    accounts: parts.accounts,
-    audit: parts.audit,
-    logger: parts.logger,
-    csrfKey,
-    csrfToken: (uid) => csrfToken(csrfKey, uid),
-    checkCsrf: (uid, presented) => checkCsrf(csrfKey, uid, presented),
-  });
-  interactionRoutes(interactions, {
-    host: parts.host,
-    accounts: parts.accounts,
-    audit: parts.audit,
-    logger: parts.logger,
-    signInLimiter: parts.signInLimiter,
-    csrfKey,
-    mfa,
-  });
-  mountPasskeys(interactions, {
-    db: parts.db,
-    host: parts.host,
-    audit: parts.audit,
-    logger: parts.logger,
-    rpId: config.webauthnRpId,
-    checkCsrf: (uid, presented) => checkCsrf(csrfKey, uid, presented),
-    accountOf: (ctx) => mfa.accountOf(ctx),
-    pendingUserOf: async (interaction) => (await mfa.pendingOf(interaction))?.accountId,
-    completeSignIn: (ctx, interaction, result) => mfa.completeSignIn(ctx, interaction, result),
-    accounts: parts.accounts,
-    hasSecondFactor: (userId) => parts.mfa.core.factors.hasSecondFactor(userId),
-  });
+  const { operational, pages } = createAuthRoutes(parts);
 
   app.use(parts.metrics.middleware);
   app.use(
@@ -190,8 +100,8 @@ export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
   app.use(refuseNulAtEdge);
   // Every request, /token and the other oidc-provider routes included, crosses both routers
   // first: each tries only the routes its first path segment can match.
-  app.use(indexRoutesByFirstSegment(router).routes());
-  app.use(indexRoutesByFirstSegment(interactions).routes());
+  app.use(indexRoutesByFirstSegment(operational).routes());
+  app.use(indexRoutesByFirstSegment(pages).routes());
   app.use(parts.deviceGuard.middleware);
   app.use(parts.host.middleware);
   void config;

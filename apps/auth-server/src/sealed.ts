@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { AuthServerError } from './errors.js';
 
 /**
  * Secrets at rest under KEY_ENCRYPTION_KEY (signing keys, TOTP secrets): AES-256-GCM
@@ -16,8 +17,10 @@ export function seal(kek: Buffer, context: string, clear: string): string {
 }
 
 /** A sealed value that is not `v1.…` at all. */
-export class SealedFormatError extends Error {
-  override name = 'SealedFormatError';
+export class SealedFormatError extends AuthServerError {
+  constructor(message: string) {
+    super(message, { status: 500, expose: false });
+  }
 }
 
 /**

@@ -1,11 +1,7 @@
 import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import {
-  createAccountsRepo,
-  createAttemptLimiter,
-  createSignInLimiter,
-} from '@portcullis/accounts';
+import { createAttemptLimiter, createSignInLimiter } from '@portcullis/accounts';
 import { createSharedDenyList } from '@portcullis/db';
 import {
   createHttpServer,
@@ -18,13 +14,7 @@ import { createAdminApp } from './admin/app.js';
 import { createAlertSender } from './alerts.js';
 import { createAuthApp, type AuthDeps } from './app.js';
 import type { AuthConfig } from './config.js';
-import { createAuditRepo } from './data/audit-repo.js';
-import { createClientsRepo } from './data/clients-repo.js';
-import { createDevicePollsRepo } from './data/device-polls-repo.js';
-import { purgeExpired } from './data/oidc-adapter.js';
-import { createMfaRepo } from './data/mfa-repo.js';
-import { createPasskeysRepo } from './data/passkeys-repo.js';
-import { createSigningKeysRepo } from './data/signing-keys-repo.js';
+import { createRepos } from './data/index.js';
 import { createAuthMetrics } from './metrics.js';
 import {
   ID_TOKEN_TTL,
@@ -33,8 +23,7 @@ import {
 } from './provider/configuration.js';
 import { createClientAuthLimits } from './provider/client-auth-limits.js';
 import { createDeviceGuard } from './provider/device-guard.js';
-import { createMfaCore } from './mfa/index.js';
-import { createPasskeyFactor } from './mfa/passkeys-factor.js';
+import { createMfa } from './mfa/index.js';
 import { createKeyManager } from './provider/keys.js';
 import { createProviderHost, type ProviderHost } from './provider/provider-host.js';
 import { loadSecrets } from './secrets.js';
@@ -139,6 +128,8 @@ export async function startAuthServer(
       : undefined);
   const metrics = createAuthMetrics({ defaultMetrics: config.env !== 'test' });
   const ownsRedis = !deps.redis && redis !== undefined;
+  const repos = createRepos(db, secrets);
+  const { accounts, clients, audit, signingKeys } = repos;
   // Read (logout everywhere refuses old refresh tokens) as well as written (grant
   // revocations), so it is loaded before the first request and then polled.
   const denyList =
@@ -148,17 +139,13 @@ export async function startAuthServer(
       onError: (e) => logger.error({ err: e }, 'deny list'),
     });
   if (!deps.denyList) await denyList.start();
-  const accounts = createAccountsRepo(db);
-  const clients = createClientsRepo(db);
-  const audit = createAuditRepo(db);
-  const signingKeys = createSigningKeysRepo(db, secrets.keyEncryptionKey);
   const keyManager = createKeyManager(signingKeys, {
     defaultAlg: config.signingAlg,
     retentionSeconds: Math.max(config.accessTokenTtl, ID_TOKEN_TTL) + 10 * 60,
     publishLeadSeconds: config.signingKeyPublishLead,
     ...(deps.now ? { now: deps.now } : {}),
   });
-  const deviceGuard = createDeviceGuard(createDevicePollsRepo(db), {
+  const deviceGuard = createDeviceGuard(repos.devicePolls, {
     intervalSeconds: deps.deviceIntervalSeconds ?? 5,
     // RFC 8628 §5.1: five wrong user codes per IP and per browser session in 10 minutes.
     userCodeLimiter: createAttemptLimiter(
@@ -175,8 +162,21 @@ export async function startAuthServer(
     sessionCookie: SESSION_COOKIE,
     resumeCookie: INTERACTION_RESUME_COOKIE,
   });
-  const mfa = createMfaCore(createMfaRepo(db));
-  mfa.factors.register(createPasskeyFactor(createPasskeysRepo(db)));
+  const mfa = createMfa({
+    repos,
+    accounts,
+    audit,
+    logger,
+    keyEncryptionKey: secrets.keyEncryptionKey,
+    // The password's limits (LOGIN_*), counted apart: README "Multi-factor sign-in".
+    limiter: createSignInLimiter(config.signIn, {
+      redis,
+      keyPrefix: `${config.redisKeyPrefix}rl:mfa:`,
+      unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
+    }),
+    rpId: config.webauthnRpId,
+    now: deps.now,
+  });
   const host = await createProviderHost({
     issuer,
     logger,
@@ -189,13 +189,14 @@ export async function startAuthServer(
     ...(deps.now ? { now: deps.now } : {}),
     setup: {
       config,
-      db,
+      oidcPayloads: repos.oidcPayloads,
       accounts,
       clients,
       cookieKeys: secrets.cookieKeys,
       deviceGuard,
       denyList,
-      secondFactor: mfa.policy,
+      interactionPolicy: mfa.interactionPolicy,
+      staticClients: () => mfa.staticClients(issuer),
     },
     events: {
       logger,
@@ -209,28 +210,17 @@ export async function startAuthServer(
   });
 
   const app = createAuthApp(config, {
-    db,
     logger,
     host,
     accounts,
     audit,
     deviceGuard,
     cookieKeys: secrets.cookieKeys,
-    mfa: {
-      core: mfa,
-      keyEncryptionKey: secrets.keyEncryptionKey,
-      // The password's limits (LOGIN_*), counted apart: README "Multi-factor sign-in".
-      limiter: createSignInLimiter(config.signIn, {
-        redis,
-        keyPrefix: `${config.redisKeyPrefix}rl:mfa:`,
-        unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
-      }),
-      now: deps.now,
-    },
+    mfa,
     metrics,
     checkReady: createReadinessCheck(
       {
-        database: () => db.raw('select 1'),
+        database: repos.ping,
         redis: redis ? () => redis.ping() : undefined,
       },
       {
@@ -276,7 +266,10 @@ export async function startAuthServer(
 
   const timers = [
     setInterval(
-      () => void purgeExpired(db).catch((e: unknown) => logger.error({ err: e }, 'purge failed')),
+      () =>
+        void repos.oidcPayloads
+          .purgeExpired()
+          .catch((e: unknown) => logger.error({ err: e }, 'purge failed')),
       PURGE_EVERY_MS,
     ),
     // Another instance may have rotated the keys; scheduled changes of known keys

@@ -1,5 +1,6 @@
 import { isDatabaseUnavailable } from '@portcullis/db';
 import type { Context, Middleware } from 'koa';
+import { AuthServerError } from './errors.js';
 
 /** Seconds a client waits before retrying while a dependency is down. */
 export const RETRY_AFTER_SECONDS = '5';
@@ -8,12 +9,9 @@ export const RETRY_AFTER_SECONDS = '5';
  * A store that authentication depends on (the login and user-code limiters' Redis) did
  * not answer. Authentication fails closed: 503, never an unlimited attempt.
  */
-export class DependencyUnavailableError extends Error {
-  override name = 'DependencyUnavailableError';
-  readonly status = 503;
-  readonly expose = true;
+export class DependencyUnavailableError extends AuthServerError {
   constructor(dependency: string, cause: unknown) {
-    super(`${dependency} unavailable`, { cause });
+    super(`${dependency} unavailable`, { status: 503, expose: true, cause });
   }
 }
 

@@ -8,20 +8,20 @@ import {
   type ErrorCodeOf,
   type FieldErrors,
 } from '@portcullis/observability';
+import { AuthServerError } from '../errors.js';
 
 /** The admin API's codes: the API's for the same conditions (docs/api-contracts.md). */
 export type AdminErrorCode = ErrorCodeOf<'admin'>;
 
 /** An error the admin API renders as `{error, message?, fields?}`, its status from its code. */
-export class AdminError extends Error {
-  readonly status: number;
+export class AdminError extends AuthServerError {
   constructor(
     readonly code: AdminErrorCode,
     message?: string,
     readonly fields?: FieldErrors,
   ) {
-    super(message ?? code);
-    this.status = ERROR_CODES[code].status;
+    const { status } = ERROR_CODES[code];
+    super(message ?? code, { status, expose: status < 500 });
   }
 
   body(): ErrorBody<AdminErrorCode> {

@@ -3,7 +3,8 @@ import type { ClientMetadata, ClientsRepo } from '../data/clients-repo.js';
 import { withFapiDefaults } from '../provider/fapi.js';
 import { isHttpsOrLoopback } from '../provider/loopback.js';
 import { signsIdTokensWith } from '../provider/keys.js';
-import { hashClientSecret, type ProviderHost } from '../provider/provider-host.js';
+import { hashClientSecret } from '../provider/extensions.js';
+import type { ProviderHost } from '../provider/provider-host.js';
 import { AdminError } from './errors.js';
 import { redirectProblems, type ClientPatch, type NewClient } from './schemas.js';
 
@@ -13,7 +14,7 @@ export interface RegisteredClient {
   clientSecret?: string;
 }
 
-/** 32 random bytes: only its SHA-256 is stored (provider-host.ts). */
+/** 32 random bytes: only its SHA-256 is stored (provider/extensions.ts). */
 const newClientSecret = () => randomBytes(32).toString('base64url');
 
 /** Metadata as an API answer: the secret hash is never shown. */

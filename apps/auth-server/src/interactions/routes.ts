@@ -1,14 +1,13 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { bodyParser } from '@koa/bodyparser';
 import type Router from '@koa/router';
 import type { AccountsRepo, SignInLimiter } from '@portcullis/accounts';
-import { bodyFailureOf, refuseNul } from '@portcullis/observability';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { InteractionResults } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { AuditRepo } from '../data/audit-repo.js';
 import { AMR, type MfaStep } from '../mfa/index.js';
 import type { ProviderHost } from '../provider/provider-host.js';
+import { formBody } from '../form-body.js';
 import { htmlHeaders, httpOrigins } from '../security-headers.js';
 import { passkeySignIn } from '../mfa/passkeys-views.js';
 import { consentPage, loginPage, messagePage } from './views.js';
@@ -21,7 +20,7 @@ export interface InteractionDeps {
   /** Failed logins per IP and per account (LOGIN_*), the API's POST /login limiter. */
   signInLimiter: SignInLimiter;
   csrfKey: string;
-  /** The second factor: the one way a sign-in ends, the factor page and its routes. */
+  /** The second factor: the one way a sign-in ends, and the factor page. */
   mfa: MfaStep;
 }
 
@@ -51,17 +50,7 @@ function redirectOrigins(
 
 export function interactionRoutes(router: Router, deps: InteractionDeps): void {
   const { host, logger } = deps;
-  const parseForm = bodyParser({
-    enableTypes: ['form'],
-    formLimit: '16kb',
-    onError(error, ctx) {
-      const failure = bodyFailureOf(error, ctx.get('Content-Encoding'));
-      ctx.throw(failure.status, failure.message);
-    },
-  });
-  // PostgreSQL cannot store a NUL (an email is looked up): refused as invalid input.
-  const refuseNulInForm = refuseNul({ refuse: (ctx) => ctx.throw(400, 'NUL character') });
-  const form: Middleware = (ctx, next) => parseForm(ctx, () => refuseNulInForm(ctx, next));
+  const form = formBody('16kb');
 
   async function details(ctx: Context) {
     return host.current.interactionDetails(ctx.req, ctx.res);
@@ -162,8 +151,6 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
     ctx.body = messagePage('Request refused', 'The form expired. Go back and try again.');
     return false;
   }
-
-  deps.mfa.routes(router, form);
 
   router.get('/interaction/:uid', async function showInteraction(ctx) {
     await render(ctx, 200);

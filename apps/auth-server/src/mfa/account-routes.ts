@@ -5,9 +5,10 @@ import { ACR, acrSatisfies } from '@portcullis/claims';
 import type { Context, Middleware } from 'koa';
 import type { ClientMetadata } from 'oidc-provider';
 import type { AuditRepo } from '../data/audit-repo.js';
-import type { ProviderHost } from '../provider/provider-host.js';
+import type { CurrentProvider } from './provider-access.js';
 import { htmlHeaders } from '../security-headers.js';
 import type { FactorChanges } from './factor-changes.js';
+import { refusedOverLimit } from './limit.js';
 import type { FactorRegistry } from './factors.js';
 import type { RecoveryCodes } from './recovery-codes.js';
 import { signedInWithin } from './sign-in.js';
@@ -25,7 +26,7 @@ import { accountPage, accountSignInPage, recoveryCodesPage, totpEnrolPage } from
 export const ACCOUNT_CLIENT_ID = 'portcullis-account';
 const CALLBACK = '/account/callback';
 
-/** The static client of the account page (provider-host.ts adds it to the provider). */
+/** The static client of the account page (createMfa's staticClients, for the provider). */
 export function accountClientMetadata(issuer: string): ClientMetadata {
   return {
     client_id: ACCOUNT_CLIENT_ID,
@@ -49,7 +50,7 @@ export interface AccountUser {
 }
 
 export interface AccountDeps {
-  host: ProviderHost;
+  host: CurrentProvider;
   accounts: AccountsRepo;
   audit: AuditRepo;
   factors: FactorRegistry;
@@ -232,10 +233,7 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
           error,
         }),
       );
-    if (counted.retryAfter > 0) {
-      ctx.set('Retry-After', String(counted.retryAfter));
-      return page(429, `Too many wrong codes. Try again in ${counted.retryAfter} seconds.`);
-    }
+    if (await refusedOverLimit(ctx, counted, page)) return;
     const code = (ctx.request.body as Record<string, unknown>)['code'];
     const hadFactor = await deps.factors.hasSecondFactor(user.id);
     if (

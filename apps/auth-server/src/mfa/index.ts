@@ -1,14 +1,19 @@
 import type Router from '@koa/router';
 import type { AccountsRepo, SignInLimiter } from '@portcullis/accounts';
-import type { Context, Middleware } from 'koa';
-import type { Interaction } from 'oidc-provider';
+import type { Context } from 'koa';
+import type { ClientMetadata, Interaction, interactionPolicy } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { AuditRepo } from '../data/audit-repo.js';
 import type { MfaRepo } from '../data/mfa-repo.js';
-import type { ProviderHost } from '../provider/provider-host.js';
-import { accountRoutes, createAccountOf } from './account-routes.js';
+import type { PasskeysRepo } from '../data/passkeys-repo.js';
+import { formBody } from '../form-body.js';
+import { accountClientMetadata, accountRoutes, createAccountOf } from './account-routes.js';
 import { createFactorChanges } from './factor-changes.js';
 import { createFactorRegistry, type FactorKind, type FactorRegistry } from './factors.js';
+import { createPasskeyFactor } from './passkeys-factor.js';
+import { passkeyConfigFor, createPasskeyService } from './passkeys.js';
+import { passkeyRoutes } from './passkeys-routes.js';
+import type { CurrentProvider } from './provider-access.js';
 import { createRecoveryCodes } from './recovery-codes.js';
 import { renderFactorPage, secondFactorRoutes } from './second-factor-routes.js';
 import {
@@ -16,6 +21,7 @@ import {
   createFinishSignIn,
   createPendingSignIn,
   createSecondFactorPolicy,
+  interactionPolicyWithSecondFactor,
   type CompleteSignIn,
   type PendingSignIn,
   type SecondFactorPolicy,
@@ -33,7 +39,7 @@ export {
   type SignInResult,
 } from './sign-in.js';
 
-/** The factor kinds and the policy: built before the provider, which checks the policy. */
+/** The factor kinds and the policy (the admin API lists and resets factors with these). */
 export interface MfaCore {
   repo: MfaRepo;
   factors: FactorRegistry;
@@ -64,15 +70,8 @@ function totpFactor(repo: MfaRepo): FactorKind {
   };
 }
 
-export function createMfaCore(repo: MfaRepo): MfaCore {
-  const factors = createFactorRegistry();
-  factors.register(totpFactor(repo));
-  return { repo, factors, policy: createSecondFactorPolicy(factors) };
-}
-
-export interface MfaParts {
-  core: MfaCore;
-  host: ProviderHost;
+export interface MfaDeps {
+  repos: { mfa: MfaRepo; passkeys: PasskeysRepo };
   accounts: AccountsRepo;
   audit: AuditRepo;
   logger: Logger;
@@ -83,81 +82,115 @@ export interface MfaParts {
    * limiter of packages/accounts under a key prefix of its own (README "Multi-factor sign-in").
    */
   limiter: SignInLimiter;
-  csrfKey: string;
-  csrfToken(uid: string): string;
-  checkCsrf(uid: string, presented: unknown): boolean;
+  /** WEBAUTHN_RP_ID; default the issuer's host. */
+  rpId: string | undefined;
   /** Milliseconds clock TOTP codes are checked against; default Date.now. */
   now?: (() => number) | undefined;
 }
 
-/** What the interaction pages and the passkey routes use of the second factor. */
+/** What the routes need of the app: the running provider and the interaction CSRF tokens. */
+export interface MfaRouteParts {
+  host: CurrentProvider;
+  csrfKey: string;
+  csrfToken(uid: string): string;
+  checkCsrf(uid: string, presented: unknown): boolean;
+}
+
+/** What the sign-in pages use of the second factor. */
 export interface MfaStep {
+  /** The one way a sign-in ends (README "Multi-factor sign-in"). */
   completeSignIn: CompleteSignIn;
   pendingOf(interaction: Interaction): Promise<PendingSignIn | undefined>;
   renderFactorPage(ctx: Context, interaction: Interaction, pending: PendingSignIn): Promise<void>;
-  /** The account page's user, only when freshly signed in (passkeys' enrolment). */
-  accountOf(
-    ctx: Context,
-  ): Promise<{ user: { id: string; email: string }; csrf: string } | undefined>;
-  /** Mounts the factor step's and the account page's routes. */
-  routes(router: Router, form: Middleware): void;
 }
 
-export function createMfaStep(parts: MfaParts): MfaStep {
-  const { core } = parts;
-  const totp = createTotpService(core.repo, parts.keyEncryptionKey, parts.now);
-  const recoveryCodes = createRecoveryCodes(core.repo);
-  const pendingSignInOf = createPendingSignIn(parts.host);
-  const finishSignIn = createFinishSignIn({
-    host: parts.host,
-    policy: core.policy,
-    pendingSignInOf,
-  });
-  const completeSignIn = createCompleteSignIn(finishSignIn, parts.host);
+/** Multi-factor sign-in, whole: its policy for the provider and its routes for the app. */
+export interface Mfa extends MfaCore {
+  /** oidc-provider's interaction policy with the second-factor check (a new one per Provider). */
+  interactionPolicy(): interactionPolicy.DefaultPolicy;
+  /** The account page's own client, a static client of the provider. */
+  staticClients(issuer: string): ClientMetadata[];
+  /** Mounts the factor step, the account page and the passkeys; returns what sign-in uses. */
+  routes(router: Router, parts: MfaRouteParts): MfaStep;
+}
+
+export function createMfa(deps: MfaDeps): Mfa {
+  const repo = deps.repos.mfa;
+  const factors = createFactorRegistry();
+  factors.register(totpFactor(repo));
+  factors.register(createPasskeyFactor(deps.repos.passkeys));
+  const policy = createSecondFactorPolicy(factors);
+  const totp = createTotpService(repo, deps.keyEncryptionKey, deps.now);
+  const recoveryCodes = createRecoveryCodes(repo);
   const factorChanges = createFactorChanges({
-    hasSecondFactor: (userId) => core.factors.hasSecondFactor(userId),
+    hasSecondFactor: (userId) => factors.hasSecondFactor(userId),
     recoveryCodes,
-    audit: parts.audit,
+    audit: deps.audit,
   });
-  const stepDeps = {
-    host: parts.host,
-    factors: core.factors,
-    totp,
-    recoveryCodes,
-    factorChanges,
-    completeSignIn,
-    pendingSignInOf,
-    limiter: parts.limiter,
-    audit: parts.audit,
-    accounts: parts.accounts,
-    logger: parts.logger,
-    csrfToken: parts.csrfToken,
-    checkCsrf: parts.checkCsrf,
-  };
-  const accountDeps = {
-    host: parts.host,
-    accounts: parts.accounts,
-    audit: parts.audit,
-    factors: core.factors,
-    totp,
-    recoveryCodes,
-    factorChanges,
-    limiter: parts.limiter,
-    csrfKey: parts.csrfKey,
-  };
-  const accountOf = createAccountOf(accountDeps);
+  // Form bodies of the factor step and the account page, as the sign-in page's.
+  const form = formBody('16kb');
+
+  function routes(router: Router, parts: MfaRouteParts): MfaStep {
+    const { host } = parts;
+    const pendingSignInOf = createPendingSignIn(host);
+    const finishSignIn = createFinishSignIn({ host, policy, pendingSignInOf });
+    const completeSignIn = createCompleteSignIn(finishSignIn, host);
+    const shared = {
+      host,
+      factors,
+      totp,
+      recoveryCodes,
+      factorChanges,
+      limiter: deps.limiter,
+      audit: deps.audit,
+      accounts: deps.accounts,
+    };
+    const stepDeps = {
+      ...shared,
+      completeSignIn,
+      pendingSignInOf,
+      logger: deps.logger,
+      csrfToken: parts.csrfToken,
+      checkCsrf: parts.checkCsrf,
+    };
+    const accountDeps = { ...shared, csrfKey: parts.csrfKey };
+    const accountOf = createAccountOf(accountDeps);
+    secondFactorRoutes(router, stepDeps, form);
+    accountRoutes(router, accountDeps, form);
+    passkeyRoutes(router, {
+      passkeys: createPasskeyService(
+        deps.repos.passkeys,
+        passkeyConfigFor(host.current.issuer, deps.rpId),
+      ),
+      repo: deps.repos.passkeys,
+      audit: deps.audit,
+      logger: deps.logger,
+      interactionOf: (ctx) => host.current.interactionDetails(ctx.req, ctx.res),
+      checkCsrf: parts.checkCsrf,
+      pendingUserOf: async (interaction) => (await pendingSignInOf(interaction))?.accountId,
+      completeSignIn,
+      async accountOf(ctx) {
+        const account = await accountOf(ctx);
+        return account?.fresh ? { user: account.user, csrf: account.csrf } : undefined;
+      },
+      accounts: deps.accounts,
+      hasSecondFactor: (userId) => factors.hasSecondFactor(userId),
+      factorChanges,
+    });
+    return {
+      completeSignIn,
+      pendingOf: pendingSignInOf,
+      renderFactorPage: (ctx, interaction, pending) =>
+        renderFactorPage(ctx, stepDeps, interaction, pending),
+    };
+  }
+
   return {
-    completeSignIn,
-    pendingOf: pendingSignInOf,
-    renderFactorPage: (ctx, interaction, pending) =>
-      renderFactorPage(ctx, stepDeps, interaction, pending),
-    async accountOf(ctx) {
-      const account = await accountOf(ctx);
-      return account?.fresh ? { user: account.user, csrf: account.csrf } : undefined;
-    },
-    routes(router, form) {
-      secondFactorRoutes(router, stepDeps, form);
-      accountRoutes(router, accountDeps, form);
-    },
+    repo,
+    factors,
+    policy,
+    interactionPolicy: () => interactionPolicyWithSecondFactor(policy),
+    staticClients: (issuer) => [accountClientMetadata(issuer)],
+    routes,
   };
 }

@@ -1,30 +1,23 @@
 import { timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { bodyParser } from '@koa/bodyparser';
 import type Router from '@koa/router';
 import type { AccountsRepo } from '@portcullis/accounts';
-import type { Db } from '@portcullis/db';
-import { bodyFailureOf, refuseNul } from '@portcullis/observability';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { Interaction } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { AuditRepo } from '../data/audit-repo.js';
-import { createMfaRepo } from '../data/mfa-repo.js';
-import { createPasskeysRepo, type PasskeysRepo } from '../data/passkeys-repo.js';
-import type { ProviderHost } from '../provider/provider-host.js';
+import type { PasskeysRepo } from '../data/passkeys-repo.js';
+import { formBody } from '../form-body.js';
 import { htmlHeaders } from '../security-headers.js';
 import { escapeHtml, page } from '../interactions/views.js';
-import { createFactorChanges, type FactorChanges } from './factor-changes.js';
+import type { FactorChanges } from './factor-changes.js';
 import {
-  createPasskeyService,
-  passkeyConfigFor,
   PasskeyError,
   PASSKEY_NAME_MAX,
   type PasskeyService,
   type PasskeyUser,
 } from './passkeys.js';
 import { PASSKEY_SCRIPT_PATH } from './passkeys-views.js';
-import { createRecoveryCodes } from './recovery-codes.js';
 import type { SignInResult } from './sign-in.js';
 import { recoveryCodesPage } from './views.js';
 
@@ -79,17 +72,8 @@ export function passkeyAmr(
 }
 
 export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
-  const parseForm = bodyParser({
-    enableTypes: ['form'],
-    // A registration response with attestation `none` is about 1 kB; room for larger ones.
-    formLimit: '64kb',
-    onError(error, ctx) {
-      const failure = bodyFailureOf(error, ctx.get('Content-Encoding'));
-      ctx.throw(failure.status, failure.message);
-    },
-  });
-  const refuseNulInForm = refuseNul({ refuse: (ctx) => ctx.throw(400, 'NUL character') });
-  const form: Middleware = (ctx, next) => parseForm(ctx, () => refuseNulInForm(ctx, next));
+  // A registration response with attestation `none` is about 1 kB; room for larger ones.
+  const form = formBody('64kb');
   const field = (ctx: Context, name: string) => {
     const value = (ctx.request.body as Record<string, unknown> | undefined)?.[name];
     return typeof value === 'string' ? value : '';
@@ -164,7 +148,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
         ...(pending ? { subject: pending } : {}),
         detail: { reason: error.code, ip: ctx.ip },
       });
-      failurePage(ctx, 400, error.message, back);
+      failurePage(ctx, error.status, error.message, back);
     }
   });
 
@@ -234,7 +218,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
       });
     } catch (error) {
       if (!(error instanceof PasskeyError)) throw error;
-      failurePage(ctx, 400, error.message, back);
+      failurePage(ctx, error.status, error.message, back);
     }
   });
 
@@ -262,7 +246,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
       ctx.body = await deps.passkeys.registrationOptions(user, `account:${user.id}`);
     } catch (error) {
       if (!(error instanceof PasskeyError)) throw error;
-      jsonError(ctx, 400, error.message);
+      jsonError(ctx, error.status, error.message);
     }
   });
 
@@ -297,7 +281,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
           );
     } catch (error) {
       if (!(error instanceof PasskeyError)) throw error;
-      failurePage(ctx, 400, error.message, '/account');
+      failurePage(ctx, error.status, error.message, '/account');
     }
   });
 
@@ -327,35 +311,5 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
     await deps.audit.record({ kind: 'passkey_removed', subject: user.id, detail: { passkey: id } });
     await deps.factorChanges.removed(user.id);
     backToAccount(ctx);
-  });
-}
-
-/** What the app hands the passkey routes; the rest is built here. */
-export type PasskeyMount = Pick<
-  PasskeyRouteDeps,
-  | 'audit'
-  | 'logger'
-  | 'checkCsrf'
-  | 'accountOf'
-  | 'pendingUserOf'
-  | 'completeSignIn'
-  | 'accounts'
-  | 'hasSecondFactor'
-> & { db: Db; host: ProviderHost; rpId: string | undefined };
-
-/** Mounts the passkey routes on `router`, for the relying party of the provider's issuer. */
-export function mountPasskeys(router: Router, mount: PasskeyMount): void {
-  const { host, db, rpId, ...rest } = mount;
-  const repo = createPasskeysRepo(db);
-  passkeyRoutes(router, {
-    ...rest,
-    passkeys: createPasskeyService(repo, passkeyConfigFor(host.current.issuer, rpId)),
-    repo,
-    factorChanges: createFactorChanges({
-      hasSecondFactor: rest.hasSecondFactor,
-      recoveryCodes: createRecoveryCodes(createMfaRepo(db)),
-      audit: rest.audit,
-    }),
-    interactionOf: (ctx) => host.current.interactionDetails(ctx.req, ctx.res),
   });
 }

@@ -11,6 +11,7 @@ import {
 } from '@simplewebauthn/server';
 import { z } from 'zod';
 import type { Passkey, PasskeysRepo } from '../data/passkeys-repo.js';
+import { AuthServerError } from '../errors.js';
 
 /**
  * Passkeys (WebAuthn): enrolment from the account page and sign-in, alone (a discoverable
@@ -56,10 +57,10 @@ const MESSAGES: Record<PasskeyErrorCode, string> = {
   too_many: `An account keeps at most ${PASSKEYS_PER_USER} passkeys. Remove one first.`,
 };
 
-export class PasskeyError extends Error {
+/** A refused passkey ceremony; its message is the page's (or the JSON answer's) text. */
+export class PasskeyError extends AuthServerError {
   constructor(readonly code: PasskeyErrorCode) {
-    super(MESSAGES[code]);
-    this.name = 'PasskeyError';
+    super(MESSAGES[code], { status: 400, expose: true });
   }
 }
 

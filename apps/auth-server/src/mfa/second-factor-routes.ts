@@ -4,7 +4,7 @@ import type { Context, Middleware } from 'koa';
 import type { Interaction } from 'oidc-provider';
 import type { Logger } from 'pino';
 import type { AuditRepo } from '../data/audit-repo.js';
-import type { ProviderHost } from '../provider/provider-host.js';
+import type { CurrentProvider } from './provider-access.js';
 import { htmlHeaders, httpOrigins } from '../security-headers.js';
 import type { FactorChanges } from './factor-changes.js';
 import type { FactorRegistry } from './factors.js';
@@ -12,9 +12,10 @@ import type { RecoveryCodes } from './recovery-codes.js';
 import { AMR, type CompleteSignIn, type PendingSignIn, type PendingSignInOf } from './sign-in.js';
 import { enrolmentOwner, qrSvg, type TotpService } from './totp.js';
 import { factorPage, totpEnrolPage } from './views.js';
+import { refusedOverLimit } from './limit.js';
 
 export interface SecondFactorDeps {
-  host: ProviderHost;
+  host: CurrentProvider;
   factors: FactorRegistry;
   totp: TotpService;
   recoveryCodes: RecoveryCodes;
@@ -103,18 +104,10 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
     check: () => Promise<boolean>,
   ): Promise<boolean> {
     const counted = await deps.limiter.begin(ctx.ip, pending.accountId);
-    if (counted.retryAfter > 0) {
-      ctx.set('Retry-After', String(counted.retryAfter));
-      await renderFactorPage(
-        ctx,
-        deps,
-        interaction,
-        pending,
-        429,
-        `Too many wrong codes. Try again in ${counted.retryAfter} seconds.`,
-      );
-      return false;
-    }
+    const refused = await refusedOverLimit(ctx, counted, (status, message) =>
+      renderFactorPage(ctx, deps, interaction, pending, status, message),
+    );
+    if (refused) return false;
     if (await check()) {
       await counted.succeeded();
       return true;
@@ -226,16 +219,10 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
     if (!enrolment) return ctx.throw(400, 'no enrolment in progress');
     const code = typeof body['code'] === 'string' ? body['code'] : '';
     const counted = await deps.limiter.begin(ctx.ip, user.id);
-    if (counted.retryAfter > 0) {
-      ctx.set('Retry-After', String(counted.retryAfter));
-      return showEnrolment(
-        ctx,
-        interaction,
-        enrolment.secret,
-        429,
-        `Too many wrong codes. Try again in ${counted.retryAfter} seconds.`,
-      );
-    }
+    const refused = await refusedOverLimit(ctx, counted, (status, message) =>
+      showEnrolment(ctx, interaction, enrolment.secret, status, message),
+    );
+    if (refused) return;
     if (!(await deps.totp.confirm(user.id, code, owner))) {
       return showEnrolment(
         ctx,

@@ -1,7 +1,8 @@
 import { ACR, acrSatisfies } from '@portcullis/claims';
 import type { Context } from 'koa';
 import { interactionPolicy, type Interaction, type KoaContextWithOIDC } from 'oidc-provider';
-import type { ProviderHost } from '../provider/provider-host.js';
+import { AuthServerError } from '../errors.js';
+import type { CurrentProvider } from './provider-access.js';
 import { htmlHeaders, httpOrigins } from '../security-headers.js';
 import type { FactorRegistry } from './factors.js';
 import { recoveryCodesPage } from './views.js';
@@ -123,7 +124,7 @@ export type PendingSignInOf = (interaction: Interaction) => Promise<PendingSignI
  * session's first factor stands only while fresh: an older session gives its password
  * again, so a stale cookie never becomes a new multi-factor sign-in or plants a factor.
  */
-export function createPendingSignIn(host: ProviderHost): PendingSignInOf {
+export function createPendingSignIn(host: CurrentProvider): PendingSignInOf {
   return async function pendingSignInOf(interaction) {
     if (interaction.prompt.name !== 'login') return undefined;
     const stored = (interaction.result as Record<string, unknown> | undefined)?.[PENDING] as
@@ -164,10 +165,10 @@ export type FinishSignIn = (
 ) => Promise<string>;
 
 /** A form posted where this sign-in cannot take it; its message is the page's text. */
-export class SignInStepError extends Error {
-  override name = 'SignInStepError';
-  readonly status = 400;
-  readonly expose = true;
+export class SignInStepError extends AuthServerError {
+  constructor(message: string) {
+    super(message, { status: 400, expose: true });
+  }
 }
 
 /**
@@ -177,7 +178,7 @@ export class SignInStepError extends Error {
  * factor page instead. A second factor must be the pending user's own.
  */
 export function createFinishSignIn(deps: {
-  host: ProviderHost;
+  host: CurrentProvider;
   policy: SecondFactorPolicy;
   pendingSignInOf: PendingSignInOf;
 }): FinishSignIn {
@@ -210,7 +211,7 @@ export function createFinishSignIn(deps: {
 
 export function createCompleteSignIn(
   finishSignIn: FinishSignIn,
-  host: ProviderHost,
+  host: CurrentProvider,
 ): CompleteSignIn {
   return async function completeSignIn(ctx, interaction, result) {
     const to = await finishSignIn(interaction, result);

@@ -1,11 +1,12 @@
 import { hkdfSync } from 'node:crypto';
 import type { AccountsRepo } from '@portcullis/accounts';
 import { ACR } from '@portcullis/claims';
-import type { Db, SharedDenyList } from '@portcullis/db';
-import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type { SharedDenyList } from '@portcullis/db';
+import type { ClientMetadata, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config.js';
+import { PROVIDER_ROUTES } from '../routes.js';
 import type { ClientsRepo } from '../data/clients-repo.js';
-import { createOidcAdapterFactory } from '../data/oidc-adapter.js';
+import type { OidcPayloadsRepo } from '../data/oidc-payloads-repo.js';
 import { htmlHeaders, httpOrigins } from '../security-headers.js';
 import {
   deviceConfirmPage,
@@ -13,7 +14,6 @@ import {
   logoutPage,
   messagePage,
 } from '../interactions/views.js';
-import { interactionPolicyWithSecondFactor, type SecondFactorPolicy } from '../mfa/sign-in.js';
 import { createFindAccount } from './account.js';
 import { memoizedAccount } from './request-memo.js';
 import {
@@ -41,7 +41,7 @@ import { createLogoutGuard } from './subject-logout.js';
 
 export interface ProviderSetup {
   config: AuthConfig;
-  db: Db;
+  oidcPayloads: OidcPayloadsRepo;
   accounts: AccountsRepo;
   clients: ClientsRepo;
   keys: KeyRing;
@@ -49,8 +49,13 @@ export interface ProviderSetup {
   deviceGuard: DeviceGuard;
   /** Logout everywhere: artifacts of a denied subject issued before the logout are gone. */
   denyList: Pick<SharedDenyList, 'isDenied' | 'sync'>;
-  /** Who must sign in with a second factor (README "Multi-factor sign-in"). */
-  secondFactor: SecondFactorPolicy;
+  /**
+   * oidc-provider's prompts with the second-factor check (README "Multi-factor sign-in"),
+   * a new policy for each Provider built.
+   */
+  interactionPolicy: () => NonNullable<NonNullable<Configuration['interactions']>['policy']>;
+  /** Clients that are not in the clients table (the account page's), fresh for each Provider. */
+  staticClients: () => ClientMetadata[];
 }
 
 const DAY = 24 * 60 * 60;
@@ -114,7 +119,7 @@ function dpopFeature(config: AuthConfig, cookieKeys: string[]) {
  * oidc-provider settings. Decisions: authorization code only (no implicit, hybrid or
  * password), PKCE S256 for every client, refresh tokens rotated on every use and issued
  * to any client allowed the refresh_token grant, JWT access tokens for the API audience
- * (RFC 9068), client secrets compared by hash (see create-provider.ts), DPoP-bound
+ * (RFC 9068), client secrets compared by hash (extensions.ts), DPoP-bound
  * tokens for any client that sends a proof (RFC 9449).
  */
 export function providerConfiguration(s: ProviderSetup): Configuration {
@@ -128,13 +133,13 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
   const isLocalhostDev = config.env !== 'production';
 
   return {
-    adapter: createOidcAdapterFactory(s.db, s.clients, createLogoutGuard(s.denyList), {
+    adapter: s.oidcPayloads.adapterFactory(createLogoutGuard(s.denyList), {
       refreshReuseInterval: config.refreshReuseInterval,
       // Far longer than a rotation that goes well takes (milliseconds), and shorter than a
       // client of an abandoned one waits for its 503 (one DB_QUERY_TIMEOUT at least).
       rotationBound: config.dbQueryTimeoutMs / 2000,
     }),
-    clients: [],
+    clients: s.staticClients(),
     jwks: { keys: s.keys.jwks as never },
     findAccount: createFindAccount(accounts),
     cookies: {
@@ -216,20 +221,10 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGS],
     },
     interactions: {
-      policy: interactionPolicyWithSecondFactor(s.secondFactor),
+      policy: s.interactionPolicy(),
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
     },
-    routes: {
-      authorization: '/authorize',
-      jwks: '/.well-known/jwks.json',
-      token: '/token',
-      device_authorization: '/device/auth',
-      code_verification: '/device',
-      revocation: '/token/revocation',
-      introspection: '/token/introspection',
-      userinfo: '/me',
-      end_session: '/session/end',
-    },
+    routes: PROVIDER_ROUTES,
     features: {
       devInteractions: { enabled: false },
       // Per client, `"fapi": "2.0"` (README "FAPI 2.0"); no client is FAPI by default.

@@ -1,38 +1,12 @@
-import { hash, timingSafeEqual } from 'node:crypto';
 import type Koa from 'koa';
 import type { Middleware } from 'koa';
-import Provider, { type Client } from 'oidc-provider';
+import Provider from 'oidc-provider';
 import type { Logger } from 'pino';
-import { accountClientMetadata } from '../mfa/account-routes.js';
 import type { ClientAuthLimiter } from './client-auth-limits.js';
 import { providerConfiguration, type ProviderSetup } from './configuration.js';
-import { introspectApiJwts } from './introspection.js';
-import { describeRefusals } from './refusal-descriptions.js';
-import { claimJtiOnce } from './replay-detection.js';
-import { watchGrantEvents, type GrantEventDeps } from './grant-events.js';
+import { extendProvider } from './extensions.js';
+import type { GrantEventDeps } from './grant-events.js';
 import type { KeyManager, KeyRing } from './keys.js';
-import { advertiseResponseModes, removeFormPost } from './response-modes.js';
-import { prefilledUserCodePage } from './device-complete-uri.js';
-import { reportGrantedScope } from './token-scope.js';
-import { acceptApiTokensAtUserinfo } from './userinfo.js';
-
-/** SHA-256 hex: what the clients table stores instead of a client secret. */
-export function hashClientSecret(secret: string): string {
-  return hash('sha256', secret, 'hex');
-}
-
-/**
- * Client secrets are 32 random bytes shown once and stored as their SHA-256 (a slow
- * hash adds nothing for 256-bit random values). oidc-provider compares secrets in
- * `Client#compareClientSecret`; this compares the hash of the presented secret with the
- * stored hash in constant time. Secret-derived symmetric keys (client_secret_jwt, HS*
- * ID tokens) are disabled in the configuration, since the provider only has the hash.
- */
-function compareHashedClientSecret(this: { clientSecret?: string }, presented: string): boolean {
-  const stored = Buffer.from(this.clientSecret ?? '', 'hex');
-  const actual = hash('sha256', String(presented), 'buffer');
-  return stored.length === actual.length && timingSafeEqual(stored, actual);
-}
 
 /**
  * TRUST_PROXY (README "Configuration"): ctx.ip, which every limit counts against, is then
@@ -72,53 +46,21 @@ export interface ProviderHostOptions {
   now?: () => number;
 }
 
-/**
- * oidc-provider's `Client.find` reads the adapter and then hashes the JSON of the
- * metadata to find the matching Client instance, on every request. The clients repo
- * hands out one frozen metadata object per client while its cache holds it, so the
- * instance is looked up by that object instead; anything else goes to oidc-provider.
- */
-function reuseClientInstances(provider: Provider, clients: ProviderSetup['clients']): void {
-  const Clients = provider.Client as unknown as { find(id: string): Promise<Client | undefined> };
-  const find = Clients.find.bind(Clients);
-  const instances = new WeakMap<object, Client>();
-  Clients.find = async function findClient(id) {
-    const metadata =
-      typeof id === 'string' && id !== '' ? await clients.findMetadata(id) : undefined;
-    const known = metadata && instances.get(metadata);
-    if (known) return known;
-    const client = await find(id);
-    if (metadata && client) instances.set(metadata, client);
-    return client;
-  };
-}
-
 function build(issuer: string, setup: ProviderSetup, options: ProviderHostOptions): Provider {
-  // The account page's own client (README "Multi-factor sign-in"), not in the clients table.
-  const configuration = providerConfiguration(setup);
-  configuration.clients = [accountClientMetadata(issuer)];
-  const provider = new Provider(issuer, configuration);
+  const provider = new Provider(issuer, providerConfiguration(setup));
   trustProxyAs(provider, setup.config.trustProxy);
-  Object.defineProperty(provider.Client.prototype, 'compareClientSecret', {
-    value: compareHashedClientSecret,
+  extendProvider(provider, {
+    clients: setup.clients,
+    oidcPayloads: setup.oidcPayloads,
+    apiTokens: {
+      issuer,
+      apiAudience: setup.config.apiAudience,
+      keys: setup.keys,
+      denyList: setup.denyList,
+    },
+    events: options.events,
+    clientAuthLimiter: options.clientAuthLimiter,
   });
-  reuseClientInstances(provider, setup.clients);
-  options.clientAuthLimiter?.watch(provider);
-  claimJtiOnce(provider, setup.db);
-  removeFormPost(provider);
-  provider.use(advertiseResponseModes);
-  provider.use(prefilledUserCodePage);
-  provider.use(reportGrantedScope);
-  const apiTokens = {
-    issuer,
-    apiAudience: setup.config.apiAudience,
-    keys: setup.keys,
-    denyList: setup.denyList,
-  };
-  provider.use(introspectApiJwts(apiTokens));
-  acceptApiTokensAtUserinfo(provider, apiTokens);
-  watchGrantEvents(provider, options.events);
-  describeRefusals(provider);
   return provider;
 }
 

@@ -1,8 +1,7 @@
 import type { AsyncLocalStorage } from 'node:async_hooks';
-import { hash } from 'node:crypto';
-import { toJsonb, type Db } from '@portcullis/db';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type Provider from 'oidc-provider';
+import type { OidcPayloadsRepo } from '../data/oidc-payloads-repo.js';
 // The request a replay check runs in, and the DPoP proof oidc-provider verified for it.
 // @ts-expect-error: an internal module without type declarations.
 import als from 'oidc-provider/lib/helpers/als.js';
@@ -29,23 +28,13 @@ const dpopProofOf = getDpopJwt as (
  * A replayed DPoP proof is `invalid_dpop_proof` (RFC 9449 §5), where oidc-provider's
  * grants would answer `invalid_grant`; a replayed client assertion keeps its own error.
  */
-export function claimJtiOnce(provider: Provider, db: Db): void {
+export function claimJtiOnce(
+  provider: Provider,
+  payloads: Pick<OidcPayloadsRepo, 'claimJtiOnce'>,
+): void {
   const model = provider.ReplayDetection as unknown as ReplayDetectionModel;
   model.unique = async function unique(iss, jti, exp) {
-    const id = hash('sha256', `${iss}${jti}`, 'base64url');
-    const now = new Date();
-    const claimed = await db('oidc_payloads')
-      .insert({
-        id,
-        type: 'ReplayDetection',
-        payload: toJsonb({ iss, jti: id }),
-        expires_at: new Date(exp * 1000),
-      })
-      .onConflict(['type', 'id'])
-      .merge(['payload', 'expires_at'])
-      .where('oidc_payloads.expires_at', '<', now)
-      .returning('id');
-    if (claimed.length === 1) return true;
+    if (await payloads.claimJtiOnce(iss, jti, exp)) return true;
     const ctx = requests.getStore();
     if (ctx && dpopProofOf(provider, ctx)?.payload.jti === jti) {
       throw new errors.InvalidDpopProof('DPoP proof JWT Replay detected');

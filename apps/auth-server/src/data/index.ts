@@ -1,0 +1,43 @@
+import { createAccountsRepo, type AccountsRepo } from '@portcullis/accounts';
+import { createRevocationStore, type Db, type RevocationStore } from '@portcullis/db';
+import { createAuditRepo, type AuditRepo } from './audit-repo.js';
+import { createClientsRepo, type ClientsRepo } from './clients-repo.js';
+import { createDevicePollsRepo, type DevicePollsRepo } from './device-polls-repo.js';
+import { createMfaRepo, type MfaRepo } from './mfa-repo.js';
+import { createOidcPayloadsRepo, type OidcPayloadsRepo } from './oidc-payloads-repo.js';
+import { createPasskeysRepo, type PasskeysRepo } from './passkeys-repo.js';
+import { createSigningKeysRepo, type SigningKeysRepo } from './signing-keys-repo.js';
+
+/** Every data module of the auth server, gathered once; the rest receives this, never knex. */
+export interface Repos {
+  accounts: AccountsRepo;
+  clients: ClientsRepo;
+  audit: AuditRepo;
+  /** Sealed with KEY_ENCRYPTION_KEY. */
+  signingKeys: SigningKeysRepo;
+  /** oidc-provider's artifacts, its replay claims and their purge. */
+  oidcPayloads: OidcPayloadsRepo;
+  devicePolls: DevicePollsRepo;
+  /** Revoked grants and subjects (logout everywhere), read by the deny list. */
+  revocations: RevocationStore;
+  mfa: MfaRepo;
+  passkeys: PasskeysRepo;
+  /** Readiness: the database answers. */
+  ping(): Promise<unknown>;
+}
+
+export function createRepos(db: Db, secrets: { keyEncryptionKey: Buffer }): Repos {
+  const clients = createClientsRepo(db);
+  return {
+    accounts: createAccountsRepo(db),
+    clients,
+    audit: createAuditRepo(db),
+    signingKeys: createSigningKeysRepo(db, secrets.keyEncryptionKey),
+    oidcPayloads: createOidcPayloadsRepo(db, clients),
+    devicePolls: createDevicePollsRepo(db),
+    revocations: createRevocationStore(db),
+    mfa: createMfaRepo(db),
+    passkeys: createPasskeysRepo(db),
+    ping: () => db.raw('select 1'),
+  };
+}

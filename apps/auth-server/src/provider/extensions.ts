@@ -1,0 +1,109 @@
+import { hash, timingSafeEqual } from 'node:crypto';
+import type Provider from 'oidc-provider';
+import type { Client } from 'oidc-provider';
+import type { OidcPayloadsRepo } from '../data/oidc-payloads-repo.js';
+import type { ClientsRepo } from '../data/clients-repo.js';
+import type { ClientAuthLimiter } from './client-auth-limits.js';
+import { prefilledUserCodePage } from './device-complete-uri.js';
+import { watchGrantEvents, type GrantEventDeps } from './grant-events.js';
+import { introspectApiJwts, type JwtIntrospectionOptions } from './introspection.js';
+import { describeRefusals } from './refusal-descriptions.js';
+import { claimJtiOnce } from './replay-detection.js';
+import { advertiseResponseModes, removeFormPost } from './response-modes.js';
+import { reportGrantedScope } from './token-scope.js';
+import { acceptApiTokensAtUserinfo } from './userinfo.js';
+
+/** SHA-256 hex: what the clients table stores instead of a client secret. */
+export function hashClientSecret(secret: string): string {
+  return hash('sha256', secret, 'hex');
+}
+
+/**
+ * Client secrets are 32 random bytes shown once and stored as their SHA-256 (a slow
+ * hash adds nothing for 256-bit random values): the hash of the presented secret is
+ * compared with the stored one in constant time. Secret-derived symmetric keys
+ * (client_secret_jwt, HS* ID tokens) are disabled in the configuration for that reason.
+ */
+function compareHashedClientSecret(this: { clientSecret?: string }, presented: string): boolean {
+  const stored = Buffer.from(this.clientSecret ?? '', 'hex');
+  const actual = hash('sha256', String(presented), 'buffer');
+  return stored.length === actual.length && timingSafeEqual(stored, actual);
+}
+
+type ClientModel = { find(id: string): Promise<Client | undefined> };
+
+/**
+ * oidc-provider's `Client.find` reads the adapter and then hashes the JSON of the
+ * metadata to find the matching Client instance, on every request. The clients repo
+ * hands out one frozen metadata object per client while its cache holds it, so the
+ * instance is looked up by that object instead; anything else goes to oidc-provider.
+ */
+function reuseClientInstances(provider: Provider, clients: ClientsRepo): void {
+  const Clients = provider.Client as unknown as ClientModel;
+  const find = Clients.find.bind(Clients);
+  const instances = new WeakMap<object, Client>();
+  Clients.find = async function findClient(id) {
+    const metadata =
+      typeof id === 'string' && id !== '' ? await clients.findMetadata(id) : undefined;
+    const known = metadata && instances.get(metadata);
+    if (known) return known;
+    const client = await find(id);
+    if (metadata && client) instances.set(metadata, client);
+    return client;
+  };
+}
+
+export interface ProviderExtensionDeps {
+  clients: ClientsRepo;
+  oidcPayloads: Pick<OidcPayloadsRepo, 'claimJtiOnce'>;
+  /** Verifies the API's JWT access tokens (introspection, /me). */
+  apiTokens: JwtIntrospectionOptions;
+  events: GrantEventDeps;
+  /** Failed client authentications (CLIENT_AUTH_*); none: unlimited. */
+  clientAuthLimiter?: ClientAuthLimiter | undefined;
+}
+
+/**
+ * Everything Portcullis changes in a built oidc-provider, in the order it is applied
+ * (around it, app.ts's device guard and 503 mapping rewrite answers as Koa middleware).
+ * What a documented setting covers stays in configuration.ts (findAccount, the adapter,
+ * the introspection policy, the pages); each entry here replaces a method, rewrites an
+ * answer after `next()` or listens to an event. Order matters twice:
+ * - `Client.find` is wrapped twice: the limiter (2) wraps the cached lookup (1), so an
+ *   address over its limit is refused before any lookup.
+ * - `provider.use` middleware: the first registered is the outermost, so its rewrite
+ *   after `next()` runs last; none of these rewrite the same route's answer.
+ */
+export function extendProvider(provider: Provider, deps: ProviderExtensionDeps): void {
+  // Methods replaced:
+  // 1. Client.find: one Client instance per cached metadata object (no JSON hash per request).
+  reuseClientInstances(provider, deps.clients);
+  // 2. Client.find again, plus a middleware: failed client authentications limited, 429.
+  deps.clientAuthLimiter?.watch(provider);
+  // 3. Client#compareClientSecret: the clients table holds SHA-256 hashes, not secrets.
+  Object.defineProperty(provider.Client.prototype, 'compareClientSecret', {
+    value: compareHashedClientSecret,
+  });
+  // 4. ReplayDetection.unique: a jti claimed by one INSERT, so concurrent replays lose.
+  claimJtiOnce(provider, deps.oidcPayloads);
+  // 5. AccessToken.find at /me: the API's JWT access tokens are accepted there.
+  acceptApiTokensAtUserinfo(provider, deps.apiTokens);
+  // 6. The response-mode registry: form_post needs an inline script our CSP forbids.
+  removeFormPost(provider);
+
+  // Answers rewritten after next() (outermost first):
+  // 7. Discovery lists only the response modes left (its setting cannot remove any).
+  provider.use(advertiseResponseModes);
+  // 8. /device?user_code=…: our page with a Continue button, not an auto-submitting form.
+  provider.use(prefilledUserCodePage);
+  // 9. The token response's scope names the OIDC scopes of the grant too (RFC 6749 §5.1).
+  provider.use(reportGrantedScope);
+  // 10. Introspection: 403 for clients not registered for it; the API's JWTs reported.
+  provider.use(introspectApiJwts(deps.apiTokens));
+
+  // Event listeners (documented hooks), in registration order:
+  // 11. Grants: audit rows, alerts on reuse, revocations, metrics; 503 for outages.
+  watchGrantEvents(provider, deps.events);
+  // 12. A refused grant or client assertion gets a description saying why (RFC 6749 §5.2).
+  describeRefusals(provider);
+}

@@ -1,0 +1,60 @@
+import Router from '@koa/router';
+import { readinessEndpoint } from '@portcullis/observability';
+import type { AuthAppParts } from './app.js';
+import { interactionErrors } from './interactions/errors.js';
+import { checkCsrf, csrfToken, interactionRoutes } from './interactions/routes.js';
+
+/**
+ * oidc-provider's own endpoints (configuration.ts `routes`; discovery stays at
+ * /.well-known/openid-configuration and PAR at /request). What Portcullis changes in their
+ * answers is listed in provider/extensions.ts; the device guard runs before them (app.ts).
+ */
+export const PROVIDER_ROUTES = {
+  authorization: '/authorize',
+  jwks: '/.well-known/jwks.json',
+  token: '/token',
+  device_authorization: '/device/auth',
+  code_verification: '/device',
+  revocation: '/token/revocation',
+  introspection: '/token/introspection',
+  userinfo: '/me',
+  end_session: '/session/end',
+};
+
+/**
+ * Every route of the auth server's own, one module per line below; app.ts puts them in
+ * front of oidc-provider (PROVIDER_ROUTES). The admin API listens apart (admin/routes.ts).
+ */
+export function createAuthRoutes(parts: AuthAppParts) {
+  // GET /healthz, /readyz, /metrics.
+  const operational = new Router();
+  operational.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  operational.get('/readyz', readinessEndpoint(parts.checkReady));
+  // Prometheus scrapes without credentials: keep the port internal or filter at the edge.
+  operational.get('/metrics', parts.metrics.handler);
+
+  // The HTML pages, their errors rendered as pages.
+  const pages = new Router();
+  pages.use(interactionErrors(parts.logger));
+  const csrfKey = parts.cookieKeys[0]!;
+  // /interaction/:uid/{totp,recovery,totp/*,passkey/*}, /account/*, /passkeys.js (mfa/).
+  const mfa = parts.mfa.routes(pages, {
+    host: parts.host,
+    csrfKey,
+    csrfToken: (uid) => csrfToken(csrfKey, uid),
+    checkCsrf: (uid, presented) => checkCsrf(csrfKey, uid, presented),
+  });
+  // /interaction/:uid and its login, confirm and abort (interactions/routes.ts).
+  interactionRoutes(pages, {
+    host: parts.host,
+    accounts: parts.accounts,
+    audit: parts.audit,
+    logger: parts.logger,
+    signInLimiter: parts.signInLimiter,
+    csrfKey,
+    mfa,
+  });
+  return { operational, pages };
+}
