@@ -1,6 +1,6 @@
 /**
- * The published packages as an outside project gets them (README "Client SDK", "Trust
- * model"): `pnpm pack` of packages/client and packages/claims, the tarballs installed
+ * The published packages as an outside project gets them (packages/client/README.md,
+ * packages/claims/README.md): `pnpm pack` of packages/client and packages/claims, the tarballs installed
  * with npm into a project outside the workspace, and plain `node` scripts there (no tsx,
  * no workspace links) against a started stack: the SDK gets a client-credentials token and
  * lists orders; a tiny Express server protected by `@portcullis/claims/express` answers

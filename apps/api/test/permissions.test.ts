@@ -3,7 +3,7 @@ import { startTestApi, type IssuerTestApi } from './helpers/harness.js';
 
 /**
  * Every route declares its permission once, in its definition; the router enforces it
- * before anything else about the request is looked at (README "Roles and permissions").
+ * before anything else about the request is looked at (README "Trust model", its roles).
  */
 let api: IssuerTestApi;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed JSON document

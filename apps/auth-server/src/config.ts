@@ -49,7 +49,7 @@ const schema = z
     SIGNING_ALG: z.enum(['RS256', 'ES256']).default('RS256'),
     /**
      * Seconds in which an honest retry of a just-rotated refresh token is tolerated while
-     * its successor is unused (README "Refresh-token rotation"); 0 turns it off.
+     * its successor is unused (README "Flows, with curl", "Refresh, rotated on every use"); 0 turns it off.
      */
     REFRESH_REUSE_INTERVAL: z.coerce.number().int().min(0).max(60).default(5),
     /** LOGIN_IP_LIMIT, LOGIN_ACCOUNT_LIMIT, LOGIN_LIMIT_WINDOW: one limit with the API's. */

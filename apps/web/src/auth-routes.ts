@@ -130,7 +130,7 @@ function noStore(ctx: Context) {
  * Tokens never reach the browser's storage: the refresh token is sealed in an HttpOnly
  * cookie, the access token travels only in the /auth/refresh response body. Both are
  * DPoP-bound (RFC 9449) to the page's non-extractable key, so the BFF forwards the
- * page's proof to /token and holds no key itself (README "DPoP in the browser demo").
+ * page's proof to /token and holds no key itself (README "DPoP", "In the client SDK and the browser demo").
  */
 export function authRoutes(router: Router, config: WebConfig, deps: AuthRouteDeps): void {
   const { logger, sealer, refreshes } = deps;

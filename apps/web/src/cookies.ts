@@ -18,7 +18,7 @@ export const PKCE_COOKIE = { name: 'pkce', path: '/callback', sameSite: 'Lax' } 
 /**
  * `signin`: the authorization code of a finished sign-in with its verifier and nonce, for
  * one minute, until the page's first POST /auth/refresh brings the DPoP proof the code
- * exchange needs (README "DPoP in the browser demo"). Strict and Path=/auth, as `rt`.
+ * exchange needs (README "DPoP", "In the client SDK and the browser demo"). Strict and Path=/auth, as `rt`.
  */
 export const SIGNIN_COOKIE = { name: 'signin', path: '/auth', sameSite: 'Strict' } as const;
 

@@ -1,6 +1,6 @@
 /**
  * Retry timing, as docs/api-contracts.md "Errors" asks of a client and packages/client
- * README "Behaviour" lists: 429 -> wait Retry-After, then exponential backoff; 5xx ->
+ * packages/client/README.md "Behaviour" lists: 429 -> wait Retry-After, then exponential backoff; 5xx ->
  * backoff and retry a bounded number of times. Backoff uses "full jitter"
  * (delay = random(0, min(cap, base * 2^n))) so that many clients rejected together
  * do not come back together.

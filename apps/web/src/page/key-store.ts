@@ -1,5 +1,5 @@
 /**
- * The page's DPoP key pair in IndexedDB (README "DPoP in the browser demo"): stored by
+ * The page's DPoP key pair in IndexedDB (README "DPoP", "In the client SDK and the browser demo"): stored by
  * structured clone, so it stays non-extractable, and survives a reload, which keeps the
  * tokens bound to it usable.
  */
