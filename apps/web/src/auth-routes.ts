@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { constantTimeEqual } from '@portcullis/observability';
 import type Router from '@koa/router';
 import {
   buildAuthorizeUrl,
@@ -61,12 +61,6 @@ const CALLBACK_ERRORS = new Set([
   'consent_required',
   'interaction_required',
 ]);
-
-function sameString(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 
 function isPendingSignIn(value: unknown): value is PendingSignIn {
   const v = value as Partial<PendingSignIn> | undefined;
@@ -181,7 +175,7 @@ export function authRoutes(router: Router, config: WebConfig, deps: AuthRouteDep
     const q = ctx.query;
     const param = (name: string) => (typeof q[name] === 'string' ? q[name] : undefined);
     if (!isPendingSignIn(pending)) return fail('sign_in_expired');
-    if (!sameString(param('state') ?? '', pending.state)) return fail('state_mismatch');
+    if (!constantTimeEqual(pending.state, param('state'))) return fail('state_mismatch');
     // RFC 9207: the server names itself in the response (mix-up defence).
     const iss = param('iss');
     if (iss !== undefined && iss !== config.issuer) return fail('issuer_mismatch');

@@ -64,3 +64,4 @@ export {
   placeholderSecrets,
   type SecretProblem,
 } from './placeholder-secrets.js';
+export { constantTimeEqual } from './constant-time.js';

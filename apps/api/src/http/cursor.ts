@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '@portcullis/observability';
 import { BadRequestError } from '../errors.js';
 
 /**
@@ -30,9 +31,8 @@ export function createCursorCodec(key: () => Promise<Buffer>, purpose: string): 
       if (!payload || !signature || extra !== undefined) throw invalid();
       // Compared as text: base64url decoding ignores trailing bits, so a changed last
       // character could decode to the same bytes.
-      const expected = Buffer.from((await tag(payload)).toString('base64url'));
-      const given = Buffer.from(signature);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
+      const expected = (await tag(payload)).toString('base64url');
+      if (!constantTimeEqual(expected, signature)) throw invalid();
       let parsed: unknown;
       try {
         parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '@portcullis/observability';
 import { checkedKey, STORAGE_KEY, type BlobStorage } from './storage.js';
 
 /**
@@ -30,9 +31,7 @@ export function createUrlSigner(key: () => Promise<Buffer>, now: () => number): 
     async verify(input) {
       if (!/^\d{1,12}$/.test(input.expires)) return false;
       if (Number(input.expires) * 1000 <= now()) return false;
-      const expected = Buffer.from(await mac(input));
-      const given = Buffer.from(input.sig);
-      return given.length === expected.length && timingSafeEqual(given, expected);
+      return constantTimeEqual(await mac(input), input.sig);
     },
   };
 }

@@ -1,4 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { constantTimeEqual } from '@portcullis/observability';
 import type Router from '@koa/router';
 import type { AccountsRepo, User } from '@portcullis/accounts';
 import type { SharedDenyList } from '@portcullis/db';
@@ -56,7 +57,7 @@ export function requireAdminToken(adminToken: string): Middleware {
       throw new AdminError('unauthenticated', 'send Authorization: Bearer <ADMIN_TOKEN>');
     }
     const match = /^Bearer ([^\s]+)$/.exec(authorization);
-    if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
+    if (!match || !constantTimeEqual(expected, digest(match[1]!))) {
       throw new AdminError('invalid_token', 'the admin token is not valid');
     }
     await next();

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '@portcullis/observability';
 import type Router from '@koa/router';
 import type { AccountsRepo, SignInLimiter } from '@portcullis/accounts';
 import type { Context } from 'koa';
@@ -36,10 +37,7 @@ export function csrfToken(key: string, uid: string): string {
 }
 
 export function checkCsrf(key: string, uid: string, presented: unknown): boolean {
-  if (typeof presented !== 'string') return false;
-  const expected = Buffer.from(csrfToken(key, uid));
-  const actual = Buffer.from(presented);
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
+  return constantTimeEqual(csrfToken(key, uid), presented);
 }
 
 function redirectOrigins(

@@ -1,4 +1,5 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { constantTimeEqual } from '@portcullis/observability';
 import type Router from '@koa/router';
 import type { AccountsRepo, SignInLimiter, User } from '@portcullis/accounts';
 import { ACR, acrSatisfies } from '@portcullis/claims';
@@ -80,13 +81,6 @@ export function createAccountOf(
   };
 }
 
-function sameToken(expected: string, presented: unknown): boolean {
-  if (typeof presented !== 'string') return false;
-  const a = Buffer.from(expected);
-  const b = Buffer.from(presented);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 export function accountRoutes(router: Router, deps: AccountDeps, form: Middleware) {
   const accountOf = createAccountOf(deps);
 
@@ -112,7 +106,10 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
       );
       return undefined;
     }
-    if (post && !sameToken(account.csrf, (ctx.request.body as Record<string, unknown>)?.['csrf'])) {
+    if (
+      post &&
+      !constantTimeEqual(account.csrf, (ctx.request.body as Record<string, unknown>)?.['csrf'])
+    ) {
       html(ctx, 403, accountSignInPage('The form expired. Go back and try again.'));
       return undefined;
     }

@@ -1,5 +1,5 @@
-import { timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { constantTimeEqual } from '@portcullis/observability';
 import type Router from '@koa/router';
 import type { AccountsRepo } from '@portcullis/accounts';
 import type { Context } from 'koa';
@@ -48,12 +48,6 @@ export interface PasskeyRouteDeps {
   hasSecondFactor(userId: string): Promise<boolean>;
   /** Recovery codes with the first factor, gone with the last. */
   factorChanges: FactorChanges;
-}
-
-function sameToken(expected: string, presented: string): boolean {
-  const a = Buffer.from(expected);
-  const b = Buffer.from(presented);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 const SCRIPT = readFileSync(new URL('../../public/passkeys.js', import.meta.url));
@@ -227,7 +221,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
   /** The account page's user, freshly signed in, when the form carries its CSRF token. */
   async function signedIn(ctx: Context, json = false) {
     const account = await deps.accountOf(ctx);
-    if (account && sameToken(account.csrf, field(ctx, 'csrf'))) return account.user;
+    if (account && constantTimeEqual(account.csrf, field(ctx, 'csrf'))) return account.user;
     if (json) jsonError(ctx, 403, 'sign in again to change your passkeys');
     else failurePage(ctx, 403, 'Sign in again to change your passkeys.', '/account');
     return undefined;

@@ -1,4 +1,5 @@
-import { hash, timingSafeEqual } from 'node:crypto';
+import { hash } from 'node:crypto';
+import { constantTimeEqual } from '@portcullis/observability';
 import type Provider from 'oidc-provider';
 import type { Client } from 'oidc-provider';
 import type { OidcPayloadsRepo } from '../data/oidc-payloads-repo.js';
@@ -26,8 +27,7 @@ export function hashClientSecret(secret: string): string {
  */
 function compareHashedClientSecret(this: { clientSecret?: string }, presented: string): boolean {
   const stored = Buffer.from(this.clientSecret ?? '', 'hex');
-  const actual = hash('sha256', String(presented), 'buffer');
-  return stored.length === actual.length && timingSafeEqual(stored, actual);
+  return constantTimeEqual(stored, hash('sha256', String(presented), 'buffer'));
 }
 
 type ClientModel = { find(id: string): Promise<Client | undefined> };
