@@ -6,6 +6,7 @@ import {
   logAppErrors,
   refuseNul,
   requestLog,
+  routePaths,
   type AppMetrics,
   type ReadinessReport,
 } from '@portcullis/observability';
@@ -16,7 +17,7 @@ import type { AuditRepo } from './data/audit-repo.js';
 import type { Mfa } from './mfa/index.js';
 import type { DeviceGuard } from './provider/device-guard.js';
 import { trustProxyAs, type ProviderHost } from './provider/provider-host.js';
-import { createAuthRoutes } from './routes.js';
+import { createAuthRoutes, providerPaths } from './routes.js';
 import { baseHeaders } from './security-headers.js';
 import { unavailableAs503 } from './unavailable.js';
 
@@ -79,7 +80,10 @@ const refuseNulAtEdge = refuseNul({
 });
 
 /** Builds the authorization server's Koa app; only server.ts listens. */
-export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
+export function createAuthApp(
+  config: AuthConfig,
+  parts: AuthAppParts,
+): Koa & { routePaths: string[] } {
   const app = new Koa();
   // Errors after a response began go to the log, not to Koa's console.error.
   app.on('error', logAppErrors(parts.logger));
@@ -105,5 +109,7 @@ export function createAuthApp(config: AuthConfig, parts: AuthAppParts): Koa {
   app.use(parts.deviceGuard.middleware);
   app.use(parts.host.middleware);
   void config;
-  return app;
+  return Object.assign(app, {
+    routePaths: [...routePaths(operational, pages), ...providerPaths()],
+  });
 }

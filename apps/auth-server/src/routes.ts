@@ -21,6 +21,15 @@ export const PROVIDER_ROUTES = {
   end_session: '/session/end',
 };
 
+/** Every path of oidc-provider here: PROVIDER_ROUTES and the ones it derives or fixes. */
+export const providerPaths = (): string[] => [
+  ...Object.values(PROVIDER_ROUTES),
+  '/.well-known/openid-configuration',
+  '/request',
+  `${PROVIDER_ROUTES.end_session}/confirm`,
+  `${PROVIDER_ROUTES.code_verification}/:uid`,
+];
+
 /**
  * Every route of the auth server's own, one module per line below; app.ts puts them in
  * front of oidc-provider (PROVIDER_ROUTES). The admin API listens apart (admin/routes.ts).

@@ -37,6 +37,8 @@ export interface RunningAuthServer {
   adminUrl: string;
   adminToken: string;
   host: ProviderHost;
+  /** Every path each listener serves, as its routers declare them (`/interaction/:uid`). */
+  routePaths: { auth: string[]; admin: string[] };
   /** Resolves when side effects of past requests (alerts, audit rows) have finished. */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -292,6 +294,7 @@ export async function startAuthServer(
     adminUrl,
     adminToken: secrets.adminToken,
     host,
+    routePaths: { auth: app.routePaths, admin: adminApp.routePaths },
     async settle() {
       while (pending.size > 0) await Promise.allSettled([...pending]);
     },

@@ -248,4 +248,13 @@ describe('admin API', () => {
     expect(res.body.items.length).toBeGreaterThan(0);
     expect(res.body.items.map((e: { kind: string }) => e.kind)).toContain('signing_key_rotated');
   });
+
+  test('audit: a cursor beyond any row id is 422 naming it, not a database error', async () => {
+    const res = await t.admin('GET', '/admin/audit?before=99999999999999999999999');
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({
+      error: 'validation_failed',
+      fields: { before: [expect.any(String)] },
+    });
+  });
 });

@@ -25,7 +25,7 @@ export { startingHandler } from './starting.js';
 export { ESCAPED_ERROR_LIMIT, ESCAPED_ERROR_WINDOW_MS, guardRequests } from './request-guard.js';
 export { createHttpServer, isClientFailure, logAppErrors } from './http-server.js';
 export { containsNul, refuseNul, type RefuseNulOptions } from './refuse-nul.js';
-export { indexRoutesByFirstSegment } from './route-index.js';
+export { indexRoutesByFirstSegment, routePaths } from './route-index.js';
 export { bodyFailure, bodyFailureOf, type BodyFailure } from './body-errors.js';
 export {
   parseEnvironment,

@@ -47,3 +47,8 @@ export function indexRoutesByFirstSegment<S, C>(router: Router<S, C>): Router<S,
   } as unknown as typeof router.match;
   return router;
 }
+
+/** The paths routers serve, as declared (`/interaction/:uid/login`): what the fuzz test tries. */
+export function routePaths(...routers: { stack: { path: string | RegExp }[] }[]): string[] {
+  return [...new Set(routers.flatMap((r) => r.stack.map((layer) => String(layer.path))))];
+}

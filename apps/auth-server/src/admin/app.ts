@@ -1,7 +1,7 @@
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { bodyFailureOf, logAppErrors, refuseNul } from '@portcullis/observability';
+import { bodyFailureOf, logAppErrors, refuseNul, routePaths } from '@portcullis/observability';
 import type { Logger } from 'pino';
 import { adminErrors, AdminError } from './errors.js';
 import { factorRoutes } from './factor-routes.js';
@@ -9,7 +9,7 @@ import { adminRoutes, requireAdminToken, type AdminDeps } from './routes.js';
 import { userRoutes } from './user-routes.js';
 
 /** The admin API (ADMIN_PORT, bound to 127.0.0.1): every route needs the admin token. */
-export function createAdminApp(deps: AdminDeps, logger: Logger): Koa {
+export function createAdminApp(deps: AdminDeps, logger: Logger): Koa & { routePaths: string[] } {
   const app = new Koa();
   app.on('error', logAppErrors(logger));
   const router = new Router();
@@ -56,5 +56,5 @@ export function createAdminApp(deps: AdminDeps, logger: Logger): Koa {
   });
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
-  return app;
+  return Object.assign(app, { routePaths: routePaths(router) });
 }
