@@ -10,8 +10,6 @@ interface LifecycleLogger {
   info(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
   fatal(obj: object, msg?: string): void;
-  /** Writes out what is buffered (pino's asynchronous stdout), then calls back. */
-  flush?(cb: (err?: Error) => void): void;
 }
 
 /** Every problem of a configuration, each naming its variable. */
@@ -125,10 +123,6 @@ export async function runServices(
       if (r.status === 'rejected') logger.error({ err: r.reason }, 'close failed');
     await dependency?.close();
     logger.info({ exitCode }, 'stopped');
-    // Without this, an asynchronous write still in flight can land after the final lines.
-    await new Promise<void>((resolve) =>
-      logger.flush ? logger.flush(() => resolve()) : resolve(),
-    );
     process.exit(exitCode);
   };
   process.once('SIGINT', () => void shutdown({ signal: 'SIGINT' }, 0));

@@ -156,10 +156,13 @@ function prettyLines(destination: DestinationStream, colorize: boolean): Destina
 export function createLogger(options: LoggerOptions = {}): Logger {
   const toTerminal = options.destination === undefined && process.stdout.isTTY === true;
   const format = options.format ?? (toTerminal ? 'pretty' : 'json');
+  // Synchronous stdout: lines land in the order they were logged, also the last ones before
+  // an exit (an asynchronous write still in flight would land after later ones).
+  const stdout = () => pino.destination({ dest: 1, sync: true });
   const destination =
     format === 'pretty'
-      ? prettyLines(options.destination ?? pino.destination({ dest: 1, sync: true }), toTerminal)
-      : options.destination;
+      ? prettyLines(options.destination ?? stdout(), toTerminal)
+      : (options.destination ?? stdout());
   return pino(
     {
       level: options.level ?? 'info',
