@@ -17,11 +17,23 @@ export interface CountedTarget {
    * Instructions per request of `requests` GETs of `url` (after a warm-up of `warmup`), sent
    * by 4 kept-alive clients at once; every answer must be a 200.
    */
-  count(
+  count(url: string, options?: CountOptions): Promise<number>;
+  /**
+   * As `count`, with the instructions per request spent inside the native function
+   * `within` (inclusive: with everything it calls), e.g. the proof signature check.
+   */
+  countWithin(
     url: string,
-    options?: { headers?: Record<string, string>; requests?: number; warmup?: number },
-  ): Promise<number>;
+    within: string,
+    options?: CountOptions,
+  ): Promise<{ total: number; within: number }>;
   stop(): Promise<void>;
+}
+
+interface CountOptions {
+  headers?: Headers;
+  requests?: number;
+  warmup?: number;
 }
 
 export async function startCounted(
@@ -41,28 +53,48 @@ export async function startCounted(
   const pid = String(target.child.pid);
   const control = (...args: string[]) =>
     execFileSync('callgrind_control', [...args, pid], { stdio: 'ignore' });
-  let dumps = 0;
+  /** Counts `requests` GETs after the warm-up and hands the dump's path to `read`. */
+  async function measure<T>(
+    url: string,
+    { headers = {}, requests = 2000, warmup = 1000 }: CountOptions,
+    read: (file: string, requests: number) => T,
+  ): Promise<T> {
+    if (!/^http:\/\/127\.0\.0\.1[:/]/.test(url)) throw new Error(`refusing non-loopback ${url}`);
+    await send(url, headers, warmup);
+    control('-z');
+    control('-i', 'on');
+    await send(url, headers, requests);
+    control('-i', 'off');
+    control('-d');
+    // Each dump is removed once read: the one left is this one.
+    const file = readdirSync(dir).find((name) => name.startsWith('callgrind.out.'));
+    if (!file) throw new Error('callgrind wrote no dump');
+    try {
+      return read(path.join(dir, file), requests);
+    } finally {
+      rmSync(path.join(dir, file));
+    }
+  }
+  const totalOf = (file: string) =>
+    Number(/^totals: (\d+)/m.exec(readFileSync(file, 'utf8'))?.[1] ?? Number.NaN);
   return {
     target,
-    async count(url, { headers = {}, requests = 2000, warmup = 1000 } = {}) {
-      if (!/^http:\/\/127\.0\.0\.1[:/]/.test(url)) throw new Error(`refusing non-loopback ${url}`);
-      await send(url, headers, warmup);
-      control('-z');
-      control('-i', 'on');
-      await send(url, headers, requests);
-      control('-i', 'off');
-      control('-d');
-      dumps++;
-      const file = readdirSync(dir)
-        .filter((name) => name.startsWith('callgrind.out'))
-        .sort()
-        .at(-1);
-      if (!file || dumps === 0) throw new Error('callgrind wrote no dump');
-      const text = readFileSync(path.join(dir, file), 'utf8');
-      const total = Number(/^totals: (\d+)/m.exec(text)?.[1] ?? Number.NaN);
-      rmSync(path.join(dir, file));
-      return Math.round(total / requests);
-    },
+    count: (url, options = {}) =>
+      measure(url, options, (file, requests) => Math.round(totalOf(file) / requests)),
+    countWithin: (url, within, options = {}) =>
+      measure(url, options, (file, requests) => {
+        const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', file], {
+          encoding: 'utf8',
+          maxBuffer: 64 * 1024 * 1024,
+        });
+        // A line per function: "  849,031,063 (62.04%)  ???:EVP_DigestVerify [/path/node]".
+        const line = annotated.split('\n').find((l) => l.includes(`:${within} [`));
+        const inside = Number(/^\s*([\d,]+)/.exec(line ?? '')?.[1]?.replaceAll(',', '') ?? NaN);
+        return {
+          total: Math.round(totalOf(file) / requests),
+          within: Math.round(inside / requests),
+        };
+      }),
     async stop() {
       await target.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -70,18 +102,25 @@ export async function startCounted(
   };
 }
 
+/** The same headers for every request, or a function giving each request its own (DPoP proofs). */
+type Headers = Record<string, string> | (() => Record<string, string>);
+
 /** `total` GETs from 4 kept-alive clients; throws on any status other than 200. */
-async function send(url: string, headers: Record<string, string>, total: number): Promise<void> {
+async function send(url: string, headers: Headers, total: number): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
   let sent = 0;
   const get = () =>
     new Promise<void>((resolve, reject) => {
-      const req = request(url, { agent, headers }, (res) => {
-        res.resume();
-        res.on('end', () =>
-          res.statusCode === 200 ? resolve() : reject(new Error(`${url}: ${res.statusCode}`)),
-        );
-      });
+      const req = request(
+        url,
+        { agent, headers: typeof headers === 'function' ? headers() : headers },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            res.statusCode === 200 ? resolve() : reject(new Error(`${url}: ${res.statusCode}`)),
+          );
+        },
+      );
       req.on('error', reject);
       req.end();
     });

@@ -21,7 +21,7 @@ import {
 } from './lib.js';
 import { startCounted, type CountedTarget } from './callgrind.js';
 import { idempotencyKey, runMixed, type Operation } from './mixed.js';
-import { createDpopKey, proofPool, verificationCpuUs } from './dpop.js';
+import { athOf, createDpopKey, proofPool, verificationCpuUs } from './dpop.js';
 
 export interface Row {
   section: string;
@@ -369,6 +369,67 @@ export const sections: Record<string, () => Promise<Row[]>> = {
       ];
     } finally {
       await Promise.all(targets.map((t) => t.stop()));
+    }
+  },
+
+  /**
+   * The dpop section's split in instructions (callgrind), which this shared machine cannot
+   * skew: GET /orders/:id with a bearer token and with a DPoP-bound one and a fresh proof
+   * per request, and the instructions of the proof's signature check inside the DPoP read
+   * (EVP_DigestVerify with all it calls). What the DPoP read costs besides the bearer read
+   * and that one check is the rest of the proof checks and the larger request.
+   */
+  async dpopInstructions() {
+    const auth = await startTarget('auth-server.ts', { DATABASE_URL: postgresUrl() });
+    const counted: CountedTarget[] = [];
+    try {
+      const info = auth.info as Record<string, string>;
+      const key = createDpopKey();
+      const credentials = [info['url']!, info['clientId']!, info['clientSecret']!] as const;
+      const bearer = await clientCredentials(...credentials);
+      const bound = await clientCredentials(...credentials, 'api', key);
+      const api = await startCounted('api.ts', {
+        DATABASE_URL: info['databaseUrl']!,
+        ISSUER: info['issuer']!,
+      });
+      counted.push(api);
+      const base = api.target.info['url']!;
+      const created = await fetch(`${base}/orders`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ customer: 'bench', amount: 1999, currency: 'EUR' }),
+      });
+      if (created.status !== 201) throw new Error(`creating the order answered ${created.status}`);
+      const url = `${base}${created.headers.get('location')!}`;
+      // Signed as sent: this process's work is not counted, and every iat is fresh.
+      const ath = athOf(bound);
+      const options = { requests: 2000, warmup: 1500 };
+      const plain = await api.count(url, {
+        ...options,
+        headers: { authorization: `Bearer ${bearer}` },
+      });
+      const dpop = await api.countWithin(url, 'EVP_DigestVerify', {
+        ...options,
+        headers: () => ({ authorization: `DPoP ${bound}`, dpop: key.proof('GET', url, { ath }) }),
+      });
+      return [
+        { section: 'dpop-ir', metric: 'GET /orders/:id bearer JWT Ir/request', value: plain },
+        { section: 'dpop-ir', metric: 'GET /orders/:id DPoP JWT Ir/request', value: dpop.total },
+        { section: 'dpop-ir', metric: 'of which the proof signature check', value: dpop.within },
+        {
+          section: 'dpop-ir',
+          metric: 'DPoP - bearer - signature check, Ir/request',
+          value: dpop.total - plain - dpop.within,
+        },
+        {
+          section: 'dpop-ir',
+          metric: 'DPoP Ir / (bearer + one signature check)',
+          value: ratio(dpop.total, plain + dpop.within),
+          goal: '<= 1.2',
+        },
+      ];
+    } finally {
+      await Promise.all([...counted.map((t) => t.stop()), auth.stop()]);
     }
   },
 

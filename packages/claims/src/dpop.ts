@@ -55,7 +55,10 @@ export interface DpopVerifierOptions {
   algorithms?: readonly DpopAlgorithm[];
   /** Longest accepted proof, checked before decoding. Default 8192 (an RSA-4096 key fits). */
   maxProofLength?: number;
-  /** Proof headers (with their imported keys) kept, least recently used out. Default 1000. */
+  /**
+   * Proof headers (with their imported keys), and as many access-token hashes (`ath`), kept
+   * least recently used out. Default 1000.
+   */
   keyCacheSize?: number;
   /** Milliseconds clock. Default Date.now. */
   now?: () => number;
@@ -150,6 +153,9 @@ const refuse = (code: TokenErrorCode, message: string, nonce?: string) =>
   new TokenError(code, message, { scheme: 'DPoP', ...(nonce === undefined ? {} : { nonce }) });
 
 const sha256 = (text: string) => hash('sha256', text, 'base64url');
+// Stateless without `stream`, so one decoder serves every proof.
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const isBase64url = (part: string) => BASE64URL.test(part) && part.length % 4 !== 1;
 
 /** RFC 7638 SHA-256 thumbprint of a public JWK; undefined for a key type DPoP cannot use. */
 export function jwkThumbprint(jwk: Record<string, unknown>): string | undefined {
@@ -223,7 +229,7 @@ function checkHeader(encoded: string, algorithms: ReadonlySet<string>): ProofHea
 function checkClaimsShape(payload: Uint8Array): ProofClaims {
   let json: unknown;
   try {
-    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payload));
+    json = JSON.parse(UTF8.decode(payload));
   } catch {
     throw refuse('dpop_proof_invalid', 'payload is not JSON');
   }
@@ -241,15 +247,28 @@ function checkClaimsShape(payload: Uint8Array): ProofClaims {
   return json as unknown as ProofClaims;
 }
 
-function splitProof(proof: string, maxLength: number): [string, string, string] {
+/** A compact JWS's parts; `signed` is the header and payload as they were signed. */
+interface ProofParts {
+  header: string;
+  payload: string;
+  signature: string;
+  signed: string;
+}
+
+/** Splits and checks the syntax of the payload and signature; the header's is headerFor's. */
+function splitProof(proof: string, maxLength: number): ProofParts {
   if (proof.length === 0 || proof.length > maxLength) {
     throw refuse('dpop_proof_invalid', 'empty or too large');
   }
-  const parts = proof.split('.');
-  if (parts.length !== 3 || parts.some((p) => !BASE64URL.test(p) || p.length % 4 === 1)) {
+  const first = proof.indexOf('.');
+  const last = proof.lastIndexOf('.');
+  const header = proof.slice(0, first);
+  const payload = proof.slice(first + 1, last);
+  const signature = proof.slice(last + 1);
+  if (first === last || !isBase64url(payload) || !isBase64url(signature)) {
     throw refuse('dpop_proof_invalid', 'not a compact JWS');
   }
-  return parts as [string, string, string];
+  return { header, payload, signature, signed: proof.slice(0, last) };
 }
 
 function importKey(header: ProofHeader): CheckedHeader {
@@ -283,14 +302,30 @@ export function createDpopVerifier(options: DpopVerifierOptions): DpopVerifier {
   const { replay, nonces } = options;
   // Checked headers by their encoded form: a client signs every proof with the same key,
   // so the header's parse, thumbprint and key import are done once, not per request.
-  const headers = createLru<string, CheckedHeader>(options.keyCacheSize ?? 1000);
+  const cacheSize = options.keyCacheSize ?? 1000;
+  const headers = createLru<string, CheckedHeader>(cacheSize);
+  // Access-token hashes for `ath` by the token's end, compared whole on a hit (as in
+  // token-cache.ts): a client sends the same token with every proof.
+  const tokenHashes = createLru<string, { token: string; hash: string }>(cacheSize);
+  const tokenHash = (token: string) => {
+    const key = token.slice(-32);
+    const hit = tokenHashes.get(key);
+    if (hit?.token === token) return hit.hash;
+    const digest = sha256(token);
+    tokenHashes.set(key, { token, hash: digest });
+    return digest;
+  };
   // Proofs already accepted for a request (see DpopRequest.request).
   const accepted = new WeakMap<object, { proof: string; token: string }>();
 
-  /** The proof's header, checked; its key must be the token's before anything costly. */
+  /**
+   * The proof's header, checked; its key must be the token's before anything costly. A
+   * cached header passed every check, its syntax included, so a hit is not scanned again.
+   */
   function headerFor(encoded: string, jkt: string): CheckedHeader {
     let checked = headers.get(encoded);
     if (checked === undefined) {
+      if (!isBase64url(encoded)) throw refuse('dpop_proof_invalid', 'not a compact JWS');
       const header = checkHeader(encoded, allowed);
       if (header.jkt !== jkt) throw refuse('dpop_key_mismatch', 'proof key is not the token key');
       checked = importKey(header);
@@ -301,12 +336,9 @@ export function createDpopVerifier(options: DpopVerifierOptions): DpopVerifier {
     return checked;
   }
 
-  function verifySignature(
-    [encodedHeader, encodedPayload, encodedSignature]: [string, string, string],
-    header: CheckedHeader,
-  ): Uint8Array {
-    const signed = Buffer.from(`${encodedHeader}.${encodedPayload}`);
-    const signature = Buffer.from(encodedSignature, 'base64url');
+  function verifySignature(parts: ProofParts, header: CheckedHeader): Uint8Array {
+    const signed = Buffer.from(parts.signed);
+    const signature = Buffer.from(parts.signature, 'base64url');
     let valid: boolean;
     try {
       valid = header.check(signed, header.key, signature);
@@ -317,17 +349,16 @@ export function createDpopVerifier(options: DpopVerifierOptions): DpopVerifier {
       });
     }
     if (!valid) throw refuse('dpop_proof_invalid', 'signature verification failed');
-    return Buffer.from(encodedPayload, 'base64url');
+    return Buffer.from(parts.payload, 'base64url');
   }
 
-  async function checkNonce(claims: ProofClaims): Promise<void> {
-    if (!nonces) return;
-    const valid = typeof claims.nonce === 'string' && (await nonces.isValid(claims.nonce));
+  async function checkNonce(issued: DpopNonces, claims: ProofClaims): Promise<void> {
+    const valid = typeof claims.nonce === 'string' && (await issued.isValid(claims.nonce));
     if (!valid) {
       throw refuse(
         'dpop_nonce_required',
         'a current server nonce is required',
-        await nonces.current(),
+        await issued.current(),
       );
     }
   }
@@ -362,7 +393,7 @@ export function createDpopVerifier(options: DpopVerifierOptions): DpopVerifier {
       if (previous && previous.proof === proof && previous.token === token) return;
 
       const parts = splitProof(proof, maxLength);
-      const header = headerFor(parts[0], jkt);
+      const header = headerFor(parts.header, jkt);
       const claims = checkClaimsShape(verifySignature(parts, header));
       if (claims.htm !== request!.method)
         throw refuse('dpop_proof_mismatch', 'htm is not the method');
@@ -378,9 +409,10 @@ export function createDpopVerifier(options: DpopVerifierOptions): DpopVerifier {
       if (Math.abs(nowSec - claims.iat) > windowSec) {
         throw refuse('dpop_proof_stale', 'iat outside the accepted window');
       }
-      if (claims.ath !== sha256(token))
+      if (claims.ath !== tokenHash(token)) {
         throw refuse('dpop_proof_mismatch', 'ath is not the token hash');
-      await checkNonce(claims);
+      }
+      if (nonces) await checkNonce(nonces, claims);
       await claimJti(header.jkt, claims, nowSec);
       if (request!.request) accepted.set(request!.request, { proof, token });
     },

@@ -181,6 +181,27 @@ describe('createDpopVerifier', () => {
     }
   });
 
+  it('what it remembers of a client (its header, its token hash) never lets a bad proof through', async () => {
+    const dpop = dpopVerifier();
+    const good = await proof(es);
+    expect(await codeOf(dpop.verify(request([good]), TOKEN, es.jkt))).toBe('accepted');
+    // The header is now cached: the payload and signature are still checked in full.
+    const [h, p, s] = (await proof(es)).split('.') as [string, string, string];
+    for (const bad of [`${h}.${p}!.${s}`, `${h}.${p}.${s}.${s}`, `${h}..${s}`, `${h}.${p}.`]) {
+      expect(await codeOf(dpop.verify(request([bad]), TOKEN, es.jkt))).toBe('dpop_proof_invalid');
+    }
+    // Two tokens ending alike: each `ath` is compared with the hash of the whole token.
+    const [first, second] = ['first', 'second'].map((head) => `${head}.${'p'.repeat(40)}.sig`);
+    const bound = (token: string, claimed: string) =>
+      proof(es, { ath: ath(claimed) }).then((sent) =>
+        codeOf(dpop.verify(request([sent]), token, es.jkt)),
+      );
+    expect(await bound(first!, first!)).toBe('accepted');
+    expect(await bound(second!, first!)).toBe('dpop_proof_mismatch');
+    expect(await bound(second!, second!)).toBe('accepted');
+    expect(await bound(first!, second!)).toBe('dpop_proof_mismatch');
+  });
+
   it('the iat window is configurable', async () => {
     const dpop = dpopVerifier({ iatWindowSec: 5, clockToleranceSec: 0 });
     expect(

@@ -87,8 +87,11 @@ export function dpopRequestOf(
   ctx: ParameterizedContext,
   publicUrl: string | undefined,
 ): DpopRequest {
+  // Node joins a repeated DPoP header with ", ", which the verifier refuses as two proofs:
+  // headersDistinct would build an array for every header of every request.
+  const proof = ctx.req.headers['dpop'];
   return {
-    proofs: ctx.req.headersDistinct['dpop'] ?? [],
+    proofs: typeof proof === 'string' ? [proof] : [],
     method: ctx.method,
     url: externalUrl(ctx, publicUrl),
     request: ctx.req,
