@@ -248,7 +248,10 @@ export const listQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   after: z.string().max(200).optional(),
   // An audit row id (bigint): at most 15 digits, so it stays a safe integer and in range.
-  before: z.string().regex(/^\d{1,15}$/, 'a row id: nextBefore of the previous page').optional(),
+  before: z
+    .string()
+    .regex(/^\d{1,15}$/, 'a row id: nextBefore of the previous page')
+    .optional(),
   kind: z.string().max(64).optional(),
 });
 
