@@ -46,38 +46,22 @@ import type { BlobStorage } from './storage/storage.js';
 export interface ApiDeps {
   db: Db;
   logger: Logger;
-  /**
-   * Revoked tokens, grants and subjects: read on every request, and written by POST
-   * /logout/all and DELETE /api-keys/:id. It must be started: one over the database
-   * denies everything until it has loaded. startApiServer makes and starts one when absent.
-   * With `onRevocation`, open event streams of a revoked credential end at once.
-   */
+  /** Revocations read on every request; must be started (one over the database denies until loaded). */
   denyList: Pick<SharedDenyList, 'isDenied' | 'denySubject' | 'denyToken'> &
     Partial<Pick<SharedDenyList, 'onRevocation' | 'size'>>;
-  /**
-   * Credential resolvers in order (API keys and sessions plug in here). Default: JWTs
-   * verified against config.jwksUrl, config.issuer and config.audience.
-   */
+  /** Credential resolvers in order. Default: JWTs checked against config.jwksUrl/issuer/audience. */
   resolvers?: PrincipalResolver[];
   /** Milliseconds clock for token checks and timestamps; tests may freeze it. */
   now?: () => number;
-  /**
-   * Login, API-key and anonymous limits; server.ts builds them from config (Redis with
-   * REDIS_URL). Default: in-process.
-   */
+  /** Login, API-key and anonymous limits. Default: in-process. */
   rateLimiters?: RateLimiters;
   /** Default: the FakePaymentProvider (no real PSP is integrated yet). */
   paymentProvider?: PaymentProvider;
-  /** Outbox fan-out for GET /stream; server.ts closes the one it makes. Default: polls deps.db. */
   eventBus?: EventBus;
-  /** Default: local disk under config.uploads.dir. */
   storage?: BlobStorage;
   /** True once shutdown began (server.ts): /readyz then answers 503. */
   draining?: () => boolean;
-  /**
-   * Where DPoP proof `jti`s are remembered; server.ts uses Redis with REDIS_URL, so a
-   * proof is accepted once across instances. Default: in process.
-   */
+  /** DPoP proof `jti`s seen; Redis with REDIS_URL so a proof is accepted once across instances. */
   dpopReplay?: DpopReplayStore;
 }
 
@@ -114,10 +98,6 @@ function defaultResolvers(
   ];
 }
 
-/**
- * Uploads on local disk, or in the S3 bucket every instance shares (UPLOADS_STORE); URLs
- * signed with UPLOAD_SIGNING_KEY or a secret shared through the database.
- */
 function defaultStorage(
   config: ApiConfig,
   repos: ReturnType<typeof createRepos>,
@@ -145,7 +125,7 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
   const { metrics, limiters } = createApiMetrics({
     limiters: deps.rateLimiters ?? createRateLimiters({ settings: config.rateLimits }),
     denyList: deps.denyList,
-    // Process metrics start timers and observers: only for real servers, not per test app.
+    // Process metrics start timers: only for real servers, not per test app.
     defaultMetrics: config.env !== 'test',
   });
   const dpop = createApiDpopVerifier(config, {
@@ -192,9 +172,7 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
     ),
   );
 
-  // Prometheus scrapes /metrics without credentials (exempt from the anonymous limit);
-  // keep the port off the public internet or filter the path at the edge. Matched as a
-  // router matches GET /metrics (any case, one optional trailing slash), without one.
+  // Prometheus scrapes /metrics without credentials: keep the port off the public internet.
   const serveMetrics: Middleware<ApiState> = function serveMetrics(ctx, next) {
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || !METRICS_PATH.test(ctx.path)) {
       return next();
@@ -203,8 +181,7 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
     return metrics.handler(ctx, next);
   };
   const allowed = new Set(config.corsOrigins);
-  // Only these methods carry a body the API reads (the body parser's own list): the others
-  // skip the content-type check and the parser.
+  // Only these methods carry a body the API reads (the body parser's own list).
   const requireJson = skipJsonForUploads(requireJsonBody(['/login']));
   const parse = parseBodies();
   const readBodies: Middleware<ApiState> = function readBodies(ctx, next) {
@@ -234,8 +211,7 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
     ],
     maxAge: 600,
   });
-  // Requests from no allowed origin (most: no Origin at all) get what @koa/cors gives
-  // them, Vary: Origin and nothing else, without its per-request work.
+  // Requests from no allowed origin get only Vary: Origin, as @koa/cors would give them.
   const corsForAllowedOrigins: Middleware<ApiState> = function corsForAllowedOrigins(ctx, next) {
     const origin = ctx.req.headers.origin;
     if (origin !== undefined && allowed.has(origin)) return allowCors(ctx, next);

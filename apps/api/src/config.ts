@@ -35,36 +35,27 @@ const seconds = z.coerce
 const count = z.coerce.number().int().min(1).max(1_000_000);
 
 const schema = z.object({
-  /** NODE_ENV, DATA_DIR, LOG_LEVEL; ISSUER, API_AUDIENCE: read alike by every app. */
   ...processVariables,
   ...tokenVariables,
   API_PORT: portVariable(3000),
   /** Where the API fetches the issuer's public keys; defaults to the issuer's JWKS path. */
   JWKS_URL: z.url().optional(),
-  /** DATABASE_URL, DB_QUERY_TIMEOUT, DB_START_TIMEOUT (README "Database faults"). */
+  /** DATABASE_URL, DB_QUERY_TIMEOUT, DB_START_TIMEOUT (docs/robustness.md#database-faults-what-a-503-leaves-behind). */
   ...databaseVariables,
-  /** REDIS_URL, REDIS_KEY_PREFIX. */
   ...redisVariables,
-  /** Browser origins allowed by CORS; none by default. */
   CORS_ORIGINS: csv.default([]),
   ...proxyVariables,
-  /**
-   * The API's externally visible base URL (scheme, host, any path prefix a proxy strips):
-   * DPoP proofs name it in `htu`. Unset: the request's own URL (forwarded headers only
-   * with TRUST_PROXY).
-   */
+  /** The API's public base URL, which DPoP proofs name in `htu`; unset: the request's own URL. */
   PUBLIC_URL: z
     .url()
     .regex(/^https?:\/\/[^?#]*$/, 'must be an http(s) URL without query or fragment')
     .optional(),
-  /** Require server nonces in DPoP proofs (`use_dpop_nonce`). */
   DPOP_NONCE: z
     .enum(['true', 'false'])
     .transform((v) => v === 'true')
     .default(false),
   /** How far a DPoP proof's `iat` may be from now, seconds, besides the 30 s clock tolerance. */
   DPOP_IAT_WINDOW: z.coerce.number().int().min(1).max(3600).default(60),
-  // Sessions, API keys and rate limits. Durations in seconds.
   SESSION_IDLE_TIMEOUT: seconds.default(1800),
   SESSION_ABSOLUTE_TIMEOUT: seconds.default(86_400),
   /** How long a logout-everywhere row stays: must outlive the longest refresh-token grant. */
@@ -90,7 +81,6 @@ const schema = z.object({
     .min(0)
     .max(Number.MAX_SAFE_INTEGER)
     .default(50_000),
-  // Payments, events, uploads and streams.
   UPLOAD_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -109,7 +99,6 @@ const schema = z.object({
     .string()
     .regex(/^[a-z0-9-]{1,64}$/, 'must be a region such as us-east-1')
     .default('us-east-1'),
-  /** Unset: AWS S3 itself; set for MinIO or another S3-compatible server. */
   S3_ENDPOINT: z
     .url()
     .regex(/^https?:\/\//, 'must be an http(s) URL')
@@ -119,10 +108,9 @@ const schema = z.object({
     .enum(['true', 'false'])
     .transform((v) => v === 'true')
     .default(false),
-  /** Both or neither; neither: the AWS SDK's default chain (instance role, AWS_* variables). */
+  /** Both or neither; neither: the AWS SDK's default chain. */
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
-  /** Lifetime of a pre-signed upload URL. */
   PRESIGN_TTL: seconds.default(300),
   /** HMAC key of pre-signed URLs; unset outside production: a secret shared through the database. */
   UPLOAD_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -151,7 +139,6 @@ type OwnConfig = Readonly<{
     maxBytes: number;
     store: 'disk' | 's3';
     dir: string;
-    /** With store `s3`. */
     s3: S3Settings | undefined;
     presignTtlSec: number;
     signingKey: string | undefined;
@@ -168,7 +155,6 @@ export type S3Settings = Readonly<{
   region: string;
   endpoint: string | undefined;
   forcePathStyle: boolean;
-  /** Unset: the AWS SDK's default credential chain. */
   credentials: Readonly<{ accessKeyId: string; secretAccessKey: string }> | undefined;
 }>;
 
@@ -177,7 +163,6 @@ const SECRETS = ['UPLOAD_SIGNING_KEY', 'S3_SECRET_ACCESS_KEY', 'DATABASE_URL', '
 
 export type ApiConfig = ProcessSettings & DatabaseSettings & RedisSettings & OwnConfig;
 
-/** `points` requests per `durationSec` window. */
 export type RateLimitSetting = Readonly<{ points: number; durationSec: number }>;
 
 export { ConfigError };

@@ -1,9 +1,4 @@
-/**
- * The API's one error hierarchy. Handlers and middlewares throw these; only
- * middleware/render-errors.ts turns them (and library errors) into responses.
- * Bodies are `{ error: <code> }`, plus `message` where it helps a client and
- * `fields` on 422. 403 is exactly `{"error":"forbidden"}` (docs/api-contracts.md).
- */
+/** The API's one error hierarchy, rendered only by render-errors.ts (docs/api-contracts.md#errors). */
 import {
   ACR,
   AuthenticationError,
@@ -19,7 +14,6 @@ import type {
   FieldErrors,
 } from '@portcullis/observability';
 
-/** The API's codes, from the list both services share (packages/observability error-codes). */
 export type ErrorCode = ErrorCodeOf<'api'>;
 
 export type ErrorBody = SharedErrorBody<ErrorCode> & {
@@ -46,7 +40,6 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
 
   readonly expose: boolean;
 
-  /** The response body; the message only when it says more than the code. */
   body(): ErrorBody {
     return this.expose && this.message !== this.code
       ? { error: this.code, message: this.message }
@@ -69,11 +62,7 @@ export class BadRequestError extends AppError<
 /** How the API presents itself in every challenge: the package defaults (realm, DPoP algorithms). */
 export const API_CHALLENGE: ChallengeSettings = Object.freeze({});
 
-/**
- * A refusal of authentication or authorization as @portcullis/claims built it
- * (challenge.ts, the one place that writes `WWW-Authenticate`: RFC 6750 §3, RFC 9449 §7.1,
- * RFC 9470 §3), sent with its status, headers and body as they are.
- */
+/** A refusal built by @portcullis/claims (RFC 6750 §3, 9449 §7.1, 9470 §3), sent as it is. */
 export class RefusalError extends AppError<AuthenticationErrorCode> {
   override name = 'RefusalError';
   constructor(readonly refusal: AuthenticationError) {
@@ -87,10 +76,7 @@ export class RefusalError extends AppError<AuthenticationErrorCode> {
   }
 }
 
-/**
- * 401 from the API's own code (no principal where one must be): RFC 6750 §3 bare
- * challenges, or `error` with a fixed `error_description` that the body repeats as `message`.
- */
+/** 401 from the API's own code: a bare RFC 6750 §3 challenge, or `error` and a fixed description. */
 export class UnauthorizedError extends RefusalError {
   override name = 'UnauthorizedError';
   constructor(
@@ -150,7 +136,6 @@ export class PayloadTooLargeError extends AppError<'payload_too_large'> {
   }
 }
 
-/** A multipart body that cannot be read as RFC 7578 form data (framing, part headers, names). */
 export class MalformedMultipartError extends AppError<'malformed_multipart'> {
   override name = 'MalformedMultipartError';
   constructor(message: string) {
@@ -158,7 +143,6 @@ export class MalformedMultipartError extends AppError<'malformed_multipart'> {
   }
 }
 
-/** A multipart body with more files, fields or parts than the route takes. */
 export class TooManyPartsError extends AppError<'too_many_parts'> {
   override name = 'TooManyPartsError';
   constructor(message: string) {
@@ -195,11 +179,7 @@ export class RateLimitedError extends AppError<'rate_limited'> {
   }
 }
 
-/**
- * A cookie-authenticated write whose Origin (or Sec-Fetch-Site) is not ours: a
- * cross-site request forgery defence besides SameSite=Strict. Body exactly
- * `{"error":"forbidden_origin"}`.
- */
+/** CSRF defence besides SameSite=Strict: a cookie-authenticated write from an origin not ours. */
 export class ForbiddenOriginError extends AppError<'forbidden_origin'> {
   override name = 'ForbiddenOriginError';
   constructor() {
@@ -240,11 +220,7 @@ export class InvalidCredentialsError extends AppError<'invalid_credentials'> {
   }
 }
 
-/**
- * POST /login with the right password of an account that has a second factor: a password
- * alone opens no session for it (docs/security.md, "Doors"). The challenge names the class
- * of sign-in to get at the auth server instead (RFC 9470).
- */
+/** A password alone opens no session for an account with a second factor (docs/security.md#doors). */
 export class SecondFactorRequiredError extends AppError<'second_factor_required'> {
   override name = 'SecondFactorRequiredError';
   constructor() {

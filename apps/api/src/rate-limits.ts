@@ -11,29 +11,13 @@ import { RateLimitedError, ServiceUnavailableError } from './errors.js';
 
 export type LimiterName = 'apiKey' | 'jwt' | 'anonymous';
 
-/**
- * Fixed-window counters (rate-limiter-flexible): in process without REDIS_URL, in Redis
- * with it, so every instance behind a load balancer counts against the same limit.
- *
- * Fail closed: no `insuranceLimiter`. When the store cannot answer, `consume` throws
- * ServiceUnavailableError (503 + Retry-After) and the request is not authenticated — an
- * in-memory fallback would multiply every limit by the number of instances exactly when
- * an attacker may have knocked Redis over.
- */
+/** Fixed-window counters, Redis with REDIS_URL (docs/security.md#rate-limits-fail-closed). */
 export interface RateLimiters {
   readonly store: 'memory' | 'redis';
-  /**
-   * Counts one request for `key` and throws RateLimitedError once more than `limit`
-   * (default: the configured points) arrived in the current window. Atomic in either
-   * store, so parallel requests never get past the limit together.
-   */
+  /** Counts one request for `key`; throws RateLimitedError past `limit`. Atomic in either store. */
   consume(name: LimiterName, key: string, limit?: number | null): Promise<void>;
-  /**
-   * Counts one password attempt per IP and per account: the sign-in limiter of
-   * packages/accounts, the one the auth server's sign-in page uses (same keys in Redis).
-   */
+  /** Counts one password attempt per IP and per account (packages/accounts' sign-in limiter). */
   beginLogin(ip: string, email: string): Promise<Attempt<'ip' | 'account'>>;
-  /** Resolves once the store answers (Redis connected); main and tests await it. */
   ready(): Promise<void>;
   /** One round trip to the store (Redis PING; in process: nothing), for /readyz. */
   ping(): Promise<void>;
@@ -43,15 +27,13 @@ export interface RateLimiters {
 export interface RateLimitersOptions {
   settings: ApiConfig['rateLimits'];
   redisUrl?: string | undefined;
-  /** Namespace of every key, e.g. a random one per test run. Default `portcullis:rl:`. */
   keyPrefix?: string;
   /** Milliseconds before a Redis connect attempt or command gives up. Default 1000. */
   redisTimeoutMs?: number;
   onStoreError?: (error: unknown) => void;
 }
 
-// The stored limiter never rejects by itself: each call compares the count with its own
-// limit, which lets an API key carry a per-key override on one shared counter.
+// The stored limiter never rejects: each call compares with its own limit (per-key overrides).
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 const NAMES: readonly LimiterName[] = ['apiKey', 'jwt', 'anonymous'];
 
@@ -67,7 +49,6 @@ export function createRedisClient(
     maxRetriesPerRequest: 0,
     connectTimeout: timeoutMs,
     commandTimeout: timeoutMs,
-    // Bounds the timer ioredis keeps after disconnecting a refused link (default 2 s).
     disconnectTimeout: timeoutMs,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
   });
@@ -133,7 +114,6 @@ export function createRateLimiters(options: RateLimitersOptions): RateLimiters {
       try {
         res = await limiters[name].consume(key, 1);
       } catch (error) {
-        // Only a store failure can land here: the stored limit is unbounded.
         throw error instanceof RateLimiterRes
           ? new RateLimitedError(error.msBeforeNext / 1000)
           : unavailable(error);

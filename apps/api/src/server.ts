@@ -20,11 +20,7 @@ export interface RunningApiServer {
   close(): Promise<void>;
 }
 
-/**
- * Listens on config.port (0 picks a free port, as tests do) at once, answering /healthz
- * and 503 elsewhere until `database` (reachable and migrated: runServices) resolves and
- * the app is built.
- */
+/** Listens at once: /healthz, and 503 elsewhere until the database is ready and the app built. */
 export async function startApiServer(
   config: ApiConfig,
   deps: Omit<ApiDeps, 'denyList'> & Partial<Pick<ApiDeps, 'denyList'>>,
@@ -43,8 +39,7 @@ export async function startApiServer(
         onError: (err) => deps.logger.error({ err }, 'deny list poll failed'),
       });
   await ownDenyList?.start();
-  // Redis when REDIS_URL is set. Unreachable at start: log it and serve; authentication
-  // answers 503 (fails closed) until the store is back.
+  // Unreachable Redis at start is logged; authentication answers 503 (fail closed) until back.
   const ownLimiters = deps.rateLimiters
     ? undefined
     : rateLimitersFromConfig(config, {
@@ -87,8 +82,7 @@ export async function startApiServer(
   return {
     url: `http://127.0.0.1:${port}`,
     async close() {
-      // Draining first, so /readyz fails at once; streams end at once too (each with a last
-      // `retry:` frame), so the drain does not wait on them.
+      // Draining first, so /readyz fails at once; streams end at once with a last `retry:` frame.
       const drained = draining.close();
       stopEndingSessions?.();
       await ownEventBus?.close();
@@ -100,13 +94,7 @@ export async function startApiServer(
   };
 }
 
-/**
- * A `subject` revocation written anywhere (the admin API's user:disable or
- * user:reset-password, a logout everywhere on another instance) ends the user's `sid`
- * sessions too: they are rows of this app's `sessions` table, which only the API writes.
- * Each instance learns of it by its deny-list poll; a session begun after the revocation
- * stays, and ending them again is a no-op.
- */
+/** A `subject` revocation written anywhere ends the user's `sid` sessions (via the deny-list poll). */
 function endSessionsOnSubjectRevocation(
   denyList: Partial<Pick<SharedDenyList, 'onRevocation'>>,
   deps: Pick<ApiDeps, 'db' | 'logger'> & { now?: (() => number) | undefined },

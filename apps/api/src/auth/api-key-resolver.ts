@@ -22,17 +22,7 @@ export interface ApiKeyResolverDeps {
   clock: () => Date;
 }
 
-/**
- * `Authorization: Bearer sk_live_…` -> Principal. Decisions:
- * - subject = the owner's user id, so ownership rules (an order's userId) hold for the
- *   owner's automation; kind 'apiKey' and authMethod 'apiKey' tell it apart, and
- *   `tokenId` carries the key id (logs, rate limits).
- * - permissions = the key's permissions narrowed by the owner's CURRENT role
- *   permissions: demoting the owner demotes their keys at once.
- * - roles = []: a key acts only through its permissions, never through a role name.
- * - every request is rate-limited per key id (its own limit or the default) before the
- *   owner is read; a store outage is a 503, never a free pass.
- */
+/** `Bearer sk_live_…` -> the owner's Principal (docs/security.md#api-keys-and-sessions-at-the-api). */
 export function createApiKeyResolver(deps: ApiKeyResolverDeps): PrincipalResolver {
   return async function resolveApiKeyPrincipal(input) {
     const token = resolveBearer(input.authorization);

@@ -9,22 +9,13 @@ import type { RateLimiters } from '../rate-limits.js';
 import { createApiKeyResolver } from './api-key-resolver.js';
 import { createMixedCredentialsGuard, createSessionResolver } from './session-resolver.js';
 
-/** What the session and API-key routes use besides repos. */
 export interface CredentialServices {
   limiters: RateLimiters;
-  /**
-   * Logout-everywhere writes a `subject` row through the deny list (packages/claims), a
-   * revoked API key or a logged-out session a `jti` row of its id (so other instances end
-   * its streams at once).
-   */
+  /** Writes revocations through the deny list, so other instances end streams at once. */
   revocations: Pick<SharedDenyList, 'denySubject' | 'denyToken'>;
 }
 
-/**
- * How long the deny list carries a revoked API key's or session's id: enough for every
- * running instance to read it (they poll every 250 ms) and end its event streams. The
- * credential itself stays revoked in its own table.
- */
+/** How long the deny list carries a revoked key's or session's id: enough for every poll. */
 export const REVOCATION_NOTICE_SEC = 3600;
 
 /** Tells every instance, through the deny list, that the credential `id` was revoked just now. */
@@ -58,11 +49,7 @@ export function credentialResolvers(
   ];
 }
 
-/**
- * App-level guard, mounted after the error renderer and before body parsing and routes:
- * the origin check of cookie-authenticated writes, then the per-IP limit of requests
- * without any credential.
- */
+/** After the error renderer: origin check of cookie writes, then the anonymous per-IP limit. */
 export function credentialGuard(config: ApiConfig, limiters: RateLimiters): Middleware {
   const checkOrigin = originCheck({
     allowedOrigins: allowedOrigins(config),

@@ -14,18 +14,13 @@ import { createRedisClient, waitUntilReady } from '../rate-limits.js';
 /** A replay store the server owns: Redis with REDIS_URL (shared by every instance), else memory. */
 export interface OwnedReplayStore extends DpopReplayStore {
   readonly store: 'memory' | 'redis';
-  /** Resolves once Redis answers; main and tests await it. */
   ready(): Promise<void>;
   close(): Promise<void>;
 }
 
 const REDIS_TIMEOUT_MS = 1000;
 
-/**
- * Proof `jti`s in Redis (`SET NX PX`): a proof used on one instance is refused on every
- * other. Unreachable Redis makes `claim` throw, so DPoP requests fail closed (503), as
- * the rate limits do.
- */
+/** Proof `jti`s in Redis (`SET NX PX`), shared by every instance; Redis down: 503 (fail closed). */
 export function dpopReplayStoreFromConfig(
   config: ApiConfig,
   options: { onStoreError?: (error: unknown) => void } = {},
@@ -73,11 +68,7 @@ export function createApiDpopVerifier(
   });
 }
 
-/**
- * The URL a DPoP proof must name in `htu`: PUBLIC_URL plus the request path when set,
- * else the request's own scheme and host (Koa reads X-Forwarded-Proto/-Host only with
- * TRUST_PROXY). The path is the one the client sent, before any routing rewrote it.
- */
+/** The URL a DPoP proof must name in `htu`: PUBLIC_URL + path, else the request's own. */
 export function externalUrl(ctx: ParameterizedContext, publicUrl: string | undefined): string {
   return externalUrlOf(`${ctx.protocol}://${ctx.host}`, ctx.originalUrl, publicUrl);
 }
@@ -87,8 +78,7 @@ export function dpopRequestOf(
   ctx: ParameterizedContext,
   publicUrl: string | undefined,
 ): DpopRequest {
-  // Node joins a repeated DPoP header with ", ", which the verifier refuses as two proofs:
-  // headersDistinct would build an array for every header of every request.
+  // Node joins a repeated DPoP header with ", ", which the verifier refuses as two proofs.
   const proof = ctx.req.headers['dpop'];
   return {
     proofs: typeof proof === 'string' ? [proof] : [],

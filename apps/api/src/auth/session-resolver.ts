@@ -14,13 +14,7 @@ export const SESSION_COOKIE = 'sid';
 /** last_seen_at moves at most this often, so a busy session costs no write per request. */
 export const SESSION_TOUCH_MS = 60_000;
 
-/**
- * Precedence decision: a request carrying BOTH an Authorization header and a `sid`
- * cookie is refused (400 `ambiguous_credentials`) instead of picking one. Either choice
- * would act as a caller the client may not have meant (a browser's ambient cookie
- * silently overriding, or being overridden by, a token), and both ride on this request.
- * It runs first in the resolver chain.
- */
+/** BOTH an Authorization header and a `sid` cookie: refused (400), which is meant is not guessed. */
 export function createMixedCredentialsGuard(): PrincipalResolver {
   return async function refuseMixedCredentials(input) {
     if (input.authorization && input.cookies?.get(SESSION_COOKIE) !== undefined) {
@@ -37,12 +31,7 @@ export interface SessionResolverDeps {
   idleTimeoutSec: number;
 }
 
-/**
- * `sid` cookie -> Principal of the session's user. Roles are read from the user at each
- * lookup, so a role change applies to open sessions at once. The idle limit is checked
- * against last_seen_at, which lags by up to SESSION_TOUCH_MS: a session may end up to a
- * minute before its idle timeout, never after it.
- */
+/** `sid` cookie -> Principal; roles read at each lookup, so a role change applies at once. */
 export function createSessionResolver(deps: SessionResolverDeps): PrincipalResolver {
   return async function resolveSessionPrincipal(input) {
     const sid = input.cookies?.get(SESSION_COOKIE);
@@ -70,8 +59,7 @@ export function createSessionResolver(deps: SessionResolverDeps): PrincipalResol
       tokenId: session.id,
       email: user.email,
       expiresAt: Math.floor(session.expiresAt.getTime() / 1000),
-      // POST /login takes a password alone: a session never meets a step-up rule that
-      // asks for more (README "Step-up").
+      // POST /login takes a password alone: a session never meets a stricter step-up rule.
       acr: ACR.password,
       amr: ['pwd'],
       authTime: Math.floor(session.createdAt.getTime() / 1000),

@@ -1,11 +1,7 @@
 import type { AccountsRepo } from '@portcullis/accounts';
 import { toJsonb, type Db, type EventRow } from '@portcullis/db';
 
-/**
- * The event outbox. Every state change writes its event with `recordEvent(trx, …)` in
- * the transaction that makes the change, so an event exists exactly when its change
- * committed. Readers: GET /events (newest first) and the stream tail (events/bus.ts).
- */
+/** The event outbox: each change writes its event in its own transaction (recordEvent). */
 export const EVENT_TYPES = [
   'order.created',
   'order.updated',
@@ -25,10 +21,8 @@ export interface NewEvent {
   type: EventType;
   subjectType: SubjectType;
   subjectId: string;
-  /** Who may see it besides admins of its resource; null: admins only. */
   ownerId: string | null;
   data: unknown;
-  /** Default: the transaction's now(). */
   createdAt?: Date;
 }
 
@@ -44,22 +38,17 @@ export interface EventRecord {
   createdAt: string;
 }
 
-/**
- * Who sees which events: those they own, plus every event of a subject type whose
- * resource wildcard they hold (`orders:*` sees all order events). `all` is everything.
- */
+/** Who sees which events: their own, plus every event of a type whose wildcard they hold. */
 export interface EventVisibility {
   ownerId: string;
   subjectTypes: readonly SubjectType[];
 }
 
-/** Position in the feed: strictly older than `at`, or equal `at` with a smaller id. */
 export interface FeedPosition {
   at: string;
   id?: string | undefined;
 }
 
-/** Position of the tail: (transaction id, event id), both as decimal strings. */
 export interface TailPosition {
   tx: string;
   id: string;
@@ -70,14 +59,9 @@ export interface EventsRepo {
     visibility: EventVisibility,
     page: { before?: FeedPosition | undefined; limit: number },
   ): Promise<EventRecord[]>;
-  /** Visible events with id > afterId, oldest first (stream resume). */
   listAfter(visibility: EventVisibility, afterId: string, limit: number): Promise<EventRecord[]>;
-  /** Where the tail starts: after every transaction that has finished. */
   tailStart(): Promise<TailPosition>;
-  /**
-   * Events after `from` whose transactions have all finished (tx_id below the snapshot's
-   * xmin), in (tx_id, id) order: a later read never returns a row this one could have.
-   */
+  /** Events after `from` of finished transactions (tx_id < xmin), in (tx_id, id) order: gap-free. */
   tail(from: TailPosition, limit: number): Promise<{ events: EventRecord[]; next: TailPosition }>;
 }
 
@@ -110,10 +94,7 @@ export async function recordEvent(trx: Db, event: NewEvent): Promise<void> {
   });
 }
 
-/**
- * Accounts whose delete also writes `user.deleted`, in one transaction. The event is
- * owned by nobody: only holders of `users:*` see it.
- */
+/** Deletes an account and writes `user.deleted` (owned by nobody: `users:*` sees it). */
 export function withUserDeletedEvent(
   accounts: AccountsRepo,
   db: Db,

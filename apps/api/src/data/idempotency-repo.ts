@@ -1,27 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { isDatabaseUnavailable, toJsonb, type Db, type IdempotencyKeyRow } from '@portcullis/db';
 
-/**
- * Idempotency records of POST /payments (as Stripe's API: keys are scoped to the
- * caller, kept 24 h, and replay the first response). Every step is one conditional
- * statement, never read-then-write:
- * - claim: INSERT … ON CONFLICT DO NOTHING RETURNING; the one request that gets the row
- *   back does the work;
- * - an expired record is reclaimed, and a stale in-flight one (its process died) taken
- *   over, by an UPDATE conditional on what was read; of racing takers exactly one wins;
- * - completion is an UPDATE conditional on the claim still being ours, in the
- *   transaction that writes the payment;
- * - a claim whose request ended without completing it is let go at once (stale, taken
- *   over by the retry with the same operation id), or as soon as the database answers
- *   again; only a claim whose process died waits out the stale time (docs/api-contracts.md).
- */
+/** Idempotency of POST /payments, never read-then-write (docs/api-contracts.md#payments-and-idempotency). */
 export interface StoredResponse {
   status: number;
   headers: Record<string, string>;
   body: unknown;
 }
 
-/** A claim held by this request; `id` names the logical operation (and the provider key). */
 export interface IdempotencyClaim {
   subject: string;
   key: string;
@@ -46,22 +32,13 @@ export interface ClaimRequest {
 }
 
 export interface IdempotencyRepo {
-  /**
-   * One transaction, so that a claim held in the network is never committed after its
-   * request answered 503 (docs/robustness.md); a claim whose answer was lost is let go.
-   */
+  /** One transaction: never committed after its request answered 503 (docs/robustness.md). */
   claim(request: ClaimRequest): Promise<ClaimOutcome>;
-  /** Gives the key up (the request failed before doing anything): a retry starts afresh. */
   release(claim: IdempotencyClaim): Promise<void>;
-  /** Keeps the claim in flight but stale at once: a retry takes it over with the same operation id. */
+  /** Stale at once: a retry takes it over with the same operation id. */
   unlock(claim: IdempotencyClaim): Promise<void>;
-  /**
-   * `unlock` for a request that ended: now, or, while the database does not answer, retried
-   * every second until it does or until `giveUpAt` (the claim is stale by then anyway).
-   * Resolves after the first attempt.
-   */
+  /** `unlock`, retried every second while the database does not answer, until `giveUpAt`. */
   letGo(claim: IdempotencyClaim, giveUpAt: Date): Promise<void>;
-  /** The stored response of a completed key (after losing a race to complete). */
   storedResponse(subject: string, key: string): Promise<StoredResponse | undefined>;
 }
 
@@ -102,7 +79,6 @@ const responseOf = (row: IdempotencyKeyRow): StoredResponse => ({
   body: row.response_body,
 });
 
-/** Seconds between attempts to let a claim go while the database does not answer. */
 const LET_GO_RETRY_MS = 1_000;
 
 export function createIdempotencyRepo(db: Db): IdempotencyRepo {
@@ -160,10 +136,7 @@ export function createIdempotencyRepo(db: Db): IdempotencyRepo {
       : { outcome: 'in_flight' };
   }
 
-  /**
-   * The claim's row while it is still in flight under this very lock (nobody took it over).
-   * Without an id: whichever claim a request made at `lockedAt` (its answer was lost).
-   */
+  /** The claim's row while still in flight under this lock; no id: any claim made at `lockedAt`. */
   const stillOurs = (claim: Omit<IdempotencyClaim, 'id'> & { id?: string }) =>
     table().where({
       subject: claim.subject,

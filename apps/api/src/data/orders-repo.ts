@@ -46,7 +46,6 @@ export interface Visibility {
 export interface OrderFilter extends Visibility {
   statuses?: readonly OrderStatus[] | undefined;
   customer?: string | undefined;
-  /** YYYY-MM-DD, inclusive from 00:00 UTC. */
   createdAfter?: string | undefined;
 }
 
@@ -55,25 +54,17 @@ export interface OrdersRepo {
     filter: OrderFilter,
     page: { offset: number; limit: number },
   ): Promise<{ items: Order[]; total: number }>;
-  /** The order as stored now, if `visibility` lets the caller see it. */
   find(id: string, visibility: Visibility): Promise<Order | undefined>;
-  /**
-   * `find` for plain reads (GET /orders/:id): may answer from this instance's read cache,
-   * as the order was at most `cacheMs` ago. Writes and checks before a write use `find`.
-   */
+  /** `find` that may answer from the read cache (plain GETs only; writes use `find`). */
   findRecent(id: string, visibility: Visibility): Promise<Order | undefined>;
   create(userId: string, content: OrderContent, now: Date): Promise<Order>;
-  /**
-   * Applies `changes` only if the row still has `expectedVersion`, in one statement, and
-   * bumps the version. Undefined when another write got there first.
-   */
+  /** Applies `changes` only at `expectedVersion`, in one statement; undefined if another write won. */
   update(
     id: string,
     expectedVersion: number,
     changes: Partial<OrderContent> & { status?: OrderStatus },
     now: Date,
   ): Promise<Order | undefined>;
-  /** Deletes only at `expectedVersion`; false when the row changed or is gone. */
   delete(id: string, expectedVersion: number): Promise<boolean>;
 }
 
@@ -105,7 +96,6 @@ function contentColumns(changes: Partial<OrderContent>): Record<string, unknown>
   return out;
 }
 
-/** The outbox event of an order write, recorded in the write's transaction. */
 function orderEvent(type: EventType, order: Order): NewEvent {
   const data = {
     ...order,
@@ -137,11 +127,7 @@ interface FindKey {
   ownerId: string | null;
 }
 
-/**
- * Single-order reads, coalesced (the largest cost of GET /orders/:id under load is one
- * round trip per request). BOLA: each key's owner condition is part of the SQL, as in the
- * unbatched queries; a null owner means any owner (an orders:* reader).
- */
+/** Single-order reads, coalesced; each key's owner condition stays in the SQL (BOLA). */
 function batchedFinds(db: Db): (key: FindKey) => Promise<OrderRow | undefined> {
   return coalesced(async (keys: readonly FindKey[]) => {
     const { rows } = (await prepared(
@@ -158,18 +144,9 @@ function batchedFinds(db: Db): (key: FindKey) => Promise<OrderRow | undefined> {
 }
 
 export interface OrdersRepoOptions {
-  /**
-   * How long a single-order read is served again from this instance's memory, in ms.
-   * Default 1000; 0 reads every time. Writes through this repo take effect at once;
-   * another instance's writes within this bound (GET /orders/:id already tells clients
-   * its answer stays fresh for 60 s: `Cache-Control: private, max-age=60`).
-   */
+  /** Read-cache lifetime in ms (default 1000; 0: off); other instances' writes show within it. */
   cacheMs?: number;
-  /**
-   * Most orders remembered at once, the first read dropped first. Default 1,000: an order
-   * can hold about 15 kB (100 items and a 2,000-character note), and only what was read
-   * within the last `cacheMs` is worth keeping.
-   */
+  /** Most orders cached at once, oldest dropped first. Default 1,000 (an order can hold ~15 kB). */
   maxCached?: number;
   now?: () => number;
 }
@@ -177,13 +154,11 @@ export interface OrdersRepoOptions {
 export function createOrdersRepo(db: Db, options: OrdersRepoOptions = {}): OrdersRepo {
   const visible = (visibility: Visibility) => {
     const query = db<OrderRow>('orders');
-    // BOLA: the owner condition is part of the SQL, never a filter applied afterwards.
     if (visibility.ownerId !== undefined) query.where('user_id', visibility.ownerId);
     return query;
   };
   const finds = batchedFinds(db);
-  // One group per order, one key per owner condition ('' for orders:* readers): a hit is
-  // exactly what the same owner-checked query answered, so the BOLA rule stays in the SQL.
+  // One key per owner condition: a hit is what the owner-checked query answered (BOLA).
   const cache = createReadCache<Order>({
     ttlMs: options.cacheMs ?? 1000,
     maxGroups: options.maxCached ?? 1000,

@@ -10,12 +10,8 @@ export interface Session {
   expiresAt: Date;
 }
 
-/**
- * Server-side browser sessions (docs/api-contracts.md, credentials). The cookie value is 32 random bytes;
- * only its SHA-256 reaches the database. Times come from the caller's clock.
- */
+/** Server-side browser sessions; only the SHA-256 of the cookie value reaches the database. */
 export interface SessionsRepo {
-  /** Stores a new session and returns the cookie value (shown to the browser only). */
   create(input: {
     userId: string;
     userAgent?: string | undefined;
@@ -24,29 +20,18 @@ export interface SessionsRepo {
   }): Promise<string>;
   /** The session when it exists, is not revoked, `expiresAt > now` and `lastSeenAt > idleSince`. */
   findActive(sid: string, now: Date, idleSince: Date): Promise<Session | undefined>;
-  /** Moves last_seen_at to `now` when it is older than `staleBefore`: a write a minute, not a request. */
+  /** Moves last_seen_at to `now` when older than `staleBefore`: a write a minute, not a request. */
   touch(sid: string, now: Date, staleBefore: Date): Promise<void>;
   revoke(sid: string, now: Date): Promise<boolean>;
-  /** Ends every session of the user; returns how many were still open. */
   revokeAllForUser(userId: string, now: Date): Promise<number>;
-  /**
-   * Ends the user's sessions begun before their latest `subject` revocation (the deny
-   * list's `revocations` table, written by any instance or by the auth server's admin API);
-   * one begun after it stays. Returns how many were ended.
-   */
+  /** Ends the user's sessions begun before their latest `subject` revocation; returns how many. */
   revokeBeforeSubjectRevocation(userId: string, now: Date): Promise<number>;
-  /**
-   * Deletes the user's ended sessions (run at each login so the table stays bounded), at
-   * most once a minute per user on this instance: the statement reads every
-   * session the user has, which a burst of logins would otherwise do each time.
-   */
+  /** Deletes the user's ended sessions, at most once a minute (the statement reads them all). */
   purgeEnded(userId: string, now: Date, idleSince: Date): Promise<void>;
 }
 
-/** Least time between two purges of one user's ended sessions on one instance. */
 const PURGE_EVERY_MS = 60_000;
-// Users whose last purge time is remembered; beyond it the oldest is forgotten (and may
-// be purged again sooner, which is harmless).
+// Users whose last purge is remembered; one forgotten may be purged again sooner (harmless).
 const PURGES_REMEMBERED = 10_000;
 
 /** A session's id: the SHA-256 of its cookie value, which is all the database holds. */

@@ -34,13 +34,11 @@ export interface UploadsRepo {
   find(id: string, visibility: { ownerId?: string | undefined }): Promise<Upload | undefined>;
   /** A multipart upload whose bytes are already in storage: row and `upload.stored` together. */
   createStored(upload: NewUpload, blob: { size: number; sha256: string }): Promise<Upload>;
-  /** A pre-signed upload waiting for its PUT, accepting at most `maxSize` bytes. */
   createPending(upload: NewUpload, maxSize: number): Promise<Upload>;
   /** pending -> receiving in one statement: of two PUTs with one URL, one gets the row. */
   beginReceiving(id: string): Promise<Upload | undefined>;
   /** receiving -> pending (the PUT failed; the URL may be used again until it expires). */
   abortReceiving(id: string): Promise<void>;
-  /** receiving -> stored with `upload.stored`, in one transaction. */
   markStored(
     id: string,
     blob: { size: number; sha256: string },

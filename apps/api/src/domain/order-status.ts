@@ -1,19 +1,6 @@
 import { ConflictError } from '../errors.js';
 
-/**
- * Order lifecycle (README-ready):
- *
- *   pending --confirm--> open --fulfill--> fulfilled
- *      \                  |
- *       +----cancel-------+-----> cancelled
- *
- * - POST /orders creates a `pending` order.
- * - POST /orders/:id/confirm   pending -> open       (owner or admin, orders:write)
- * - POST /orders/:id/fulfill   open -> fulfilled     (admin only, orders:*)
- * - POST /orders/:id/cancel    pending|open -> cancelled (owner or admin, orders:write)
- * - fulfilled and cancelled are final: no transition, no edit (409).
- * Status never changes through POST/PUT/PATCH bodies: the field is read-only there.
- */
+/** Order lifecycle (README, "The API"): pending -> open -> fulfilled; pending|open -> cancelled. */
 export const ORDER_STATUSES = ['pending', 'open', 'fulfilled', 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 

@@ -1,30 +1,13 @@
 import type { EventRecord, EventsRepo, TailPosition } from '../data/events-repo.js';
 
-/**
- * Fan-out of outbox events to this instance's listeners (GET /stream).
- *
- * Mechanism: each API instance polls the `events` table (EVENTS_POLL_MS, 250 ms by
- * default) while it has listeners, one query per poll however many streams are open.
- * It works the same on embedded PGlite and on PostgreSQL behind several instances, and
- * needs neither LISTEN (a dedicated connection per instance) nor Redis. The read is
- * gap-free: it only takes rows of transactions older than the oldest one still running
- * (pg_snapshot_xmin), so an event whose transaction commits late is read late, not
- * skipped. A long-running transaction elsewhere delays delivery until it ends.
- */
+/** Outbox events to this instance's listeners (docs/architecture.md#the-event-stream). */
 export type EventListener = (event: EventRecord) => void;
 
 export interface EventBus {
-  /**
-   * Starts delivering every event committed from now on. Resolves once the start
-   * position is fixed, so a caller can then replay older events from the table without
-   * a gap. `onClose` runs when the bus closes (server shutdown).
-   */
+  /** Delivers every event committed from now on; resolves once the start position is fixed. */
   subscribe(listener: EventListener, onClose?: () => void): Promise<() => void>;
-  /** True once close() began (server shutdown): no new stream can follow it. */
   readonly closed: boolean;
-  /** Listeners of this bus (tests: a closed stream must leave none behind). */
   listenerCount(): number;
-  /** Reads new events now instead of at the next poll. */
   poll(): Promise<void>;
   close(): Promise<void>;
 }
@@ -32,7 +15,6 @@ export interface EventBus {
 const BATCH = 500;
 let liveListeners = 0;
 
-/** Listeners of every bus of this process. */
 export function activeListeners(): number {
   return liveListeners;
 }

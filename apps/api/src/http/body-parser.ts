@@ -9,7 +9,6 @@ import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from
 import { JSON_TYPES } from '../middleware/require-json.js';
 
 const JSON_LIMIT = '64kb';
-/** The login form carries an email and a password. */
 const FORM_LIMIT = '8kb';
 
 function toAppError(failure: BodyFailure): AppError {
@@ -25,23 +24,13 @@ function toAppError(failure: BodyFailure): AppError {
   }
 }
 
-/**
- * A library error from reading a request body as the API's error, or `undefined`. Without
- * the request's `contentEncoding`, decompression errors are not recognised (zlib can fail
- * elsewhere too).
- */
+/** A library error from reading a body as the API's error, or `undefined`. */
 export function bodyReadError(error: unknown, contentEncoding?: string): AppError | undefined {
   const failure = bodyFailure(error, contentEncoding);
   return failure && toAppError(failure);
 }
 
-/**
- * A streamed body (uploads) decoded as its Content-Encoding says, by the library JSON bodies
- * go through (inflation): gzip, deflate, br or identity, else the 415 a JSON body gets,
- * thrown here. The stream fails with the API's error when its bytes are not of that
- * encoding (the 400 a JSON body gets) or decode to more than `maxBytes` (413: a few KB of
- * gzip can stand for gigabytes), so whoever reads it answers as for JSON.
- */
+/** A streamed body decoded per Content-Encoding, failing as a JSON body would (413 past `maxBytes`). */
 export function decodedBody(req: IncomingMessage, maxBytes: number): Readable {
   const encoding = req.headers['content-encoding'];
   let decoder: Readable;
@@ -63,17 +52,12 @@ export function decodedBody(req: IncomingMessage, maxBytes: number): Readable {
   // A reader that stops ends the decoding; a request cut short ends the body.
   body.on('close', () => decoder.destroy());
   finished(req, (error) => error && body.destroy(error));
-  // Its reader sees a failure even from before it started reading (a stream that already
-  // failed fails a pipeline); until then the failure must not be an uncaught exception.
+  // A stream that already failed fails a pipeline; until read, the failure must not be uncaught.
   body.on('error', () => undefined);
   return body;
 }
 
-/**
- * JSON bodies, and url-encoded ones on the form paths (requireJsonBody refuses them
- * elsewhere), decompressed as Content-Encoding says. A body that cannot be read, decoded
- * or parsed is a 4xx here, where the failure is known to be about the body.
- */
+/** JSON bodies (url-encoded on the form paths), decompressed; an unreadable body is a 4xx here. */
 export function parseBodies(): Middleware {
   return bodyParser({
     enableTypes: ['json', 'form'],

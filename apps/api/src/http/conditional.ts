@@ -2,10 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ParameterizedContext } from 'koa';
 import { PreconditionFailedError } from '../errors.js';
 
-/**
- * Conditional requests (RFC 9110 §13). ETags are strong: a hash of the exact JSON
- * representation, so equal tags mean byte-equal bodies.
- */
+/** Conditional requests (RFC 9110 §13); strong ETags over the exact JSON representation. */
 export function strongEtag(representation: unknown): string {
   const digest = createHash('sha256').update(JSON.stringify(representation)).digest('base64url');
   return `"${digest.slice(0, 32)}"`;
@@ -28,15 +25,9 @@ function matchHits(header: string, etag: string): boolean {
   return tags(header).some((t) => t === '*' || t === etag);
 }
 
-/**
- * Vary after adding Authorization and Cookie, by Vary before: a response's Vary comes from
- * the few values the middleware before the route sets (Origin, or Origin plus CORS's own),
- * and merging field lists costs more than the rest of the cacheable answer. Bounded: a
- * value not kept is merged again.
- */
+/** Vary plus Authorization and Cookie, memoised by the Vary before (it has few distinct values). */
 const perCallerVary = new Map<string, string>();
 
-/** The response differs by credential: Vary gains Authorization and Cookie. */
 function varyPerCaller(ctx: ParameterizedContext): void {
   const before = ctx.res.getHeader('Vary');
   const known = typeof before === 'string' ? perCallerVary.get(before) : undefined;
@@ -51,11 +42,7 @@ function varyPerCaller(ctx: ParameterizedContext): void {
     perCallerVary.set(before, after);
 }
 
-/**
- * Sends a single resource with its validator and cache headers, or 304 when the
- * client's copy is current. The response differs per caller, hence private and Vary.
- * `etag` must be `strongEtag(representation)` (a caller may have it already).
- */
+/** Sends a resource with validator and cache headers, or 304; `etag` = strongEtag(representation). */
 export function sendCacheable(
   ctx: ParameterizedContext,
   representation: unknown,

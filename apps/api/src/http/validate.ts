@@ -11,11 +11,7 @@ function unwrap(schema: z.ZodType): z.ZodType {
   return s;
 }
 
-/**
- * Field names come from the client (`constructor`, `__proto__`, `toString`), so errors are
- * gathered in a Map and looked up nowhere else: a plain object would answer with
- * Object.prototype's members.
- */
+/** Field names come from the client (`__proto__`…): a Map, never a plain object. */
 type FieldMap = Map<string, string[]>;
 
 function add(fields: FieldMap, key: string, message: string): void {
@@ -46,11 +42,7 @@ export function fieldErrors(error: z.ZodError, prefix = ''): FieldErrors {
   return toFieldErrors(fields);
 }
 
-/**
- * Query strings arrive as string | string[]. Array-typed parameters accept repetition
- * and comma-separated values (`status=a&status=b` or `status=a,b`); any other parameter
- * given twice is an error rather than a silent first-or-last pick.
- */
+/** Array parameters accept repetition and commas; any other parameter given twice is an error. */
 export function parseQuery<S extends z.ZodObject>(schema: S, query: Query): z.output<S> {
   const shape = schema.shape as Record<string, z.ZodType>;
   const fields: FieldMap = new Map();

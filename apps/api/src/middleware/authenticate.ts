@@ -20,9 +20,7 @@ export interface ApiState {
 const QUERY_CREDENTIALS = ['access_token', 'api_key', 'apikey', 'sid'];
 
 export interface AuthenticateOptions {
-  /** PUBLIC_URL: the base of the URL DPoP proofs must name (auth/dpop.ts). */
   publicUrl?: string | undefined;
-  /** With DPOP_NONCE: the nonces DPoP responses hand out. */
   nonces?: DpopNonces | undefined;
 }
 
@@ -49,13 +47,7 @@ class RequestCredentials implements AuthRequest {
   }
 }
 
-/**
- * Resolves the request's credential into `ctx.state.principal` through the core of
- * packages/claims (createAuthenticator, which resource servers outside this repository
- * use too). `resolvers` run in order (API keys, then sessions, then JWTs); the first
- * Principal wins. A refusal is the package's AuthenticationError, with the status,
- * `WWW-Authenticate` and body the error renderer sends.
- */
+/** Resolves the credential into `ctx.state.principal` (packages/claims' createAuthenticator). */
 export function authenticate(
   resolvers: readonly PrincipalResolver[],
   options: AuthenticateOptions = {},

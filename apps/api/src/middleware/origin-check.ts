@@ -10,14 +10,7 @@ export interface OriginPolicy {
   alwaysCheckedPaths: readonly string[];
 }
 
-/**
- * CSRF defence in depth for cookie sessions (SameSite=Strict is the first layer; it
- * fails with same-site sibling subdomains and old browsers). A cookie-authenticated
- * POST/PUT/PATCH/DELETE must carry an allowed `Origin`; without Origin it must carry
- * `Sec-Fetch-Site: same-origin`. Bearer-only requests are not ambient credentials and
- * pass. /login is checked when a browser says where it comes from, so a foreign page
- * cannot sign a victim into the attacker's account; curl (no Origin) may still log in.
- */
+/** CSRF defence in depth for cookie writes (docs/security.md#api-keys-and-sessions-at-the-api). */
 export function originCheck(policy: OriginPolicy): Middleware {
   const allowed = new Set(policy.allowedOrigins);
   const alwaysChecked = new Set(policy.alwaysCheckedPaths);

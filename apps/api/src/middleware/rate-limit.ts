@@ -3,11 +3,7 @@ import { RateLimitedError } from '../errors.js';
 import type { RateLimiters } from '../rate-limits.js';
 import { clientIp } from './client-ip.js';
 
-/**
- * Requests that present no credential at all are counted per client IP (probes and
- * scrapers); credentialed requests are limited by their own credential instead. Health
- * probes are exempt: a load balancer must not lock itself out.
- */
+/** Requests with no credential are limited per IP; health probes are exempt. */
 export function limitAnonymousRequests(
   limiters: Pick<RateLimiters, 'consume'>,
   options: { trustProxy: boolean; exemptPaths: readonly string[] },
@@ -24,15 +20,10 @@ export function limitAnonymousRequests(
 }
 
 export interface LoginAttempt {
-  /** The password was right: the attempt stops counting as a failure. */
   succeeded(): Promise<void>;
 }
 
-/**
- * Failed logins are limited per IP and per account by the sign-in limiter both apps share
- * (packages/accounts, LOGIN_*): counted before the password is checked, taken back by a
- * success. Throws RateLimitedError (429 + Retry-After) when refused.
- */
+/** Failed logins limited per IP and per account, counted before the password check. */
 export async function beginLoginAttempt(
   limiters: Pick<RateLimiters, 'beginLogin'>,
   ip: string,

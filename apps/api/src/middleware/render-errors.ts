@@ -51,10 +51,7 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   429: 'rate_limited',
 };
 
-/**
- * The one error renderer. It also gives bodiless error statuses set by others (router 404
- * and 405) the same JSON shape, and logs 5xx with the cause but never sends a stack.
- */
+/** The one error renderer; also shapes bodiless 404/405 and logs 5xx, never sending a stack. */
 export function renderErrors(logger: Logger): Middleware {
   return async function errorRenderer(ctx, next) {
     try {
@@ -65,7 +62,6 @@ export function renderErrors(logger: Logger): Middleware {
       }
     } catch (thrown) {
       const error = toAppError(thrown);
-      // The request's child logger (request-log) carries its id.
       const log = (ctx.state as { log?: Logger }).log ?? logger;
       if (error.status >= 500) {
         log.error(

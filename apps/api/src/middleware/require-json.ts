@@ -4,14 +4,10 @@ import { UnsupportedMediaTypeError } from '../errors.js';
 // application/merge-patch+json (RFC 7396) is what a PATCH body is, semantically.
 export const JSON_TYPES = ['application/json', 'application/merge-patch+json'];
 
-/**
- * A request that carries a body must declare JSON, or the body parser would silently
- * ignore it and validation would report missing fields instead of the real problem.
- */
+/** A body must declare JSON, else it would be ignored and validation would blame missing fields. */
 export function requireJsonBody(formPaths: readonly string[] = []): Middleware {
   return async function requireJson(ctx, next) {
-    // An empty body (Content-Length: 0, as fetch sends for a bodiless POST .../cancel)
-    // needs no type.
+    // An empty body (fetch's bodiless POST) needs no type.
     const hasBody = ctx.get('Transfer-Encoding') !== '' || (ctx.request.length ?? 0) > 0;
     // HTML login forms post url-encoded bodies; only the paths listed may (POST /login).
     const form =

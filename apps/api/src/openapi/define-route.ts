@@ -34,16 +34,9 @@ export interface RouteSpec<P extends z.ZodObject, Q extends z.ZodObject, B exten
   operationId: string;
   summary: string;
   tags: string[];
-  /**
-   * The permission the route requires, enforced before the input is read and shown as
-   * the route's OAuth scope in the document. Omit for public routes. Handlers check only
-   * what depends on the resource (ownership).
-   */
+  /** The permission, enforced before the input is read; also the route's OAuth scope. */
   permission?: Permission;
-  /**
-   * The sign-in the route requires besides the permission (README "Step-up"): checked
-   * after the permission, or with `when`, after validation. Needs `permission`.
-   */
+  /** The sign-in required besides the permission (README "Step-up"). Needs `permission`. */
   stepUp?: StepUpRule<P, Q, B>;
   request?: { params?: P; query?: Q; body?: B; headers?: z.ZodObject };
   responses: Record<number, ResponseConfig>;
@@ -53,7 +46,6 @@ export interface RouteInput<P extends z.ZodObject, Q extends z.ZodObject, B exte
   params: z.output<P>;
   query: z.output<Q>;
   body: z.output<B>;
-  /** The route's own permission, for the handler's ownership check (one declaration). */
   permission: Permission | undefined;
 }
 
@@ -63,10 +55,7 @@ export interface StepUpRule<
   Q extends z.ZodObject,
   B extends z.ZodType,
 > extends StepUpRequirement {
-  /**
-   * Only when the validated input satisfies `applies` (e.g. a payment above an amount);
-   * `description` says when, in the OpenAPI document. Omitted: always.
-   */
+  /** Only when the validated input satisfies `applies` (e.g. a payment above an amount). */
   when?: { description: string; applies: (input: RouteInput<P, Q, B>) => boolean };
 }
 
@@ -133,17 +122,12 @@ function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 
-// Routes without a query schema accept no query parameters. Built once: zod compiles a
-// schema on its first parse, so a schema made per request is compiled per request.
+// Built once: zod compiles a schema on its first parse.
 const NO_QUERY = z.strictObject({});
 
 export const SECURITY_SCHEMES = ['oauth2', 'bearerJwt', 'apiKey', 'sessionCookie'] as const;
 
-/**
- * What runs before a handler: for a route with a permission, authentication and then the
- * permission itself, so a caller lacking it gets 403 whatever it sent (never a 422 that
- * describes a body it may not submit, nor a 404 about a resource it may not touch).
- */
+/** Authenticate, then the permission: a caller lacking it gets 403 whatever it sent (no 422/404). */
 export function guardsOf(
   api: ApiRouter,
   permission: Permission | undefined,
@@ -159,11 +143,7 @@ export function guardsOf(
   return [api.authenticate, requireRoutePermission];
 }
 
-/**
- * RFC 9470: throws unless the caller's sign-in meets `rule`. A credential that is no user
- * sign-in (API key, client credentials) cannot step up: 403. The challenge names the
- * scheme the request used, as every 401 of the API does (errors.ts).
- */
+/** RFC 9470: throws unless the sign-in meets `rule`; a credential with no user sign-in gets 403. */
 export function requireStepUp(ctx: ParameterizedContext<ApiState>, rule: StepUpRequirement): void {
   const shortfall = stepUpShortfall(principalOf(ctx), rule);
   if (shortfall === undefined) return;
@@ -172,7 +152,6 @@ export function requireStepUp(ctx: ParameterizedContext<ApiState>, rule: StepUpR
   throw stepUpError(API_CHALLENGE, shortfall, rule, scheme);
 }
 
-/** The step-up check that runs before validation: a rule without `when`, when enforced. */
 function stepUpGuardOf(
   api: ApiRouter,
   rule: StepUpRule<z.ZodObject, z.ZodObject, z.ZodType> | undefined,
@@ -185,12 +164,7 @@ function stepUpGuardOf(
   return [requireRouteStepUp];
 }
 
-/**
- * Mounts a route and registers its OpenAPI description from the same zod schemas that
- * validate its input, so the document cannot drift from what the handler accepts.
- * Order per request: authenticate -> permission -> step-up -> validate params, query,
- * body -> a step-up rule `when` the input needs it -> handler.
- */
+/** Mounts a route and its OpenAPI description (docs/architecture.md#the-request-path-at-the-api). */
 export function defineRoute<
   P extends z.ZodObject = EmptyObject,
   Q extends z.ZodObject = EmptyObject,
@@ -244,7 +218,6 @@ export function defineRoute<
       if (!parsed.success) throw new NotFoundError();
       input.params = parsed.data as z.output<P>;
     }
-    // Without a query string there is nothing for NO_QUERY to refuse.
     if (query) input.query = parseQuery(query, ctx.query) as z.output<Q>;
     else if (ctx.querystring !== '') input.query = parseQuery(NO_QUERY, ctx.query) as z.output<Q>;
     if (body) input.body = parseBody(body, ctx.request.body);

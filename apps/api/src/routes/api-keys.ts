@@ -38,10 +38,7 @@ function apiKeyJson(key: ApiKey) {
   };
 }
 
-/**
- * Keys are managed by their human owner only (a session or a user token): a key, even
- * one holding api-keys:*, cannot mint siblings that would outlive its own revocation.
- */
+/** Only a human owner manages keys: a key cannot mint siblings that outlive its own revocation. */
 function requireKeyOwner(principal: Principal): string {
   if (principal.kind !== 'user') throw new ForbiddenError('API keys are managed by users');
   return principal.subject;
@@ -178,8 +175,6 @@ export function apiKeyRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
       // Someone else's key answers like a missing one: 404, so ids cannot be probed.
       const now = deps.clock();
       if (!(await apiKeys.revoke(params.id, ownerId, now))) throw new NotFoundError();
-      // After the revocation committed: an instance that hears of it and rechecks the key
-      // finds it revoked.
       if (deps.credentials) await noticeOfRevocation(deps.credentials.revocations, params.id, now);
       ctx.status = 204;
     },

@@ -12,17 +12,12 @@ import type { BlobStorage } from '../storage/storage.js';
 export interface RouteDeps {
   repos: Repos;
   logger: Logger;
-  /** Wall clock for timestamps; tests may freeze it. */
   clock: () => Date;
   userCursors: CursorCodec;
   /** Readiness: database and, with REDIS_URL, Redis, each bounded by a short timeout. */
   checkReady: () => Promise<ReadinessReport>;
-  /**
-   * Rate limiters and the deny-list writer of /login and /logout/all. createApiApp always
-   * sets it; optional so route-table tests can mount the routes without them.
-   */
+  /** Rate limiters and deny-list writer; optional only so route-table tests can mount routes. */
   credentials?: CredentialServices;
-  // Payments, events, uploads.
   paymentProvider: PaymentProvider;
   /** Outbox events as they commit, on any instance (GET /stream). */
   eventBus: EventBus;

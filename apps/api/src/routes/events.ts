@@ -13,13 +13,7 @@ const ADMIN_OF: Record<SubjectType, string> = {
   user: Perm.UsersAll,
 };
 
-/**
- * Event visibility (feed and stream alike), with events:read required first: a caller
- * sees the events it owns (owner_id = its subject: its orders, payments and uploads),
- * plus every event of a subject type whose resource wildcard it holds, i.e. what it could
- * already read through that resource's own endpoints (`orders:*` -> all order events).
- * `user.deleted` has no owner: only `users:*` sees it.
- */
+/** Event visibility: own events, plus every event of a type whose wildcard the caller holds. */
 export function eventVisibility(principal: Principal): EventVisibility {
   const subjectTypes = (Object.keys(ADMIN_OF) as SubjectType[]).filter((type) =>
     hasPermission(principal.permissions, ADMIN_OF[type]),

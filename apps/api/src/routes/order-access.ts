@@ -23,10 +23,7 @@ export function orderJson(order: Order) {
 
 const representations = new WeakMap<Order, { body: ReturnType<typeof orderJson>; etag: string }>();
 
-/**
- * An order's JSON and strong ETag, computed once per Order object: the read cache hands
- * the same frozen Order to every request it answers within its bound.
- */
+/** An order's JSON and strong ETag, once per Order object (the read cache shares frozen Orders). */
 export function representationOf(order: Order): {
   body: ReturnType<typeof orderJson>;
   etag: string;
@@ -45,14 +42,7 @@ export function visibilityOf(principal: Principal): { ownerId?: string } {
   return hasPermission(principal.permissions, Perm.OrdersAll) ? {} : { ownerId: principal.subject };
 }
 
-/**
- * Loads an order for an action needing `permission`, which the route has already
- * checked (a 403 there says nothing about any order). An order the caller may not see is
- * a 404 exactly like a missing one, so ids of other users' orders cannot be probed
- * (BOLA); one it sees but may not act on (not its own) is a 403.
- * `recent`: a plain read, which the repo may answer from its read cache; a write reads
- * the stored row.
- */
+/** Loads an order for `permission`: one the caller may not see is a 404 (BOLA), not its own a 403. */
 export async function loadOrderFor(
   deps: RouteDeps,
   principal: Principal,
@@ -79,17 +69,12 @@ export function requireOrderPermission(
 }
 
 export interface WriteOptions {
-  /** `version` from the request body, if given (stale -> 409). */
   bodyVersion?: number | undefined;
   /** A state check (e.g. the status machine) run after the preconditions (RFC 9110 §13.2.2). */
   check?: () => void;
 }
 
-/**
- * Writes `changes` to `order` under its preconditions: If-Match (412) and a body
- * `version` (409) are checked against what was read, and the UPDATE itself is
- * conditional on that version, so of two concurrent writers exactly one wins.
- */
+/** Writes under If-Match (412) and body `version` (409); the UPDATE is conditional on version. */
 export async function writeOrder(
   ctx: ParameterizedContext,
   deps: RouteDeps,

@@ -29,10 +29,7 @@ import { visibilityOf as orderVisibilityOf } from './order-access.js';
 
 const tags = ['payments'];
 const KEY_TTL_MS = 24 * 3600_000;
-/**
- * An in-flight key older than this belongs to a process that died mid-request; it may be
- * retried. A request that ends lets its key go at once (docs/api-contracts.md).
- */
+/** An older in-flight key's process died (docs/api-contracts.md#payments-and-idempotency). */
 export const STALE_CLAIM_MS = 60_000;
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
@@ -74,7 +71,6 @@ export function paymentsRoutes(api: ApiRouter, deps: RouteDeps): void {
   const provider = deps.paymentProvider;
   const cursors = createCursorCodec(() => deps.repos.secrets.get('cursor-hmac'), 'payments');
 
-  /** Checks the order, charges once per claim, and commits payment + event + stored response together. */
   async function pay(
     principal: Principal,
     body: CreatePaymentInput,
@@ -86,8 +82,7 @@ export function paymentsRoutes(api: ApiRouter, deps: RouteDeps): void {
       throw new ConflictError('order_closed', 'the order is cancelled');
     let charge;
     try {
-      // The provider key is the claim's operation id: a retry of this key (after a crash
-      // or a provider error) charges idempotently; a key reused after 24 h is a new charge.
+      // The provider key is the claim's operation id, so a retry of this key charges idempotently.
       charge = await provider.charge({
         idempotencyKey: `portcullis_${claim.id}`,
         amount: body.amount,
@@ -191,9 +186,7 @@ export function paymentsRoutes(api: ApiRouter, deps: RouteDeps): void {
         ) {
           await idempotency.release(outcome.claim);
         } else {
-          // Ended without completing (the charge may have happened): stale at once, so the
-          // retry takes over with the same provider key. With the database not answering,
-          // the 503 goes out now and the key is let go once it answers again.
+          // Ended incomplete: stale at once, so the retry takes over with the same provider key.
           const giveUpAt = new Date(outcome.claim.lockedAt.getTime() + STALE_CLAIM_MS);
           const letGo = idempotency.letGo(outcome.claim, giveUpAt);
           if (!isDatabaseUnavailable(error)) await letGo;

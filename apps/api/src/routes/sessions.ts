@@ -22,17 +22,13 @@ const error = (description: string): ResponseConfig => ({
   content: { 'application/json': { schema: ErrorSchema } },
 });
 
-// Set by hand: Koa's cookie jar refuses a Secure cookie on a plain-HTTP hop, which is
-// what a TLS-terminating proxy or a local test looks like. `Secure` is always sent.
+// Set by hand: Koa's cookie jar refuses Secure on a plain-HTTP hop (behind a TLS proxy).
 function sessionCookie(value: string, maxAgeSec: number): string {
   return `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeSec}; HttpOnly; Secure; SameSite=Strict`;
 }
 const CLEARED = `${SESSION_COOKIE}=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Strict`;
 
-/**
- * Browser sessions (docs/api-contracts.md, credentials). POST /login, POST /logout, POST /logout/all.
- * Cookie-authenticated writes are also subject to the origin check (app-level).
- */
+/** Browser sessions (docs/api-contracts.md, "Credentials"): POST /login, /logout, /logout/all. */
 export function sessionRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig): void {
   const { accounts, sessions } = deps.repos;
   const credentials = () => {
@@ -41,11 +37,7 @@ export function sessionRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig
   };
   const { idleTimeoutSec, absoluteTimeoutSec, logoutAllTtlSec } = config.sessions;
   const idleSince = (now: Date) => new Date(now.getTime() - idleTimeoutSec * 1000);
-  /**
-   * Ends the session of cookie value `sid`, if open, and then (once committed, so an
-   * instance that rechecks finds it ended) tells every instance, which ends its streams.
-   * Nothing is written for a sid that names no open session.
-   */
+  /** Ends the open session of `sid`, then (once committed) tells every instance (streams end). */
   async function endSession(sid: string | undefined, now: Date): Promise<void> {
     if (sid === undefined || !SECRET_BODY.test(sid) || !(await sessions.revoke(sid, now))) return;
     await noticeOfRevocation(credentials().revocations, sessionId(sid), now);
@@ -82,7 +74,6 @@ export function sessionRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig
     },
   });
   api.router.post('/login', async function login(ctx) {
-    // JSON, or an HTML form's url-encoded fields (http/body-parser.ts parses both).
     const { email, password } = parseBody(LoginBody, ctx.request.body);
     const attempt = await beginLoginAttempt(
       credentials().limiters,
@@ -94,8 +85,7 @@ export function sessionRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig
     await attempt.succeeded();
     if (user.secondFactor) throw new SecondFactorRequiredError();
     const now = deps.clock();
-    // No fixation: a sid the browser already holds is never adopted; it is ended, and
-    // the new session gets a fresh random id.
+    // No fixation: a sid the browser already holds is ended, never adopted.
     await endSession(ctx.cookies.get(SESSION_COOKIE), now);
     await sessions.purgeEnded(user.id, now, idleSince(now));
     const expiresAt = new Date(now.getTime() + absoluteTimeoutSec * 1000);
@@ -147,10 +137,7 @@ export function sessionRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig
       throw new ForbiddenError('logout/all needs a user session or user token');
     const now = deps.clock();
     await sessions.revokeAllForUser(principal.subject, now);
-    // Tokens and artifacts issued before this instant are denied, compared to the
-    // millisecond (README "Trust model": deny list), so a sign-in finished just after it
-    // works. The row lives as long as a refresh-token grant may, so the auth server can
-    // refuse refresh for grants issued before it.
+    // To the millisecond (docs/security.md#logout-everywhere-to-the-millisecond).
     const nowSec = now.getTime() / 1000;
     await credentials().revocations.denySubject(
       principal.subject,

@@ -14,12 +14,9 @@ const REPLAY_PAGE = 500;
 /** A client this far behind is dropped; it resumes with Last-Event-ID. */
 const MAX_BUFFERED_BYTES = 1 << 20;
 const RETRY_MS = 3000;
-/** On shutdown, clients come back (to another instance) within 0.5 to 2.5 s, spread out. */
 const SHUTDOWN_RETRY_MS = () => 500 + Math.floor(Math.random() * 2000);
 const LAST_EVENT_ID = /^\d{1,18}$/;
-/** How long a resumed stream remembers what it replayed, to not send it again live. */
 const ALREADY_SENT_MS = 60_000;
-/** A stream's response headers (no proxy buffering: events are sent as they happen). */
 const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-store',
@@ -31,11 +28,7 @@ const frame = (event: EventRecord) =>
 
 const revocationKey = (r: Revocation) => `${r.kind}:${r.value}`;
 
-/**
- * The revocations that may end a principal's stream: its subject's logout everywhere,
- * its grant's (refresh-token reuse) and its token's, API key's or session's own
- * (`tokenId`). Which of them actually applies is left to re-authentication.
- */
+/** The revocations that may end a principal's stream; re-authentication decides which applies. */
 function revocationKeysOf(principal: Principal): string[] {
   const keys = [revocationKey({ kind: 'subject', value: principal.subject })];
   if (principal.grantId) keys.push(revocationKey({ kind: 'grant', value: principal.grantId }));
@@ -43,25 +36,12 @@ function revocationKeysOf(principal: Principal): string[] {
   return keys;
 }
 
-/**
- * GET /stream: server-sent events (WHATWG HTML §9.2) of the outbox, filtered like
- * GET /events. Order of work on connect: subscribe to the bus first (buffering), then
- * replay `id > Last-Event-ID` from the table, then flush the buffer minus what the replay
- * already sent: nothing falls between the two. The stream ends when the credential
- * expires (a timer at `exp`) or stops verifying: it is re-authenticated on every
- * heartbeat (logged-out sessions, revoked API keys, the deny list), and at once when the
- * deny list learns of a revocation that may concern it (logout everywhere, a revoked grant,
- * token or API key, a logged-out session, on any instance: within its poll interval), so a
- * revoked stream ends within about a second. Concurrent streams are capped per subject on
- * each instance.
- */
+/** GET /stream: server-sent events of the outbox (docs/architecture.md, "The event stream"). */
 export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig): void {
   const openBySubject = new Map<string, number>();
   const { heartbeatMs, perPrincipal } = config.streams;
-  /** Re-authentication of each open stream, by the revocations that may end it. */
   const rechecksByRevocation = new Map<string, Set<() => void>>();
-  // Subscribed when the first stream opens, not at mount: the routes are also mounted on
-  // inert dependencies only to describe them (openapi/offline.ts).
+  // Subscribed on the first stream, not at mount: openapi/offline.ts mounts on inert deps.
   let listening = false;
   function listenForRevocations(): void {
     if (listening) return;
@@ -130,8 +110,7 @@ export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
       // Shutting down: the client's EventSource retries, and reaches another instance.
       if (deps.eventBus.closed)
         throw new ServiceUnavailableError('this instance is shutting down', 1);
-      // HEAD: what a GET would answer, without a stream. Node sends no body for HEAD and
-      // holds the headers until the response ends, which a stream never does by itself.
+      // HEAD: Node holds the headers until the response ends, which a stream never does.
       if (ctx.method === 'HEAD') {
         ctx.status = 200;
         ctx.set(SSE_HEADERS);
@@ -147,8 +126,7 @@ export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
       let ended = false;
       let unsubscribe: (() => void) | undefined;
       let replayed: Set<string> | undefined = new Set();
-      // Replayed events the bus may still deliver live: its cursor can be behind the replay
-      // (an instance that had listeners before this stream subscribed). Sent once only.
+      // The bus cursor can be behind the replay: replayed events are sent once only.
       let alreadySent: Set<string> | undefined;
       const pending: EventRecord[] = [];
       const timers: NodeJS.Timeout[] = [];
@@ -183,7 +161,6 @@ export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
         write(frame(event));
       }
 
-      /** The bus closes on server shutdown: a last `retry:` frame, then the stream ends. */
       function endForShutdown(): void {
         write(`retry: ${SHUTDOWN_RETRY_MS()}\n\n`);
         end();
@@ -209,7 +186,6 @@ export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
         replayed = undefined;
         for (const event of pending.splice(0)) if (!done.delete(event.id)) write(frame(event));
         if (done.size === 0) return;
-        // The bus passes what it is behind by within a poll or two; then the set is let go.
         alreadySent = done;
         timers.push(setTimeout(() => (alreadySent = undefined), ALREADY_SENT_MS));
       }
@@ -229,8 +205,7 @@ export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
       ctx.req.socket.setNoDelay(true);
       ctx.status = 200;
       ctx.set(SSE_HEADERS);
-      // The response is written here, not by Koa: a client leaving is the normal end of a
-      // stream, not an error to report.
+      // Written here, not by Koa: a client leaving is the normal end of a stream.
       ctx.respond = false;
       ctx.res.writeHead(200);
       write(`retry: ${RETRY_MS}\n: connected\n\n`);

@@ -27,13 +27,7 @@ import { BlobTooLargeError } from '../storage/storage.js';
 import type { RouteDeps } from './deps.js';
 import { normalizeContentType, refuseDeclaredOversize, sanitizeFilename } from './uploads.js';
 
-/**
- * Direct uploads of large files (docs/api-contracts.md, uploads). POST /uploads/presign
- * records a pending upload and returns a short-lived signed URL; the URL is the only
- * credential of the PUT, which is accepted once (pending -> receiving is one
- * conditional UPDATE) and refused when expired or altered (403). The API receives it with
- * either store and streams it into the disk or the bucket (docs/api-contracts.md, uploads).
- */
+/** Direct uploads (docs/api-contracts.md#uploads): a signed URL, accepted once, 403 if expired. */
 export function uploadDirectRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig): void {
   const { uploads } = deps.repos;
   const { storage } = deps;

@@ -39,11 +39,7 @@ function isInvisible(code: number): boolean {
   );
 }
 
-/**
- * The client's file name kept as metadata only: its last path segment, NFC, without
- * control or bidi-override characters or leading dots, at most 200 characters.
- * `../../etc/passwd` becomes `passwd`. Storage keys are random ids, never this.
- */
+/** The client's file name as metadata only: last path segment, NFC, no controls or leading dots. */
 export function sanitizeFilename(name: string): string {
   const base = name.normalize('NFC').split(/[/\\]/).pop() ?? '';
   const clean = [...base]
@@ -78,10 +74,7 @@ export function uploadVisibility(principal: Principal): { ownerId?: string } {
     : { ownerId: principal.subject };
 }
 
-/**
- * Upload bodies are streamed by their handlers: the JSON-only guard and the JSON body
- * parser must not touch them. Mounted in app.ts around requireJsonBody.
- */
+/** Upload bodies are streamed by their handlers: the JSON guard and parser must not touch them. */
 export function skipJsonForUploads(requireJson: Middleware): Middleware {
   return async function exemptUploadBodies(ctx, next) {
     const streamed =
@@ -93,11 +86,7 @@ export function skipJsonForUploads(requireJson: Middleware): Middleware {
   };
 }
 
-/**
- * A declared body larger than the cap is refused before a byte is read. An encoded body may
- * be a little larger than what it decodes to (deflate stores incompressible bytes with 5
- * bytes of framing per 64 KiB; brotli less): the cap on the decoded bytes is the store's.
- */
+/** A declared body over the cap is refused unread; the cap on decoded bytes is the store's. */
 export function refuseDeclaredOversize(ctx: ParameterizedContext, maxBytes: number): void {
   const declared = ctx.request.length;
   const cap = ctx.get('Content-Encoding') ? maxBytes + Math.ceil(maxBytes / 1000) + 1024 : maxBytes;

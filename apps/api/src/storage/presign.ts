@@ -2,11 +2,7 @@ import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '@portcullis/observability';
 import { checkedKey, STORAGE_KEY, type BlobStorage } from './storage.js';
 
-/**
- * HMAC-SHA256 signatures of direct-upload URLs. What is signed: method, path, expiry
- * and the size cap, so none of them can be changed without breaking the signature;
- * the expiry is checked against the injected clock. Comparison is constant-time.
- */
+/** HMAC-SHA256 over method, path, expiry and size cap; constant-time comparison. */
 export interface UrlSigner {
   sign(input: SignedFields): Promise<string>;
   verify(input: SignedFields & { sig: string }): Promise<boolean>;
@@ -15,7 +11,6 @@ export interface UrlSigner {
 export interface SignedFields {
   method: 'PUT';
   path: string;
-  /** Unix seconds, as it appears in the URL. */
   expires: string;
   maxBytes: number;
 }
@@ -39,11 +34,7 @@ export function createUrlSigner(key: () => Promise<Buffer>, now: () => number): 
 /** Where a direct PUT of `key` goes: the API's own route, whichever store keeps the bytes. */
 const directPath = (key: string) => `/uploads/direct/${key}`;
 
-/**
- * `presignPut` and `verifyPresigned` of every store: the API receives the direct PUT itself
- * (upload-direct.ts) and streams it into the store, so the signed size cap and the
- * once-only rule hold the same on disk and in a bucket.
- */
+/** `presignPut`/`verifyPresigned` of every store: the API receives the direct PUT itself. */
 export function directUploadUrls(
   signer: UrlSigner,
   now: () => number,

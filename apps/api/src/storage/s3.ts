@@ -17,20 +17,13 @@ export function createS3Client(s3: S3Settings): S3Client {
     forcePathStyle: s3.forcePathStyle,
     // A copy: the SDK marks the object it is given, and the configuration's is frozen.
     ...(s3.credentials ? { credentials: { ...s3.credentials } } : {}),
-    // Checksums only where S3 requires them: several S3-compatible servers refuse the
-    // SDK's default CRC32 trailers.
+    // Checksums only where S3 requires them: some S3-compatible servers refuse CRC32 trailers.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
 }
 
-/**
- * Objects in one S3-compatible bucket, shared by every API instance (UPLOADS_STORE=s3). A
- * put streams through a multipart upload of at most QUEUE_SIZE x PART_SIZE bytes in memory;
- * the object exists only once the upload completes, and a refused or aborted upload is
- * aborted, so nothing is left at the key. (Configure the bucket to expire incomplete
- * multipart uploads too: a crashed process cannot abort its own.)
- */
+/** One shared bucket; a refused upload is aborted. Expire incomplete multipart uploads too. */
 export class S3Storage implements BlobStorage {
   readonly presignPut: BlobStorage['presignPut'];
   readonly verifyPresigned: BlobStorage['verifyPresigned'];

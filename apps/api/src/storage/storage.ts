@@ -1,15 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 
-/**
- * Where uploaded bytes live. Keys are server-generated (never a client's file name).
- * LocalDiskStorage keeps them under DATA_DIR (one instance); S3Storage in an S3-compatible
- * bucket every instance shares (UPLOADS_STORE=s3). Direct PUTs go to the API's own signed
- * URL with either store (presign.ts), so the size cap and the once-only rule stay the API's.
- */
+/** Where uploaded bytes live; keys are server-generated, never a client's file name. */
 export interface StoredBlob {
   size: number;
-  /** Hex SHA-256 of the bytes, computed while streaming. */
   sha256: string;
 }
 
@@ -22,7 +16,6 @@ export interface PresignedPut {
 export interface PresignInput {
   key: string;
   ttlSec: number;
-  /** The most bytes the PUT may send. */
   maxBytes: number;
 }
 
@@ -35,7 +28,6 @@ export class BlobTooLargeError extends Error {
 }
 
 export interface BlobStorage {
-  /** Streams `source` to `key`; nothing is left at `key` unless it resolves. */
   put(key: string, source: Readable, options: { maxBytes: number }): Promise<StoredBlob>;
   get(key: string): Promise<Readable>;
   delete(key: string): Promise<void>;
@@ -57,10 +49,7 @@ export function checkedKey(key: string): string {
   return key;
 }
 
-/**
- * A pass-through that counts and hashes the bytes of a put and fails with BlobTooLargeError
- * once they pass `maxBytes`; `blob()` is the result after the stream ended.
- */
+/** Counts and hashes the bytes of a put; fails with BlobTooLargeError past `maxBytes`. */
 export function meterBlob(maxBytes: number): { meter: Transform; blob(): StoredBlob } {
   const hash = createHash('sha256');
   let size = 0;
