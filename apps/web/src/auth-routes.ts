@@ -26,7 +26,6 @@ export interface AuthRouteDeps {
   fetch?: typeof fetch;
 }
 
-/** One refresh: what the SPA gets, and the rotated refresh token for the cookie. */
 export interface Rotation {
   accessToken: string;
   expiresIn: number;
@@ -40,7 +39,6 @@ interface PendingSignIn {
   nonce: string;
 }
 
-/** A sign-in whose code awaits the page's DPoP proof. */
 interface PendingExchange {
   code: string;
   verifier: string;
@@ -86,12 +84,7 @@ function proofRefused(ctx: Context, error: string, nonce?: string) {
 /** A space-separated list of acr values (RFC 6749 §3.3 scope-token characters). */
 const ACR_VALUES = /^[\x21\x23-\x5b\x5d-\x7e]{1,200}( [\x21\x23-\x5b\x5d-\x7e]{1,200}){0,4}$/;
 
-/**
- * What the page may ask of a sign-in, passed on to /authorize; anything else is dropped.
- * `prompt=login` asks for the password even with a live session at the auth server
- * (switching users after signing out). `acr_values` and `max_age` answer the API's step-up
- * challenge (RFC 9470; README "Step-up"): a sign-in this strong and this recent.
- */
+/** What the page may ask of a sign-in (`prompt`, step-up `acr_values`/`max_age`); the rest dropped. */
 function signInRequest(query: Context['query']): Record<string, string> {
   const extra: Record<string, string> = {};
   const { prompt, acr_values: acrValues, max_age: maxAge } = query;
@@ -107,25 +100,7 @@ function noStore(ctx: Context) {
   ctx.set('Pragma', 'no-cache');
 }
 
-/**
- * The backend-for-frontend half of sign-in (authorization code + PKCE, RFC 7636; the
- * BFF is a public client whose code exchange runs server-side):
- *
- *   GET  /auth/login     new verifier/state/nonce in the sealed `pkce` cookie -> /authorize
- *   GET  /callback       state and iss (RFC 9207) checked; the code waits in the sealed
- *                        `signin` cookie -> /
- *   POST /auth/refresh   with the page's DPoP proof (header `DPoP`, made for POST on the
- *                        token endpoint): exchanges the waiting code (nonce checked; the
- *                        refresh token goes into the sealed `rt` cookie), else rotates
- *                        `rt`; answers {access_token, expires_in, user} (the SPA keeps the
- *                        access token in memory only)
- *   POST /auth/logout    revokes the refresh token (RFC 7009) and clears `rt`
- *
- * Tokens never reach the browser's storage: the refresh token is sealed in an HttpOnly
- * cookie, the access token travels only in the /auth/refresh response body. Both are
- * DPoP-bound (RFC 9449) to the page's non-extractable key, so the BFF forwards the
- * page's proof to /token and holds no key itself (README "DPoP", "In the client SDK and the browser demo").
- */
+/** The BFF half of sign-in: code + PKCE, the page's DPoP proofs (apps/web/README.md#routes). */
 export function authRoutes(router: Router, config: WebConfig, deps: AuthRouteDeps): void {
   const { logger, sealer, refreshes } = deps;
   const endpoints = portcullisEndpoints(config.issuer);
@@ -190,7 +165,6 @@ export function authRoutes(router: Router, config: WebConfig, deps: AuthRouteDep
     ctx.redirect('/');
   });
 
-  /** The code exchange, proven by the page's key; the refresh token of the new session. */
   async function exchange(pending: PendingExchange, proof: string): Promise<Rotation> {
     const tokens: TokenResponse = await exchangeCode({
       ...tokenOptions,
@@ -231,7 +205,6 @@ export function authRoutes(router: Router, config: WebConfig, deps: AuthRouteDep
     };
   }
 
-  /** Ends a sign-in whose code is waiting: exchanged with the proof, or refused. */
   async function finishExchange(ctx: Context, pending: PendingExchange, proof: string) {
     let rotation: Rotation;
     try {

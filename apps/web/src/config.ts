@@ -16,12 +16,9 @@ const baseUrl = z.url().transform((v) => v.replace(/\/+$/, ''));
 
 const schema = z
   .object({
-    /** NODE_ENV, DATA_DIR, LOG_LEVEL: read alike by every app. */
     ...processVariables,
-    /** Where this app listens, and its public origin (the redirect URI's). */
     ...webVariables,
     ISSUER: baseUrl.default('http://localhost:4000'),
-    /** Where the browser calls the API (directly, with the in-memory access token). */
     API_URL: baseUrl.default('http://localhost:3000'),
     /** RFC 8707 resource indicator: the `aud` of access tokens for the API. */
     API_AUDIENCE: tokenVariables.API_AUDIENCE,

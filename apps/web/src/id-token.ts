@@ -5,13 +5,7 @@ export interface SignedInUser {
   name?: string;
 }
 
-/**
- * Claims of an ID token the BFF itself received from the token endpoint over TLS. OIDC
- * Core §3.1.3.7 lets such a client skip the signature check (TLS authenticated the
- * issuer); iss, aud and the sign-in's nonce are still checked, so a token minted for
- * another client or another sign-in is refused. Only display data is taken: the API
- * never sees this token and authorizes with the access token alone.
- */
+/** ID-token claims; OIDC Core §3.1.3.7 (docs/security.md#the-browser-demos-cookies). */
 export function idTokenUser(
   idToken: unknown,
   expected: { issuer: string; clientId: string; nonce?: string },

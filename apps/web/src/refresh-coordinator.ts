@@ -1,17 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/**
- * Serializes refresh-token rotation per token. The authorization server treats a second
- * use of a rotated refresh token as theft and revokes the whole grant (docs/security.md), yet a
- * browser legitimately sends the same `rt` cookie twice: two tabs loading at once, or a
- * request that left before the previous response replaced the cookie. So requests
- * presenting the same token share one rotation, and for `graceMs` afterwards a late
- * request with the old token gets that same result instead of tripping reuse detection.
- *
- * The window is short and in this process only; a stolen cookie replayed at the
- * authorization server directly still trips reuse detection. Behind several BFF
- * instances, route a browser to one instance (sticky sessions) to keep the guarantee.
- */
+/** One rotation per refresh token, its result shared for `graceMs` (apps/web/README.md#routes). */
 export interface RefreshCoordinator<T> {
   run(refreshToken: string, rotate: () => Promise<T>): Promise<T>;
 }

@@ -1,12 +1,6 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
-/**
- * Cookie values the browser can neither read nor forge: AES-256-GCM with a key derived
- * (HKDF-SHA256) from each configured secret. The cookie name is the associated data, so
- * a sealed `pkce` value cannot be replayed as `rt`; the expiry is inside the ciphertext,
- * so a cookie kept past its Max-Age is still refused. The first key seals; every key
- * opens, which lets keys rotate without signing everyone out.
- */
+/** AES-256-GCM cookie values bound to name and expiry (docs/security.md#the-browser-demos-cookies). */
 export interface CookieSealer {
   seal(name: string, value: unknown, ttlSeconds: number): string;
   /** The sealed value, or undefined when missing, tampered with, expired or sealed for another name. */

@@ -1,11 +1,6 @@
 import type { Middleware } from 'koa';
 
-/**
- * Strict CSP for the SPA: scripts and styles from this origin only (no inline script,
- * no eval, no inline style), fetch only to this origin and the API, no framing, forms
- * and <base> locked. The access token lives in a JS variable, so script injection is
- * the threat that matters; this policy is the main defence against it.
- */
+/** Strict CSP: the access token is in a JS variable, so script injection is the threat that matters. */
 export function securityHeaders(options: { apiOrigin: string; hsts: boolean }): Middleware {
   const csp = [
     "default-src 'none'",

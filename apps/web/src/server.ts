@@ -12,10 +12,7 @@ export interface RunningWebServer {
   close(): Promise<void>;
 }
 
-/**
- * Cookie keys from COOKIE_KEYS, else (outside production, which config.ts refuses
- * without them) one kept in DATA_DIR/web-cookie-key, so a restart keeps people signed in.
- */
+/** Cookie keys from COOKIE_KEYS, else one kept in DATA_DIR/web-cookie-key (not in production). */
 async function cookieKeys(config: WebConfig): Promise<readonly string[]> {
   if (config.cookieKeys) return config.cookieKeys;
   const file = path.join(config.dataDir, 'web-cookie-key');
@@ -37,7 +34,6 @@ async function cookieKeys(config: WebConfig): Promise<readonly string[]> {
   }
 }
 
-/** Listens on config.port (0 picks a free port, as tests do). */
 export async function startWebServer(
   config: WebConfig,
   deps: Omit<WebDeps, 'cookieKeys'> & Partial<Pick<WebDeps, 'cookieKeys'>>,

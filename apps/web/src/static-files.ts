@@ -9,12 +9,7 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
 };
 
-/**
- * The SPA's few files, read once at start and served from memory. A fixed table, not a
- * directory walk: nothing else under `dir` (or outside it) can ever be served. `/` gets
- * index.html when it is in the table (the SPA has one page). A missing file stops the
- * start: the page's bundles exist only once built (`pnpm build`).
- */
+/** The SPA's files, a fixed table read once at start: nothing else under `dir` can be served. */
 export function staticFiles(dir: URL, files: readonly string[]): Middleware {
   const table = new Map<string, { body: Buffer; type: string }>();
   for (const name of files) {

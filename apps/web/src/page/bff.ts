@@ -1,13 +1,6 @@
-/**
- * The page's side of the backend-for-frontend (apps/web/src/auth-routes.ts): the refresh
- * token stays in the BFF's HttpOnly cookie; the page gets access tokens from
- * POST /auth/refresh, proving each token request with its DPoP key (the BFF forwards the
- * proof to the token endpoint). Refreshes are single-flight: a refresh token rotates at
- * every use and a reused one revokes the grant, so this tab never presents one twice.
- */
+/** The page's side of the BFF; single-flight refreshes: a reused refresh token revokes the grant. */
 import type { DpopKey } from '@portcullis/client';
 
-/** What the BFF tells the page (GET /config.json). */
 export interface PageConfig {
   apiUrl: string;
   issuer: string;
@@ -15,7 +8,6 @@ export interface PageConfig {
   tokenUrl: string;
 }
 
-/** The signed-in user, from the ID token the BFF checked. */
 export interface SignedInUser {
   sub: string;
   email?: string;
@@ -44,7 +36,6 @@ export function createBffSession(config: PageConfig, key: DpopKey) {
   let refreshing: Promise<Session | undefined> | undefined;
   let user: SignedInUser | undefined;
 
-  /** POST /auth/refresh with a proof for the token endpoint; once more when it asks for a nonce. */
   async function postRefresh(): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
       const res = await fetch('/auth/refresh', {
@@ -81,14 +72,12 @@ export function createBffSession(config: PageConfig, key: DpopKey) {
   }
 
   return {
-    /** A new access token, or undefined when the session has ended (signed out). */
     refresh(): Promise<Session | undefined> {
       refreshing ??= runRefresh().finally(() => {
         refreshing = undefined;
       });
       return refreshing;
     },
-    /** Revokes the refresh token and clears its cookie. */
     async signOut(): Promise<void> {
       user = undefined;
       await fetch('/auth/logout', {

@@ -1,15 +1,10 @@
-/**
- * The page's DPoP key pair in IndexedDB (README "DPoP", "In the client SDK and the browser demo"): stored by
- * structured clone, so it stays non-extractable, and survives a reload, which keeps the
- * tokens bound to it usable.
- */
+/** The page's DPoP key pair in IndexedDB, kept non-extractable (apps/web/README.md#dpop). */
 import { createDpopKey, type DpopKey, type DpopKeyPair } from '@portcullis/client';
 
 const KEY_DB = 'portcullis-demo';
 const KEY_STORE = 'keys';
 const KEY_ID = 'dpop';
 
-/** One request on the key store; resolves with its result once the transaction is done. */
 function keyStore<T>(
   mode: IDBTransactionMode,
   operation: (store: IDBObjectStore) => IDBRequest<T>,
@@ -36,10 +31,7 @@ function keyStore<T>(
 const storedPair = () =>
   keyStore<DpopKeyPair | undefined>('readonly', (store) => store.get(KEY_ID));
 
-/**
- * The stored key, or a new non-extractable one, stored with `add` so that two tabs
- * starting at once keep one key (the loser reads the winner's).
- */
+/** The stored key, or a new one stored with `add`: two tabs starting at once keep one key. */
 export async function loadDpopKey(): Promise<DpopKey> {
   const stored = await storedPair();
   if (stored) return createDpopKey({ keyPair: stored });

@@ -1,8 +1,4 @@
-/**
- * The live list: GET /stream through the SDK (fetch, since EventSource cannot send the
- * DPoP headers), which resumes with Last-Event-ID, backs off while reconnects fail and
- * refreshes the token once on a 401. Its badge says whether the stream is open.
- */
+/** The live list: GET /stream through the SDK (fetch: EventSource cannot send DPoP headers). */
 import {
   ApiError,
   UnauthorizedError,
@@ -12,9 +8,7 @@ import {
 import * as view from './view.js';
 
 export interface LiveEventHandlers {
-  /** Each event, after it is shown. */
   onEvent(event: SseEvent, payload: view.StreamPayload | undefined): void;
-  /** The stream ended for want of a session. */
   onSignedOut(error: UnauthorizedError): void;
 }
 

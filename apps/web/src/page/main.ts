@@ -1,16 +1,4 @@
-/**
- * The browser demo's page (README "Browser demo", apps/web/README.md), built on the client
- * SDK (@portcullis/client): it calls the API directly (CORS) with
- * `Authorization: DPoP <access token>` and a proof per call, reads GET /stream with fetch,
- * and answers a 401 with one refresh through the BFF and one retry.
- *
- * Where the tokens are:
- * - the refresh token is in the BFF's HttpOnly cookie; this script never sees it;
- * - the access token is in the SDK client's memory only (no storage, no cookie); a reload
- *   gets a new one from POST /auth/refresh, which rotates the refresh token;
- * - both are DPoP-bound (RFC 9449) to a non-extractable key pair kept in IndexedDB
- *   (key-store.ts): a copied token is useless without the key, and the key cannot be copied.
- */
+/** The browser demo's page on the client SDK (apps/web/README.md#how-tokens-are-held). */
 import {
   ApiError,
   createPortcullisClient,
@@ -43,7 +31,6 @@ const SIGN_IN_ERRORS: Record<string, string> = {
   sign_in_failed: 'Sign-in failed. Please try again.',
 };
 
-/** What a failed call means to the user. */
 function describe(error: unknown): string {
   if (!(error instanceof ApiError)) return (error as Error).message ?? String(error);
   const { status, error: code } = error;
@@ -60,7 +47,6 @@ function describe(error: unknown): string {
   return error.detail ?? `Request failed (${code}).`;
 }
 
-/** The page once it knows its configuration and key. */
 function demo(bff: BffSession, client: PortcullisClient) {
   /** Orders paid while this page is open (from the payment response or a live event). */
   const paidOrders = new Set<string>();
@@ -78,7 +64,6 @@ function demo(bff: BffSession, client: PortcullisClient) {
     onSignedOut: (error) => handle(error),
   });
 
-  /** Hands a new access token to the client, and forgets it shortly before it expires. */
   function adopt(session: Session): void {
     user = session.user ?? user;
     client.setAccessToken(session.accessToken);
@@ -155,10 +140,7 @@ function demo(bff: BffSession, client: PortcullisClient) {
     }
   }
 
-  /**
-   * POST /payments with an Idempotency-Key made once per click: the SDK's retries, and the
-   * retry after a step-up sign-in, reuse it, so the order is never charged twice.
-   */
+  /** POST /payments with one Idempotency-Key per click: retries and the step-up retry reuse it. */
   async function pay(payment: PendingPayment, resumed: boolean): Promise<void> {
     const { orderId, amount, currency, idempotencyKey } = payment;
     try {
@@ -201,7 +183,6 @@ function demo(bff: BffSession, client: PortcullisClient) {
     signedOut('You are signed out.');
   }
 
-  /** Ends every session and token of this user at the API (POST /logout/all), then here. */
   async function signOutEverywhere(): Promise<void> {
     try {
       await client.request({ method: 'POST', path: '/logout/all' });

@@ -1,12 +1,4 @@
-/**
- * Step-up (RFC 9470; README "Step-up"): when the API wants a stronger or more recent
- * sign-in for an action (a payment above STEP_UP_PAYMENT_AMOUNT), the page keeps the
- * action, sends the user through a sign-in that asks for it (`acr_values`, `max_age`,
- * passed on by the BFF's /auth/login) and retries the action once after the return. The
- * action waits in sessionStorage (this tab only; no token in it) for ten minutes at most,
- * and is taken out before it is retried: a sign-in that still falls short is reported,
- * never looped.
- */
+/** Step-up (RFC 9470): the action waits in sessionStorage, retried once (apps/web/README.md#routes). */
 import { stepUpParams, type StepUpChallenge } from '@portcullis/client';
 
 /** A payment the API refused for want of a step-up, retried with its Idempotency-Key. */
@@ -23,7 +15,6 @@ export type PendingAction = PendingPayment;
 const STORAGE_KEY = 'portcullis-demo:step-up';
 const LIFETIME_MS = 10 * 60_000;
 
-/** Keeps `action` and leaves for the step-up sign-in. */
 export function stepUp(action: PendingAction, challenge: StepUpChallenge): void {
   sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ action, at: Date.now() }));
   location.assign(`/auth/login?${new URLSearchParams(stepUpParams(challenge))}`);

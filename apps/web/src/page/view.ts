@@ -58,10 +58,6 @@ function cell(text: string): HTMLTableCellElement {
   return td;
 }
 
-/**
- * The orders table. `paid`: orders paid while the page is open (a Pay button otherwise,
- * for a pending or open order).
- */
 export function showOrders(
   items: readonly Order[],
   paid: ReadonlySet<string>,
@@ -129,7 +125,6 @@ export function parseStreamEvent(event: SseEvent): StreamPayload | undefined {
   }
 }
 
-/** Prepends an event to the live list: its type and a one-line summary. */
 export function showEvent(event: SseEvent, payload: StreamPayload | undefined): void {
   const li = document.createElement('li');
   const name = document.createElement('code');
