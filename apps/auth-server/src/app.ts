@@ -25,10 +25,7 @@ import { unavailableAs503 } from './unavailable.js';
 export interface AuthDeps {
   db: Db;
   logger: Logger;
-  /**
-   * Defaults to a deny list on the `revocations` table of `db`, started and closed by the
-   * server; one passed in must already be started (it is read on token requests).
-   */
+  /** Default: a deny list on `revocations`, run by the server; one passed in must be started. */
   denyList?: SharedDenyList;
   /** Defaults to a client for config.redisUrl when set (rate limits shared across instances). */
   redis?: Redis;
@@ -36,10 +33,7 @@ export interface AuthDeps {
   deviceIntervalSeconds?: number;
   /** Prints the demo credentials once; default writes to stdout. */
   print?: (text: string) => void;
-  /**
-   * Shows a secret generated at start (the admin token) once, outside the log stream;
-   * default: stderr when it is a terminal, else nowhere (the file under DATA_DIR has it).
-   */
+  /** Shows a secret generated at start (the admin token) once, outside the log stream. */
   showSecret?: (text: string) => void;
   /** Milliseconds clock for signing-key activation and retirement; default Date.now. */
   now?: () => number;
@@ -63,11 +57,7 @@ export interface AuthAppParts {
   checkReady: () => Promise<ReadinessReport>;
 }
 
-/**
- * A NUL in the path or query, as an OAuth error: PostgreSQL cannot store one, and no
- * parameter has a use for one (README "Bad input"). Bodies are looked at where they are
- * parsed: the interaction forms, and the oidc-provider adapter for what it stores.
- */
+/** A NUL in the path or query is refused: PostgreSQL cannot store one (README "Bad input"). */
 const refuseNulAtEdge = refuseNul({
   refuse(ctx) {
     ctx.status = 400;
@@ -102,8 +92,7 @@ export function createAuthApp(
   app.use(unavailableAs503);
   app.use(baseHeaders);
   app.use(refuseNulAtEdge);
-  // Every request, /token and the other oidc-provider routes included, crosses both routers
-  // first: each tries only the routes its first path segment can match.
+  // Every request crosses both routers first; each tries only routes its first segment matches.
   app.use(indexRoutesByFirstSegment(operational).routes());
   app.use(indexRoutesByFirstSegment(pages).routes());
   app.use(parts.deviceGuard.middleware);

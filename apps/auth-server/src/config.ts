@@ -47,22 +47,15 @@ const schema = z
     /** Access-token lifetime in seconds: 60 up to (not including) one hour (README "Configuration"). */
     ACCESS_TOKEN_TTL: z.coerce.number().int().min(60).max(3599).default(900),
     SIGNING_ALG: z.enum(['RS256', 'ES256']).default('RS256'),
-    /**
-     * Seconds in which an honest retry of a just-rotated refresh token is tolerated while
-     * its successor is unused (README "Flows, with curl", "Refresh, rotated on every use"); 0 turns it off.
-     */
+    /** Seconds an honest retry of a just-rotated refresh token is tolerated; 0 turns it off. */
     REFRESH_REUSE_INTERVAL: z.coerce.number().int().min(0).max(60).default(5),
     /** LOGIN_IP_LIMIT, LOGIN_ACCOUNT_LIMIT, LOGIN_LIMIT_WINDOW: one limit with the API's. */
     ...signInLimitVariables,
-    /**
-     * Failed client authentications per window (README "Client authentication limits"):
-     * from one address whatever client ids it names, for one client from one address, and
-     * for one client from all addresses.
-     */
+    /** Failed client authentications per window: by address, client and address, client. */
     CLIENT_AUTH_ADDRESS_LIMIT: limitCount.default(100),
     CLIENT_AUTH_CLIENT_ADDRESS_LIMIT: limitCount.default(20),
     CLIENT_AUTH_CLIENT_LIMIT: limitCount.default(200),
-    /** Its name said "per IP" while it counted per client and IP: refused, naming the new ones. */
+    /** A renamed variable is refused with a message naming its successors. */
     CLIENT_AUTH_IP_LIMIT: z
       .undefined({
         error:
@@ -70,10 +63,7 @@ const schema = z
           'CLIENT_AUTH_ADDRESS_LIMIT per address',
       })
       .optional(),
-    /**
-     * Longest `exp - now` of a private_key_jwt assertion, seconds (README "private_key_jwt");
-     * at most an hour: a longer one is a standing credential.
-     */
+    /** Longest `exp - now` of a client assertion (s); at most an hour (not a standing key). */
     CLIENT_ASSERTION_MAX_LIFETIME: z.coerce
       .number()
       .int()

@@ -1,8 +1,4 @@
-/**
- * The one root of the auth server's own errors: an HTTP status and whether its message
- * may be shown to the user (`expose`), as oidc-provider's errors carry them. OAuth
- * endpoints keep oidc-provider's errors; the pages and the admin API throw these.
- */
+/** The one root of the auth server's own errors: a status and whether the message may be shown. */
 export class AuthServerError extends Error {
   readonly status: number;
   readonly expose: boolean;

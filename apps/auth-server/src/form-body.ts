@@ -2,10 +2,7 @@ import { bodyParser } from '@koa/bodyparser';
 import { bodyFailureOf, refuseNul } from '@portcullis/observability';
 import type { Middleware } from 'koa';
 
-/**
- * The pages' form parser: urlencoded only, at most `formLimit`, its failures as 4xx, and a
- * NUL anywhere in it refused with 400 (PostgreSQL cannot store one; emails are looked up).
- */
+/** The pages' form parser: urlencoded, bounded, a NUL refused (README "Bad input"). */
 export function formBody(formLimit: string): Middleware {
   const parseForm = bodyParser({
     enableTypes: ['form'],

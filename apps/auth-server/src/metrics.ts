@@ -21,10 +21,7 @@ const GRANT_TYPES: Record<string, string> = {
   [DEVICE_GRANT]: 'device_code',
 };
 
-/**
- * The authorization server's registry: HTTP metrics plus `oauth_tokens_issued_total`
- * `{grant_type}` (successful token responses) and `oauth_refresh_reuse_detected_total`.
- */
+/** The auth server's registry: HTTP metrics plus token and refresh-reuse counters. */
 export function createAuthMetrics(options: { defaultMetrics: boolean }): AuthMetrics {
   const metrics = createAppMetrics(options);
   const issued = new Counter({

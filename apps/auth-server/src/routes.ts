@@ -4,11 +4,7 @@ import type { AuthAppParts } from './app.js';
 import { interactionErrors } from './interactions/errors.js';
 import { checkCsrf, csrfToken, interactionRoutes } from './interactions/routes.js';
 
-/**
- * oidc-provider's own endpoints (configuration.ts `routes`; discovery stays at
- * /.well-known/openid-configuration and PAR at /request). What Portcullis changes in their
- * answers is listed in provider/extensions.ts; the device guard runs before them (app.ts).
- */
+/** oidc-provider's own endpoints; what Portcullis changes in them: provider/extensions.ts. */
 export const PROVIDER_ROUTES = {
   authorization: '/authorize',
   jwks: '/.well-known/jwks.json',
@@ -30,10 +26,7 @@ export const providerPaths = (): string[] => [
   `${PROVIDER_ROUTES.code_verification}/:uid`,
 ];
 
-/**
- * Every route of the auth server's own, one module per line below; app.ts puts them in
- * front of oidc-provider (PROVIDER_ROUTES). The admin API listens apart (admin/routes.ts).
- */
+/** Every route of the auth server's own; app.ts puts them in front of oidc-provider. */
 export function createAuthRoutes(parts: AuthAppParts) {
   // GET /healthz, /readyz, /metrics.
   const operational = new Router();

@@ -1,12 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { AuthServerError } from './errors.js';
 
-/**
- * Secrets at rest under KEY_ENCRYPTION_KEY (signing keys, TOTP secrets): AES-256-GCM
- * with `context` (what the value belongs to, such as a key id) as additional data, so a
- * ciphertext cannot be moved to another row. Format: `v1.<iv>.<ciphertext>.<tag>`,
- * each base64url.
- */
+/** Secrets at rest: AES-256-GCM bound to `context` (docs/security.md "Secrets at rest"). */
 export function seal(kek: Buffer, context: string, clear: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', kek, iv).setAAD(Buffer.from(context));
@@ -23,11 +18,7 @@ export class SealedFormatError extends AuthServerError {
   }
 }
 
-/**
- * Opens what `seal` made with the same key and context. Throws SealedFormatError for an
- * unknown format, and the cipher's error when the key or context differ (or the value
- * was tampered with).
- */
+/** Opens what `seal` made; throws on another key or context, or a tampered value. */
 export function open(kek: Buffer, context: string, sealed: string): string {
   const [version, iv, ct, tag] = sealed.split('.');
   if (version !== 'v1' || !iv || !ct || !tag) throw new SealedFormatError('unknown format');

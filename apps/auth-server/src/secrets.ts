@@ -14,10 +14,7 @@ export interface Secrets {
 
 const random = () => randomBytes(32).toString('base64url');
 
-/**
- * Reads `DATA_DIR/<name>`, or creates it (mode 0600) with a fresh random value. Outside
- * production only: config.ts refuses to start production without the variables.
- */
+/** Reads `DATA_DIR/<name>`, or creates it (0600); production refuses to start without them. */
 async function fileSecret(dir: string, name: string, generated: string[]): Promise<string> {
   const file = path.join(dir, name);
   try {

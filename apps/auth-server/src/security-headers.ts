@@ -1,19 +1,13 @@
 import type { Context, Middleware } from 'koa';
 
-/**
- * CSP of our HTML pages: no script (a page with a passkey form: our one script file), inline
- * styles only, no framing (clickjacking of the consent page), forms posting only to us
- * and, when given, to the client's redirect origins — browsers apply form-action to the
- * redirect chain that ends at the client's redirect_uri after a form POST.
- */
+/** CSP of our pages: no inline script, no framing, forms only to us or the client's redirects. */
 export function htmlHeaders(
   ctx: Pick<Context, 'set'>,
   formTargets: string[] = [],
   options: { passkeyScript?: boolean } = {},
 ): void {
   const formAction = ["'self'", ...formTargets].join(' ');
-  // A page with a passkey form loads our one script file and lets it fetch from us
-  // (README "Passkeys"); still no inline script, no other origin.
+  // A passkey page loads our one script file and may fetch from us; nothing else.
   const script = options.passkeyScript ? " script-src 'self'; connect-src 'self';" : '';
   ctx.set(
     'Content-Security-Policy',
@@ -25,11 +19,7 @@ export function htmlHeaders(
 
 const LOOPBACK_IPS = new Set(['127.0.0.1', '[::1]']);
 
-/**
- * The http(s) origins of some URIs: where a form of ours may lead (CSP form-action). A
- * loopback IP literal's redirect takes any port at /authorize (RFC 8252 §7.3), so its
- * origin is that host on any port; a browser would otherwise refuse the redirect to it.
- */
+/** Origins a form may lead to (CSP form-action); loopback on any port (RFC 8252 §7.3). */
 export function httpOrigins(uris: readonly string[] = []): string[] {
   const origins = new Set<string>();
   for (const uri of uris) {

@@ -35,12 +35,7 @@ export interface SeedDeps {
   print: (text: string) => void;
 }
 
-/**
- * Demo data on first start (users table empty, not production): three users, a public
- * SPA client, a confidential service client, a native client for `npm run authorize`
- * and a device client. Secrets are printed
- * once and never stored in clear.
- */
+/** Demo data on first start outside production; secrets printed once, never stored in clear. */
 export async function seedDemo(deps: SeedDeps): Promise<boolean> {
   if ((await deps.accounts.count()) > 0) return false;
   for (const user of DEMO_USERS) await deps.accounts.create({ ...user, roles: [...user.roles] });
@@ -68,8 +63,7 @@ export async function seedDemo(deps: SeedDeps): Promise<boolean> {
     // Without `scope` in the request it gets its role's permissions (README "Client credentials").
     scope: API_SCOPE,
   });
-  // The `npm run authorize` command's client: an app on the reader's machine (RFC 8252),
-  // whose loopback redirect takes any port, so nothing else listening can catch its code.
+  // RFC 8252: a loopback redirect on any port, so nothing else listening can catch its code.
   await register({
     client_id: DEMO_CLI_CLIENT_ID,
     client_name: 'Portcullis command line',

@@ -46,14 +46,7 @@ export interface RunningAuthServer {
 
 const PURGE_EVERY_MS = 10 * 60_000;
 
-/**
- * How often an instance rereads `signing_keys` (to see keys another instance added).
- * Publish before sign holds across instances when lead >= reload + the API's unknown-kid
- * refetch cooldown (30 s, packages/claims jwks.ts): by the time a new key signs, every
- * auth-server instance has published it, and any API instance whose last JWKS fetch
- * predates that is out of its cooldown and refetches on the first token with the new
- * kid. The default lead of 60 s gives a 30 s reload.
- */
+/** How often an instance rereads `signing_keys` (docs/security.md "Signing keys"). */
 export const keyReloadIntervalMs = (publishLeadSeconds: number) =>
   Math.min(30_000, Math.max(500, (publishLeadSeconds * 1000) / 2));
 
@@ -81,12 +74,7 @@ export function terminalSecret(
 /** Redis commands fail within this many ms instead of hanging a login (fail closed). */
 const REDIS_TIMEOUT_MS = 1000;
 
-/**
- * Starts the authorization server (config.port) and the admin API (config.adminPort on
- * 127.0.0.1). The port is bound before the Provider is built, so a test can listen on
- * port 0 and still get an exact issuer, and so /healthz answers while `database`
- * (reachable and migrated: runServices) is awaited.
- */
+/** Starts the auth server and the admin API; the port is bound before the Provider is built. */
 export async function startAuthServer(
   config: AuthConfig,
   deps: AuthDeps,
@@ -132,8 +120,7 @@ export async function startAuthServer(
   const ownsRedis = !deps.redis && redis !== undefined;
   const repos = createRepos(db, secrets);
   const { accounts, clients, audit, signingKeys } = repos;
-  // Read (logout everywhere refuses old refresh tokens) as well as written (grant
-  // revocations), so it is loaded before the first request and then polled.
+  // Read as well as written, so it is loaded before the first request and then polled.
   const denyList =
     deps.denyList ??
     createSharedDenyList({
@@ -274,8 +261,7 @@ export async function startAuthServer(
           .catch((e: unknown) => logger.error({ err: e }, 'purge failed')),
       PURGE_EVERY_MS,
     ),
-    // Another instance may have rotated the keys; scheduled changes of known keys
-    // (activation, retirement, expiry) are applied by the host's own timer.
+    // Another instance may have rotated the keys; the host's own timer applies scheduled changes.
     setInterval(
       () =>
         void host

@@ -5,10 +5,7 @@ import { AuthServerError } from './errors.js';
 /** Seconds a client waits before retrying while a dependency is down. */
 export const RETRY_AFTER_SECONDS = '5';
 
-/**
- * A store that authentication depends on (the login and user-code limiters' Redis) did
- * not answer. Authentication fails closed: 503, never an unlimited attempt.
- */
+/** A store authentication depends on did not answer: fail closed with 503. */
 export class DependencyUnavailableError extends AuthServerError {
   constructor(dependency: string, cause: unknown) {
     super(`${dependency} unavailable`, { status: 503, expose: true, cause });
@@ -22,11 +19,7 @@ export function isUnavailable(error: unknown): boolean {
 
 const MARK = Symbol('dependency unavailable');
 
-/**
- * oidc-provider renders its own errors (a 500 `server_error`) and only tells listeners
- * why; its `server_error` listener marks the context with this when the cause was an
- * unavailable dependency, and `unavailableAs503` turns the answer into a 503.
- */
+/** Marks a context whose oidc-provider 500 came from an outage, for unavailableAs503. */
 export function markUnavailable(ctx: Context): void {
   (ctx.state as Record<symbol, boolean>)[MARK] = true;
 }

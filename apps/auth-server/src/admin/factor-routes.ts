@@ -10,12 +10,7 @@ export interface FactorAdminDeps {
   mfa: MfaCore;
 }
 
-/**
- * A user's second factors (README "Multi-factor sign-in"): GET lists them, every kind
- * (authenticator app, passkeys) and the recovery codes left; DELETE removes them all, for
- * a user who lost them, with an `mfa_reset` audit row. The user then signs in with the
- * password alone (unless a client requires a second factor) and may enrol again.
- */
+/** A user's second factors: GET lists every kind, DELETE removes them all (`mfa_reset` audit). */
 export function factorRoutes(router: Router, deps: FactorAdminDeps): void {
   async function userOf(id: string) {
     const user = await deps.accounts.get(id);

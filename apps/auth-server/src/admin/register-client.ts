@@ -23,11 +23,7 @@ export function publicMetadata(metadata: ClientMetadata): Record<string, unknown
   return rest;
 }
 
-/**
- * Creates a client from validated RFC 7591 metadata: generates the id and (for
- * confidential clients) a 32-byte secret, lets oidc-provider's own schema check the
- * combination, then stores the metadata with the secret's SHA-256 in its place.
- */
+/** Creates a client: id and secret generated, oidc-provider's schema checks, the secret hashed. */
 export interface RegisterOptions {
   /** Production: a jwks_uri must be https, even on localhost. */
   httpsJwksUriOnly?: boolean;
@@ -110,12 +106,7 @@ async function storedClient(clients: ClientsRepo, id: string): Promise<ClientMet
   return current;
 }
 
-/**
- * PATCH of a client's name, redirect URIs, scope or roles: the result is held to the rules
- * of creation (redirect URIs for the code flow and by application type, roles only for
- * client_credentials) and to oidc-provider's schema, then stored. Takes effect at once on
- * this instance, on others within the clients cache (clients-repo.ts).
- */
+/** PATCH of a client, held to the rules of creation; other instances see it within the cache. */
 export async function updateClient(
   host: ProviderHost,
   clients: ClientsRepo,
@@ -148,11 +139,7 @@ export async function updateClient(
   return next;
 }
 
-/**
- * A new secret for a confidential client, shown once; the old one stops working at once on
- * this instance, on others within the clients cache. A client without a secret (public,
- * private_key_jwt) has none to rotate.
- */
+/** A new secret for a confidential client, shown once; the old one stops working at once. */
 export async function rotateClientSecret(
   clients: ClientsRepo,
   id: string,

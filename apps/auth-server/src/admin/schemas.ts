@@ -44,10 +44,7 @@ const redirectUris = z.array(z.url()).max(20);
 const scope = z.string().max(1000);
 const clientRoles = z.array(role).max(10);
 
-/**
- * RFC 7591 §2 client metadata (the subset this server supports), RFC 9449's
- * `dpop_bound_access_tokens`, plus `roles`, `first_party` and `introspection`.
- */
+/** RFC 7591 §2 client metadata (our subset), RFC 9449's `dpop_bound_access_tokens`, our extras. */
 export const newClientSchema = z
   .object({
     client_id: z
@@ -67,10 +64,7 @@ export const newClientSchema = z
       .optional(),
     jwks_uri: jwksUri.optional(),
     token_endpoint_auth_signing_alg: z.enum(CLIENT_ASSERTION_ALGS).optional(),
-    /**
-     * private_key_jwt: also accept assertions for the token endpoint URL or the endpoint
-     * called, as RFC 7523 first allowed (README "private_key_jwt"; docs/security.md).
-     */
+    /** private_key_jwt: accept RFC 7523's first audiences too (README "private_key_jwt"). */
     [LEGACY_AUDIENCE]: z.boolean().optional(),
     /** A resource server that may introspect tokens (README "Token introspection"). */
     introspection: z.boolean().optional(),
@@ -167,11 +161,7 @@ export const newClientSchema = z
 
 export type NewClient = z.output<typeof newClientSchema>;
 
-/**
- * Redirect URIs by application type (README "Native apps"). web: http(s) only. native:
- * http on a loopback IP literal (any port at request time), a private-use scheme in
- * reverse-DNS form (com.example.app:/callback), or a claimed https URL.
- */
+/** Redirect URIs by application type (README "Native apps"): web http(s); native per RFC 8252. */
 export function redirectProblems(type: 'web' | 'native', uris: string[]): string[] {
   const problems: string[] = [];
   for (const uri of uris) {
@@ -195,11 +185,7 @@ export function redirectProblems(type: 'web' | 'native', uris: string[]): string
   return problems;
 }
 
-/**
- * PATCH /admin/clients/:id: the members that change without re-registering, each checked
- * as at creation; an empty `scope` or `roles` removes it. Rules across members are checked
- * on the result (register-client.ts `updateClient`).
- */
+/** PATCH /admin/clients/:id: members checked as at creation; empty `scope`/`roles` removes it. */
 export const clientPatchSchema = z
   .object({
     client_name: clientName.optional(),

@@ -18,11 +18,8 @@ export interface UserAdminDeps {
 }
 
 /**
- * Changes to an account (README "Admin"), each audited. Disabling and a password reset
- * end everything the user holds, as logout everywhere does: a `subject` revocation makes
- * the auth server drop their sessions, grants and refresh tokens and the API refuse their
- * access tokens. A disabled account also signs in nowhere and no credential acts for it
- * (packages/accounts `findById`) until it is enabled again.
+ * Changes to an account (README "Admin API"), each audited
+ * (docs/security.md "Disabled accounts and password resets").
  */
 export function userRoutes(router: Router, deps: UserAdminDeps): void {
   const now = deps.now ?? Date.now;

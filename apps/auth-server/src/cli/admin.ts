@@ -1,9 +1,4 @@
-/**
- * `npm run admin -- <command> [options]`: a client of the admin API (ADMIN_URL, else
- * 127.0.0.1:ADMIN_PORT; ADMIN_TOKEN or DATA_DIR/admin-token). Lists print as aligned
- * rows; `--json` prints the API's JSON answer. `--help` exits 0; exits 64 for bad usage, 69 when the admin API cannot be reached, 77
- * without a token, 78 for bad configuration, 1 when the API refuses.
- */
+/** `npm run admin -- <command>`: a client of the admin API; exits 0, 1, 64, 69 or 78. */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';

@@ -22,12 +22,7 @@ export type CliConfig = Readonly<{
 
 export { ConfigError };
 
-/**
- * The admin CLI's environment (README "Configuration"), parsed as the servers parse theirs
- * (a ConfigError naming each problem; the CLI exits 78): the admin API is at ADMIN_URL,
- * else http://127.0.0.1:$ADMIN_PORT where the auth server binds it; ADMIN_TOKEN, else
- * DATA_DIR/admin-token.
- */
+/** The admin CLI's environment (ADMIN_URL or ADMIN_PORT, ADMIN_TOKEN or DATA_DIR/admin-token). */
 export function parseCliConfig(env: Record<string, string | undefined> = process.env): CliConfig {
   const e = parseEnvironment(schema, env);
   const adminUrl = e.ADMIN_URL ?? `http://127.0.0.1:${e.ADMIN_PORT}`;

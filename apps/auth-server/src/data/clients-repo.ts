@@ -19,11 +19,7 @@ export interface ClientsRepo {
 }
 
 export interface ClientsRepoOptions {
-  /**
-   * How long a client read by `findMetadata` is reused, in milliseconds (default 1000;
-   * 0 reads the table every time). Writes through this repo take effect at once in this
-   * process; a write made by another auth-server instance within this bound.
-   */
+  /** Milliseconds a client read by `findMetadata` is reused (0: never), for others' writes too. */
   cacheMs?: number;
   now?: () => number;
 }
@@ -39,13 +35,7 @@ const toRecord = (row: ClientRow): ClientRecord => ({
   createdAt: row.created_at,
 });
 
-/**
- * The `clients` table. Every token request looks its client up, so `findMetadata` keeps
- * what it read for `cacheMs` (packages/db `createReadCache`): one query per client per
- * second instead of one per request. Unknown ids are never remembered (a client registered
- * on another instance is found at once); a write through this repo takes effect at once.
- * Cached metadata is frozen: it is shared by concurrent requests.
- */
+/** The `clients` table; reads cached briefly and frozen (shared), unknown ids never cached. */
 export function createClientsRepo(db: Db, options: ClientsRepoOptions = {}): ClientsRepo {
   const cache = createReadCache<ClientMetadata>({
     ttlMs: options.cacheMs ?? 1000,

@@ -18,10 +18,7 @@ export interface DevicePollsRepo {
 
 const hashCode = (deviceCode: string) => createHash('sha256').update(deviceCode).digest('hex');
 
-/**
- * Poll times in `device_polls`, keyed by the device code's SHA-256 (the code itself is a
- * credential). One atomic upsert per poll, so every auth server instance sees every poll.
- */
+/** Poll times keyed by the device code's SHA-256, one atomic upsert per poll (all instances). */
 export function createDevicePollsRepo(db: Db): DevicePollsRepo {
   return {
     async record(deviceCode, intervalSeconds) {

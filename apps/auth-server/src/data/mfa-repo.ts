@@ -13,18 +13,10 @@ export interface TotpRecord {
 }
 
 export interface MfaRepo {
-  /**
-   * Starts (or restarts, replacing any other) an enrolment of `owner` with this sealed
-   * secret. Returns false when the user already has a confirmed authenticator app.
-   */
+  /** Starts (or restarts) `owner`'s enrolment; false when the user has a confirmed app. */
   startTotp(userId: string, secretEnc: string, owner: string): Promise<boolean>;
   findTotp(userId: string): Promise<TotpRecord | undefined>;
-  /**
-   * Accepts a code of time step `step` for the user's confirmed app, or (`pendingOwner`)
-   * for the enrolment in progress of that owner, which it confirms. One conditional UPDATE:
-   * true only when the step is later than the last accepted one, so a code works once, on
-   * every instance, and only for the owner's own enrolment.
-   */
+  /** Accepts a code of `step` in one conditional UPDATE, only past the last one: used once. */
   useTotpStep(userId: string, step: number, pendingOwner?: string): Promise<boolean>;
   deleteTotp(userId: string): Promise<boolean>;
   /** Replaces every recovery code of the user with these digests (one transaction). */

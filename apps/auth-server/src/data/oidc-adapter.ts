@@ -25,34 +25,19 @@ interface PayloadRow {
   issued_at: Date | null;
 }
 
-/**
- * Tokens that oidc-provider redeems by reading the token, then the session it is bound
- * to (by uid) and then its grant (by id): three round trips, one after the other. For
- * these the adapter reads all three rows in one query and puts the grant and session
- * aside for the two reads that follow in the same request.
- */
+/** Read with their grant and session in one query (docs/architecture.md "The OIDC adapter"). */
 const READ_WITH_GRANT_AND_SESSION = new Set(['RefreshToken', 'AuthorizationCode']);
 
 /**
- * A refresh token whose rotation was abandoned (consumed, its successor never saved, and
- * the rotation began longer ago than AdapterOptions.rotationBound) reads as unconsumed:
- * nobody holds a successor, so its holder may rotate it again (docs/security.md).
+ * An abandoned rotation reads as unconsumed
+ * (docs/security.md "Refresh-token rotation and the reuse interval").
  */
 const CONSUMED_AT_AS_READ = `case when awaiting_successor
     and coalesce(rotation_started_at, consumed_at) < now() - make_interval(secs => ?::float8)
     then null else consumed_at end as consumed_at`;
 
 const unexpired = (alias: string) => `(${alias}.expires_at is null or ${alias}.expires_at > ?)`;
-/**
- * Tokens (type, id) with their grant, their session, their subject's logout-everywhere
- * revocations (as rows of type SubjectRevocation, payload {before}) and their subject's
- * user row without its password hash (type Account; the next read oidc-provider makes,
- * findAccount, is then answered without a round trip); `n` is the key's position, from 1. One statement that starts after the request: every revocation
- * committed before the request is in its answer. An expired authorization code is still
- * read (until purged), as an expired device code is, so /token says "expired", not
- * "unknown": oidc-provider checks the code's own `exp`. `read_at` is when it ran, by the
- * database clock, which bounds when the token's consume may still arrive (CONSUME_SQL).
- */
+/** A token, its grant, session, revocations and user (docs/architecture.md "The OIDC adapter"). */
 const TOKEN_GRANT_SESSION_SQL = `with t as (
     select k.n, p.type, p.payload, ${CONSUMED_AT_AS_READ}, p.issued_at, p.grant_id
     from unnest(?::text[], ?::text[]) with ordinality as k(type, id, n)
@@ -77,42 +62,14 @@ const TOKEN_GRANT_SESSION_SQL = `with t as (
     join users u on u.id = t.payload->>'accountId'`;
 
 /**
- * Successors one refresh token may have (docs/security.md, "Siblings"): the rotation and
- * two honest retries (a lost answer, a second tab refreshing at once) fit; a token
- * replayed in a burst yields no more than this many access and refresh tokens.
+ * Successors one refresh token may have
+ * (docs/security.md "Refresh-token rotation and the reuse interval").
  */
 export const MAX_SIBLINGS = 3;
 
 /**
- * Marks artifacts consumed, locking them in one order (type, id) so that two batches
- * sharing artifacts cannot deadlock; a row another statement consumed first is re-checked
- * against the condition once its lock is released (PostgreSQL re-checks it).
- *
- * An artifact is consumable when it is unconsumed and, for a refresh token rotated from
- * another, it claims its parent's used_successor (or the parent row is gone): of two
- * successors of one token, the first one used is the chain, the other is dead. The claim
- * is an UPDATE of the parent row, so siblings used at once wait on its row lock and only
- * one sees the column free; in one statement, PostgreSQL updates the parent once.
- *
- * A refresh token consumed less than the reuse interval ago (bindings 7 and 8, seconds;
- * 0 turns it off) is consumable again while none of its successors has been used: the
- * honest retry after a lost response (docs/security.md). The row keeps its first
- * consumed_at, so the window does not slide. With no interval that branch is off, not
- * merely empty: now() is when a transaction began, so one that waited on the row lock
- * while another consumed the token could see that consume as later than its now().
- *
- * A refresh token whose rotation was abandoned (see CONSUMED_AT_AS_READ; bindings 6 and 9)
- * is consumable again at any time.
- *
- * A key read in this request (`read_at`, by the database clock) is consumed only within
- * the rotation bound of that read (binding 1): a consume held in a network that stopped
- * forwarding, its client long answered 503, is refused when it arrives (granted -1, the
- * request answers 503) instead of consuming the token after the fact.
- *
- * Each key comes with how many callers present it (`n`); the answer says how many of them
- * consumed it (`granted`). A refresh token's `rotations` count its successors: retries in
- * the interval stop at MAX_SIBLINGS (binding 11; binding 10 is the interval again), and a
- * key refused only for that is answered with granted 0 (not reuse), its row unchanged.
+ * Consumes artifacts in (type, id) lock order so batches cannot deadlock; the rules and the
+ * bindings: docs/architecture.md "The OIDC adapter".
  */
 const CONSUME_SQL = `with keys as (
     select type, id, n, read_at,
@@ -170,19 +127,7 @@ const CONSUME_SQL = `with keys as (
   union all
   select type, id, -1 from keys where late`;
 
-/**
- * Rows given as parallel text arrays (one binding each, same on pg and PGlite), written in
- * (type, id) order so that two batches sharing rows lock them in the same order.
- * `issued_at` is kept when a row is saved again, except when a session is signed in anew
- * (its loginTs changes): logout everywhere compares against it. Saving a rotated refresh
- * token's successor clears its parent's awaiting_successor in the same statement.
- *
- * A successor is saved only within the rotation bound (binding 10, seconds) of its
- * parent's rotation: one that arrives later (held in a network that stopped forwarding,
- * its client long answered 503) would land after the rotation counts as abandoned, and
- * turn the client's retry into reuse. It is refused instead and missing from the answer.
- * (A parent that is gone was revoked with its grant, which makes the successor dead anyway.)
- */
+/** Saves rows in (type, id) order; why: docs/architecture.md "The OIDC adapter". */
 const UPSERT_SQL = `with r as (
     select * from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],
       ?::text[], ?::text[], ?::text[])
@@ -238,12 +183,7 @@ interface ConsumeKey extends ArtifactKey {
   readAt?: Date | undefined;
 }
 
-/**
- * The adapter's hot statements, coalesced across concurrent requests (packages/db
- * `coalesced`): a refresh under load shares its reads, its consume and its write with the
- * other requests of the same turn of the event loop. Each caller still gets exactly the
- * answer it would get alone.
- */
+/** The hot statements, coalesced across requests; each caller gets the answer it would alone. */
 function createStatements(db: Db, refreshReuseInterval: number, rotationBound: number) {
   return {
     /** Each key's token row with its grant and session rows (none when not found). */
@@ -265,14 +205,7 @@ function createStatements(db: Db, refreshReuseInterval: number, rotationBound: n
       return byKey;
     }),
 
-    /**
-     * Per caller: consumed, reused, capped (a retry past MAX_SIBLINGS) or late (arrived
-     * past the rotation bound of its read; callers of one key share its earliest read).
-     * The same key several times in one batch is one UPDATE of one row, answered exactly
-     * as if they came in turn: without a reuse interval only the first caller consumes and the rest
-     * are reuse; with one, the others are retries of a token consumed an instant ago whose
-     * successors are unused, and consume too, up to the cap.
-     */
+    /** Per caller: consumed, reused, capped or late; a repeated key answers as if in turn. */
     consume: coalesced(async (keys: readonly ConsumeKey[]) => {
       const callers = new Map<string, { key: ArtifactKey; n: number; readAt?: Date }>();
       for (const key of keys) {
@@ -311,10 +244,7 @@ function createStatements(db: Db, refreshReuseInterval: number, rotationBound: n
       });
     }),
 
-    /**
-     * Inserts or replaces rows; the same key twice in one batch keeps the last one. false
-     * for a successor refused as too late (see UPSERT_SQL).
-     */
+    /** Inserts or replaces rows (last of a key wins); false for a successor refused as late. */
     upsert: coalesced(async (rows: readonly ArtifactRow[]) => {
       const last = [...new Map(rows.map((r) => [keyOf(r), r])).values()];
       const column = (name: keyof ArtifactRow) => last.map((r) => r[name]) as string[];
@@ -390,20 +320,14 @@ function rememberGrantIssuedAt(grantId: string, issuedAt: Date | null): void {
   void memoizeInRequest(grantIssuedKey(grantId), () => Promise.resolve(seconds(issuedAt)));
 }
 
-/**
- * When the grant was created (Unix seconds with milliseconds), as read by this request;
- * undefined when it was not read or predates migration 011.
- */
+/** When the grant was created (Unix s with ms), as read by this request; undefined if not read. */
 export function grantIssuedAt(grantId: string): Promise<number | undefined> {
   return memoizeInRequest(grantIssuedKey(grantId), () => Promise.resolve(undefined));
 }
 
 const currentCtx = () => (Provider as unknown as { ctx?: KoaContextWithOIDC }).ctx;
 
-/**
- * The refresh token a new one replaces: oidc-provider names it RotatedRefreshToken in the
- * request that rotates it, just before it saves the successor.
- */
+/** The refresh token a new one replaces (oidc-provider's RotatedRefreshToken in this request). */
 function rotatedFrom(type: string, id: string): string | null {
   if (type !== 'RefreshToken') return null;
   const rotated = currentCtx()?.oidc.entities.RotatedRefreshToken as { jti?: string } | undefined;
@@ -411,17 +335,9 @@ function rotatedFrom(type: string, id: string): string | null {
 }
 
 export interface AdapterOptions {
-  /**
-   * Seconds in which a just-rotated refresh token may be presented again and rotate
-   * again, while none of its successors has been used (REFRESH_REUSE_INTERVAL). 0: never.
-   */
+  /** Seconds a rotated refresh token may rotate again (REFRESH_REUSE_INTERVAL); 0: never. */
   refreshReuseInterval?: number;
-  /**
-   * Seconds after which a refresh token consumed without its successor being saved counts
-   * as an abandoned rotation (its client got an error), so it may be rotated again. Siblings
-   * this makes are settled like any retry's (used_successor), so the bound only keeps
-   * requests racing a rotation that is going well from making them.
-   */
+  /** Seconds after which a consume without a saved successor counts as an abandoned rotation. */
   rotationBound?: number;
 }
 
@@ -435,16 +351,8 @@ const statementsFor = (db: Db, options: AdapterOptions) =>
   );
 
 /**
- * oidc-provider's storage, one row per artifact in `oidc_payloads` (clients in
- * `clients`). Rows past `expires_at` are invisible and purged by `purgeExpired`.
- *
- * `consume` is one conditional UPDATE. oidc-provider checks `payload.consumed` and then
- * calls `consume()` (check-then-act), so two parallel redemptions of one code or refresh
- * token can both pass the check; the loser's UPDATE matches no row, and it is then
- * treated exactly as a detected reuse: the grant is revoked (every artifact of it is
- * deleted) and the token endpoint answers invalid_grant with oidc-provider's own
- * description, so the 'grant.error' listener raises the same alert as for a sequential
- * reuse (RFC 9700 §4.14, RFC 6749 §4.1.2).
+ * oidc-provider's storage, one row per artifact in `oidc_payloads` (clients in `clients`).
+ * A lost race in `consume` is reuse (RFC 9700 §4.14; docs/architecture.md "The OIDC adapter").
  */
 export class KnexOidcAdapter implements Adapter {
   constructor(
@@ -458,8 +366,7 @@ export class KnexOidcAdapter implements Adapter {
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
     dropAsides();
-    // oidc-provider parses its own bodies, past the app's NUL check, and stores parameters
-    // a client sent (state, acr_values, ...) with the artifact.
+    // oidc-provider parses its own bodies past the app's NUL check.
     if (containsNul(id) || containsNul(payload)) {
       throw new errors.InvalidRequest('a parameter contains a NUL character');
     }
@@ -486,11 +393,7 @@ export class KnexOidcAdapter implements Adapter {
     }
   }
 
-  /**
-   * PostgreSQL cannot hold a NUL in text, so no stored artifact has one in its id, uid or
-   * user code: such a key names nothing and is not sent to the database, where it would
-   * fail the query (README "Bad input").
-   */
+  /** A key with NUL names nothing and would fail the query in PostgreSQL (README "Bad input"). */
   async find(id: string): Promise<AdapterPayload | undefined> {
     if (containsNul(id)) return undefined;
     if (this.type === 'Client') return (await this.clients.findMetadata(id)) as AdapterPayload;
@@ -551,8 +454,7 @@ export class KnexOidcAdapter implements Adapter {
     if (aside) row = aside.value;
     else {
       const query = this.db('oidc_payloads').where({ type: this.type, ...where });
-      // An expired device code is still returned (until purged) so that polling gets
-      // RFC 8628's expired_token from oidc-provider's own `exp` check, not "not found".
+      // RFC 8628: an expired device code must answer expired_token, not "not found".
       if (this.type !== 'DeviceCode') {
         query.andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', new Date()));
       }
@@ -567,10 +469,6 @@ export class KnexOidcAdapter implements Adapter {
     return row ? this.checked(row, seconds(row.issued_at)) : undefined;
   }
 
-  /**
-   * A token read with its grant, session and subject revocations in one statement; the
-   * grant and session are put aside, the revocations go to the logout guard.
-   */
   private async findWithGrantAndSession(id: string): Promise<AdapterPayload | undefined> {
     const rows = await this.statements.readWithGrantAndSession({ type: this.type, id });
     const token = rows.find((r) => r.type === this.type);
@@ -590,8 +488,7 @@ export class KnexOidcAdapter implements Adapter {
         asideKey('Session', { uid: sessionUid }),
         rows.find((r) => r.type === 'Session') ?? null,
       );
-    // A refresh-token chain counts from its grant, so a rotation racing a logout cannot
-    // launder a grant from before it.
+    // A refresh-token chain counts from its grant, so a rotation racing a logout cannot launder it.
     const issuedAt = seconds(
       this.type === 'RefreshToken' ? (grant?.issued_at ?? null) : token.issued_at,
     );
@@ -612,12 +509,7 @@ export class KnexOidcAdapter implements Adapter {
     return { ...row.payload, consumed: epoch(row.consumed_at) };
   }
 
-  /**
-   * A refresh token rotated within the reuse interval is handed to oidc-provider as
-   * unconsumed, so that it tries to rotate it again instead of calling it reuse at once;
-   * `consume` then decides in the database (the interval by the database clock, and
-   * whether a successor was used) and refuses with the reuse path when it must.
-   */
+  /** In the reuse interval a rotated refresh token reads as unconsumed; `consume` decides. */
   private mayRetry(consumedAt: Date): boolean {
     const interval = this.options.refreshReuseInterval ?? 0;
     return (

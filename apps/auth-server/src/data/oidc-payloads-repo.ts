@@ -11,10 +11,7 @@ export interface OidcPayloadsRepo {
     guard: ArtifactGuard | undefined,
     options: AdapterOptions,
   ): ReturnType<typeof createOidcAdapterFactory>;
-  /**
-   * Claims a JWT's `jti` for `iss` until `exp` (seconds) with one INSERT: true for exactly
-   * one caller, whichever instance it reaches; an expired claim of the same id is taken over.
-   */
+  /** Claims a JWT's `jti` for `iss` until `exp` with one INSERT: true for exactly one caller. */
   claimJtiOnce(iss: string, jti: string, exp: number): Promise<boolean>;
   /** Deletes expired artifacts (and expired device polls); returns how many artifacts. */
   purgeExpired(now?: Date): Promise<number>;

@@ -38,23 +38,14 @@ export interface PasskeysRepo {
   remove(userId: string, id: string): Promise<boolean>;
   /** Removes every passkey of the user; returns how many. */
   removeAll(userId: string): Promise<number>;
-  /**
-   * Records a verified use. The counter only moves forward: false when another use already
-   * reported this counter or a higher one (a cloned authenticator, or a concurrent use).
-   */
+  /** Records a verified use; false unless the counter moved forward (a clone, a concurrent use). */
   recordUse(
     id: string,
     use: { counter: number; deviceType: PasskeyDeviceType; backedUp: boolean },
   ): Promise<boolean>;
-  /**
-   * Stores a challenge for `ttlSeconds`; the binding keeps only its `keep` newest ones, so
-   * asking again and again for one sign-in does not grow the table.
-   */
+  /** Stores a challenge for `ttlSeconds`; a binding keeps only its `keep` newest. */
   issueChallenge(challenge: IssuedChallenge, ttlSeconds: number, keep: number): Promise<void>;
-  /**
-   * Takes a challenge out of the store if it is unexpired and was issued for this purpose
-   * and binding: one DELETE ... RETURNING, so it is handed out at most once.
-   */
+  /** Takes a matching unexpired challenge out with one DELETE ... RETURNING: handed out once. */
   consumeChallenge(
     challenge: string,
     purpose: ChallengePurpose,

@@ -37,12 +37,7 @@ export function sealJwk(kek: Buffer, kid: string, jwk: Jwk): string {
   return seal(kek, kid, JSON.stringify(jwk));
 }
 
-/**
- * A stored signing key does not open with this KEY_ENCRYPTION_KEY: the database was
- * written by a run with another one (typically a development run whose key was generated
- * into another DATA_DIR). At startup this ends the process with EX_CONFIG (78): the
- * configuration does not fit the data.
- */
+/** A stored key does not open with this KEY_ENCRYPTION_KEY; at startup it exits 78 (EX_CONFIG). */
 export class KeyDecryptionError extends StartupError {
   override name = 'KeyDecryptionError';
   constructor(kid: string, cause: unknown) {
@@ -75,11 +70,7 @@ export interface SigningKeysRepo {
   /** Keys not yet past `expires_at`, newest first. */
   listUsable(now?: Date): Promise<SigningKey[]>;
   listPublic(): Promise<PublicSigningKey[]>;
-  /**
-   * Inserts `key`, signing from `activatesAt`, and schedules the keys of its alg that
-   * would still sign then to retire at `activatesAt`, published until `retireUntil`.
-   * One transaction: no reader sees the old keys retiring without their successor.
-   */
+  /** Inserts `key` and retires its alg's keys at `activatesAt`, in one transaction. */
   addAndRetire(key: NewSigningKey, activatesAt: Date, retireUntil: Date): Promise<void>;
 }
 

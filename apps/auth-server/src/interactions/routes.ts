@@ -27,11 +27,7 @@ export interface InteractionDeps {
 
 const GENERIC_LOGIN_ERROR = 'Invalid email or password.';
 
-/**
- * CSRF: an interaction only resolves with its `_interaction` cookie (SameSite=Lax,
- * path-scoped to /interaction/<uid>), which a cross-site POST does not carry; each form
- * also carries an HMAC of the interaction uid, so a forged POST would need both.
- */
+/** CSRF: the path-scoped SameSite `_interaction` cookie plus an HMAC of the uid in each form. */
 export function csrfToken(key: string, uid: string): string {
   return createHmac('sha256', key).update(`interaction:${uid}`).digest('base64url');
 }
@@ -54,10 +50,7 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
     return host.current.interactionDetails(ctx.req, ctx.res);
   }
 
-  /**
-   * Consent (or abort). Merged with the sign-in's result: with prompt=login (the account
-   * page's sign-in) oidc-provider would otherwise ask for the sign-in again at consent.
-   */
+  /** Consent (or abort), merged with the sign-in's result (else prompt=login asks again). */
   async function finish(ctx: Context, result: InteractionResults) {
     const to = await host.current.interactionResult(ctx.req, ctx.res, result, {
       mergeWithLastSubmission: true,

@@ -1,7 +1,4 @@
-/**
- * Server-rendered pages: no inline script (a passkey form loads /passkeys.js), every
- * interpolated value escaped, styles inline (allowed by the CSP set in security-headers.ts).
- */
+/** Server-rendered pages: no inline script, every interpolated value escaped. */
 export function escapeHtml(value: unknown): string {
   return String(value ?? '')
     .replaceAll('&', '&amp;')

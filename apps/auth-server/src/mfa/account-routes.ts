@@ -16,14 +16,7 @@ import { signedInWithin } from './sign-in.js';
 import { enrolmentOwner, qrSvg, type TotpService } from './totp.js';
 import { accountPage, accountSignInPage, recoveryCodesPage, totpEnrolPage } from './views.js';
 
-/**
- * The account page (README "Multi-factor sign-in"): a user enrols, lists and removes
- * second factors. Changing how one signs in needs a fresh sign-in (within
- * FRESH_SIGN_IN_SECONDS, with the second factor when the user has one), read from
- * oidc-provider's own session; /account/sign-in gets one through the auth server's own
- * first-party client, ACCOUNT_CLIENT_ID, whose code is never redeemed: the session is
- * what the page needs.
- */
+/** The account page; changes need a fresh sign-in (docs/security.md "Second factors"). */
 export const ACCOUNT_CLIENT_ID = 'portcullis-account';
 const CALLBACK = '/account/callback';
 

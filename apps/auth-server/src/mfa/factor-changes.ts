@@ -1,18 +1,9 @@
 import type { AuditRepo } from '../data/audit-repo.js';
 import type { RecoveryCodes } from './recovery-codes.js';
 
-/**
- * What enrolling or removing a second factor does to the recovery codes, the same for
- * every kind (authenticator app, passkey) and every page (account page, factor step of a
- * sign-in): README "Multi-factor sign-in". Recovery codes stand in for a factor, so they
- * come with the first one and go with the last one.
- */
+/** Recovery codes come with the first factor and go with the last, for every kind and page. */
 export interface FactorChanges {
-  /**
-   * After `userId` enrolled a factor (`hadFactor`: whether they had one before it): ten
-   * new recovery codes, to show once, when it is their first factor (any older codes are
-   * void) or they hold no unused code; undefined when their codes stand.
-   */
+  /** After an enrolment: new codes to show once, for a first factor or when none is left unused. */
   enrolled(userId: string, hadFactor: boolean): Promise<string[] | undefined>;
   /** After a factor was removed: with none left, the recovery codes go too. */
   removed(userId: string): Promise<void>;

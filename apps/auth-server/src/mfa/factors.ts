@@ -1,9 +1,4 @@
-/**
- * The second factors a user can have, by kind: the authenticator app (totp.ts) and
- * passkeys (passkeys.ts) register here, so the policy ("an enrolled user must use one"),
- * the factor page, the account page and the admin API see every kind the same way.
- * Recovery codes are not a factor of their own: they stand in for one.
- */
+/** The second-factor kinds (app, passkeys); recovery codes stand in for one and are not a kind. */
 export interface FactorSummary {
   kind: string;
   /** Unique within its kind (for one passkey among several). */
@@ -19,20 +14,11 @@ export interface FactorKind {
   list(userId: string): Promise<FactorSummary[]>;
   /** Removes every factor of this kind the user has; returns how many. */
   removeAll(userId: string): Promise<number>;
-  /**
-   * HTML offering this kind on the factor page (a form posting to the interaction), when
-   * the user has one; the page escapes nothing in it.
-   */
+  /** HTML offering this kind on the factor page when the user has one; trusted, not escaped. */
   signInForm?(input: { uid: string; csrf: string; userId: string }): Promise<string>;
-  /**
-   * HTML offering to set this kind up on the factor page itself, shown to a user who has
-   * no factor yet and is asked for one; trusted like signInForm.
-   */
+  /** HTML setting this kind up on the factor page, for a user with no factor yet; trusted. */
   setupForm?(input: { uid: string; csrf: string; userId: string }): Promise<string>;
-  /**
-   * HTML of this kind's section of the account page (its forms carry `csrf`), trusted
-   * like signInForm; a section may load the page script (passkeys).
-   */
+  /** HTML of this kind's section of the account page (forms carry `csrf`); trusted. */
   accountSection?(userId: string, csrf: string): Promise<string>;
 }
 

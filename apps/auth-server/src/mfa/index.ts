@@ -77,10 +77,7 @@ export interface MfaDeps {
   logger: Logger;
   /** KEY_ENCRYPTION_KEY: TOTP secrets are sealed with it. */
   keyEncryptionKey: Buffer;
-  /**
-   * Second-factor codes (and enrolment confirmations) per IP and per user: the sign-in
-   * limiter of packages/accounts under a key prefix of its own (README "Multi-factor sign-in").
-   */
+  /** Second-factor codes per IP and per user: the sign-in limiter under its own key prefix. */
   limiter: SignInLimiter;
   /** WEBAUTHN_RP_ID; default the issuer's host. */
   rpId: string | undefined;
@@ -127,7 +124,6 @@ export function createMfa(deps: MfaDeps): Mfa {
     recoveryCodes,
     audit: deps.audit,
   });
-  // Form bodies of the factor step and the account page, as the sign-in page's.
   const form = formBody('16kb');
 
   function routes(router: Router, parts: MfaRouteParts): MfaStep {

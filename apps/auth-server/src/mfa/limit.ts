@@ -1,9 +1,6 @@
 import type { Context } from 'koa';
 
-/**
- * A second-factor code over its limit (README "Multi-factor sign-in"): Retry-After, and the
- * page `render` draws with a 429 naming the wait. True when the attempt was refused.
- */
+/** A code over its limit: Retry-After and a 429 page naming the wait; true when refused. */
 export async function refusedOverLimit(
   ctx: Context,
   attempt: { retryAfter: number },

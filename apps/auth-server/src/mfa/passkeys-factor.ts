@@ -7,11 +7,7 @@ import {
   passkeysSection,
 } from './passkeys-views.js';
 
-/**
- * Passkeys as a second-factor kind (mfa/factors.ts): the policy counts them, the factor
- * page offers "Use a passkey" (or "Add a passkey" to a user without any factor), the
- * account page shows them, the admin API lists and removes them. A page showing these forms allows our script (htmlHeaders' passkeyScript).
- */
+/** Passkeys as a second-factor kind (mfa/factors.ts); their pages load our one script. */
 export function createPasskeyFactor(repo: PasskeysRepo): FactorKind {
   return {
     kind: 'passkey',

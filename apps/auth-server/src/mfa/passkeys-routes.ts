@@ -33,10 +33,7 @@ export interface PasskeyRouteDeps {
   interactionOf(ctx: Context): Promise<Interaction>;
   /** Whether the form's CSRF token belongs to this interaction. */
   checkCsrf(uid: string, presented: unknown): boolean;
-  /**
-   * The user who passed the password and now owes a second factor, when the interaction
-   * is at that step; undefined at the first step (a passkey alone signs in).
-   */
+  /** The user who passed the password and owes a second factor; undefined at the first step. */
   pendingUserOf(interaction: Interaction): Promise<string | undefined>;
   /** Ends the sign-in: oidc-provider's login result with the amr the passkey earned. */
   completeSignIn(ctx: Context, interaction: Interaction, result: SignInResult): Promise<void>;
@@ -52,12 +49,7 @@ export interface PasskeyRouteDeps {
 
 const SCRIPT = readFileSync(new URL('../../public/passkeys.js', import.meta.url));
 
-/**
- * RFC 8176 amr of a passkey: `hwk` for a key bound to one device, `swk` for a synced one;
- * with user verification (a PIN or biometrics on the authenticator) a passkey alone is two
- * factors (possession and knowledge or inherence), `mfa`. completeSignIn adds what came
- * before (a password) and decides the acr.
- */
+/** RFC 8176 amr of a passkey: `hwk` bound to one device, `swk` synced; with UV also `mfa`. */
 export function passkeyAmr(
   deviceType: 'singleDevice' | 'multiDevice',
   userVerified: boolean,
@@ -148,10 +140,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
 
   // --- set-up at the factor page: a user asked for a second factor who has none ----------
 
-  /**
-   * The pending user of this sign-in when they may add a passkey here: after the password,
-   * with no second factor at all (a password alone never adds one to an enrolled account).
-   */
+  /** The pending user, who may add a passkey here only when they have no second factor at all. */
   async function setupUser(interaction: Interaction): Promise<PasskeyUser | undefined> {
     const pending = await deps.pendingUserOf(interaction);
     if (!pending || (await deps.hasSecondFactor(pending))) return undefined;

@@ -6,10 +6,7 @@ import { PASSKEY_NAME_MAX } from './passkeys.js';
 export const PASSKEY_SCRIPT_PATH = '/passkeys.js';
 export const passkeyScriptTag = `<script type="module" src="${PASSKEY_SCRIPT_PATH}"></script>`;
 
-/**
- * A passkey form: the page script fetches WebAuthn options from `optionsAction`, asks the
- * browser, and submits the credential in `response` to `action`.
- */
+/** A passkey form: the page script fetches options, asks the browser, submits `response`. */
 function passkeyForm(input: {
   kind: 'sign-in' | 'register';
   action: string;
@@ -40,7 +37,7 @@ export function passkeySignInForm(uid: string, csrf: string, label: string): str
 const when = (d: Date | null) =>
   d ? d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : 'never';
 
-/** The account page's passkeys: each with its name, dates, rename and remove; then "Add a passkey". */
+/** The account page's passkeys, each with rename and remove; then "Add a passkey". */
 export function passkeysSection(passkeys: Passkey[], csrf: string): string {
   const csrfField = `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
   const items = passkeys

@@ -13,27 +13,14 @@ import { z } from 'zod';
 import type { Passkey, PasskeysRepo } from '../data/passkeys-repo.js';
 import { AuthServerError } from '../errors.js';
 
-/**
- * Passkeys (WebAuthn): enrolment from the account page and sign-in, alone (a discoverable
- * credential with user verification) or as the second factor after a password. README
- * "Passkeys" says what a user sees; the decisions:
- * - attestation `none`: we trust the key the browser gives us, not a vendor's certificate;
- * - every challenge is random, stored server-side bound to what asked for it (an
- *   interaction, an account page), lives CHALLENGE_TTL_SECONDS and is consumed before the
- *   response is verified, so a response verifies at most once (replay refused);
- * - the signature counter only moves forward (a cloned authenticator is refused), and the
- *   backup state is kept as last reported.
- */
+/** Passkeys (WebAuthn): enrolment and sign-in; the decisions: docs/security.md "Passkeys". */
 export const CHALLENGE_TTL_SECONDS = 180;
 /** Live challenges one sign-in or account page may hold (a double click needs two). */
 const CHALLENGES_PER_BINDING = 5;
 /** What the browser is told (WebAuthn `timeout`), inside the challenge's life. */
 const CEREMONY_TIMEOUT_MS = 120_000;
 export const PASSKEY_NAME_MAX = 64;
-/**
- * COSE algorithms accepted: Ed25519, P-256, RSA (the library's default list, which would
- * probe the runtime for ML-DSA through an experimental Web Crypto call).
- */
+/** COSE algorithms: Ed25519, P-256, RSA (the library's default would probe for ML-DSA). */
 const ALGORITHMS = [-8, -7, -257];
 /** A user keeps at most this many passkeys. */
 export const PASSKEYS_PER_USER = 10;
@@ -92,10 +79,7 @@ export interface PasskeyService {
   ): Promise<PublicKeyCredentialCreationOptionsJSON>;
   /** Verifies a registration response and stores the passkey under `name`. */
   register(user: PasskeyUser, binding: string, response: unknown, name: string): Promise<Passkey>;
-  /**
-   * Options for a sign-in: with `userId`, a second factor limited to that user's passkeys;
-   * without, any discoverable passkey of this site, with user verification required.
-   */
+  /** Sign-in options: `userId`'s passkeys only, or (none) any discoverable one with UV. */
   authenticationOptions(
     binding: string,
     userId?: string,
@@ -189,8 +173,7 @@ export function createPasskeyService(repo: PasskeysRepo, config: PasskeyConfig):
         attestationType: 'none',
         supportedAlgorithmIDs: ALGORITHMS,
         excludeCredentials: existing.map((p) => ({ id: p.id, transports: p.transports })),
-        // A passkey is discoverable (sign-in with no email typed); verification is asked
-        // for, and required when signing in with the passkey alone.
+        // Discoverable (sign-in with no email typed); UV required when the passkey signs in alone.
         authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
       });
       await repo.issueChallenge(
@@ -261,8 +244,7 @@ export function createPasskeyService(repo: PasskeysRepo, config: PasskeyConfig):
       const issued = await consume(parsed.response.clientDataJSON, 'authenticate', binding);
       const passkey = await repo.find(parsed.id);
       if (!passkey) throw new PasskeyError('unknown_credential');
-      // A second factor must be one of the signed-in user's own passkeys, and a
-      // discoverable credential must name the user it was registered for.
+      // A second factor must be the user's own passkey; a discoverable one must name its user.
       if (issued.userId !== null && passkey.userId !== issued.userId) {
         throw new PasskeyError('wrong_user');
       }

@@ -1,12 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { MfaRepo } from '../data/mfa-repo.js';
 
-/**
- * Recovery codes: ten one-time codes shown once, when the first factor is enrolled or
- * when the user asks for new ones (which voids the old). Each is 80 random bits in
- * Crockford's base32 (no i, l, o, u), grouped by four; stored as SHA-256
- * digests, compared after removing spaces and dashes and lower-casing.
- */
+/** One-time recovery codes, shown once, stored hashed (docs/security.md "Second factors"). */
 export const RECOVERY_CODE_COUNT = 10;
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 

@@ -78,11 +78,7 @@ export async function renderFactorPage(
   });
 }
 
-/**
- * POST /interaction/:uid/totp and /recovery: the second step of a sign-in. Only at a
- * pending step, with the interaction's CSRF token, for the pending user's own factor;
- * failures count per IP and per user like passwords (429 with Retry-After beyond).
- */
+/** POST /interaction/:uid/totp and /recovery: the pending user's own factor, limited. */
 export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form: Middleware) {
   async function pendingStep(ctx: Context) {
     const interaction = await deps.host.current.interactionDetails(ctx.req, ctx.res);
@@ -151,12 +147,7 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
     await deps.completeSignIn(ctx, interaction, { accountId: pending.accountId, amr: [AMR.otp] });
   });
 
-  /**
-   * A user without any second factor, at a sign-in that requires one (a require_mfa
-   * client, acr_values), sets up an authenticator app right here: the password was just
-   * given, and there is no existing factor to ask for. Refused once the user has any
-   * factor, so a password alone never adds one to an enrolled account.
-   */
+  /** A user with no factor sets up an app here when the sign-in needs one (never when enrolled). */
   async function enrolmentStep(ctx: Context, post: boolean) {
     const interaction = await deps.host.current.interactionDetails(ctx.req, ctx.res);
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;

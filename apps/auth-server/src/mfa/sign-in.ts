@@ -7,14 +7,7 @@ import { htmlHeaders, httpOrigins } from '../security-headers.js';
 import type { FactorRegistry } from './factors.js';
 import { recoveryCodesPage } from './views.js';
 
-/**
- * How a sign-in ends (README "Multi-factor sign-in"). RFC 8176 `amr` values:
- * `pwd` a password, `otp` a one-time code (an authenticator app, or a recovery code that
- * stands in for it), `hwk` / `swk` a passkey bound to one device / synced, `mfa` more
- * than one factor. A passkey with user verification is possession plus a PIN or
- * biometrics: `mfa` on its own. The `acr` follows from the amr: ACR.mfa with `mfa`,
- * ACR.password otherwise (packages/claims, the strings the API's step-up compares).
- */
+/** A sign-in's RFC 8176 `amr` and its `acr` (docs/security.md "Sign-in factors: amr and acr"). */
 export const AMR = {
   password: 'pwd',
   otp: 'otp',
@@ -38,11 +31,7 @@ type ClientLike = { metadata(): Record<string, unknown> } | undefined;
 /** Client metadata `require_mfa: true` (POST /admin/clients): every sign-in needs a second factor. */
 export const clientRequiresMfa = (client: ClientLike) => client?.metadata()['require_mfa'] === true;
 
-/**
- * `acr_values` asking for ACR.mfa and not for anything weaker: the sign-in must have a
- * second factor, even over a password-only session (OIDC Core §3.1.2.1 makes acr_values
- * voluntary; Portcullis honours a request for the stronger class).
- */
+/** `acr_values` asking for ACR.mfa only: honoured over any session (OIDC Core §3.1.2.1). */
 export function acrValuesAskMfa(params: Record<string, unknown> | undefined): boolean {
   const raw = params?.['acr_values'];
   if (typeof raw !== 'string') return false;
@@ -71,13 +60,7 @@ export function createSecondFactorPolicy(factors: FactorRegistry): SecondFactorP
 
 export const SECOND_FACTOR_REASON = 'second_factor';
 
-/**
- * oidc-provider's interaction policy with one more login check: a session without a
- * second factor where one is required asks for the login prompt again. So no request
- * reaches consent or a code (nor `prompt=none`, which gets login_required) on a
- * password-only session of an enrolled user, of a require_mfa client or with acr_values
- * asking for it, whatever pages were skipped.
- */
+/** oidc-provider's policy, plus: a session lacking a required second factor logs in again. */
 export function interactionPolicyWithSecondFactor(policy: SecondFactorPolicy) {
   const base = interactionPolicy.base();
   base.get('login')!.checks.add(
@@ -103,10 +86,7 @@ export interface PendingSignIn {
 
 const PENDING = 'portcullis_second_factor';
 
-/**
- * How long a sign-in counts as fresh: long enough to change factors on the account page,
- * or to be the first factor of a second-factor step that a later request asks for.
- */
+/** How long a sign-in counts as fresh (for factor changes and as a step-up's first factor). */
 export const FRESH_SIGN_IN_SECONDS = 5 * 60;
 
 /** Whether a session signed in at `loginTs` (seconds) is still fresh. */
@@ -117,12 +97,8 @@ export const signedInWithin = (loginTs: number | undefined, now = Date.now()) =>
 export type PendingSignInOf = (interaction: Interaction) => Promise<PendingSignIn | undefined>;
 
 /**
- * The pending second-factor step of an interaction: after a correct password given in
- * this interaction (kept in its stored result, which oidc-provider ignores: only `login`,
- * `consent` and `error` resolve anything), or when a signed-in session is asked for a
- * second factor only (step-up: acr_values, a require_mfa client, a new enrolment). The
- * session's first factor stands only while fresh: an older session gives its password
- * again, so a stale cookie never becomes a new multi-factor sign-in or plants a factor.
+ * The pending second-factor step; a stale session's first factor does not count
+ * (docs/security.md "Sign-in factors: amr and acr").
  */
 export function createPendingSignIn(host: CurrentProvider): PendingSignInOf {
   return async function pendingSignInOf(interaction) {
@@ -145,10 +121,7 @@ export function createPendingSignIn(host: CurrentProvider): PendingSignInOf {
 export interface SignInResult {
   accountId: string;
   amr: string[];
-  /**
-   * Recovery codes made by a factor enrolled at this step (FactorChanges): shown once, on
-   * a page whose Continue link goes on, instead of the redirect.
-   */
+  /** Recovery codes made by a factor enrolled at this step: shown once instead of the redirect. */
   recoveryCodes?: { codes: string[]; intro: string } | undefined;
 }
 
@@ -171,12 +144,7 @@ export class SignInStepError extends AuthServerError {
   }
 }
 
-/**
- * The one place a finished sign-in becomes oidc-provider's login result
- * (`{ accountId, acr, amr }`): when the factors so far are not enough for this user,
- * client and request, the interaction keeps them as pending and the browser goes to the
- * factor page instead. A second factor must be the pending user's own.
- */
+/** The one place a finished sign-in becomes oidc-provider's login result (or a factor page). */
 export function createFinishSignIn(deps: {
   host: CurrentProvider;
   policy: SecondFactorPolicy;

@@ -4,12 +4,7 @@ import QRCode from 'qrcode';
 import type { MfaRepo, TotpRecord } from '../data/mfa-repo.js';
 import { open, seal } from '../sealed.js';
 
-/**
- * Authenticator apps (RFC 6238): SHA-1, 6 digits, 30 s, the parameters every app
- * supports. A code is accepted for the current time step and one step either side
- * (RFC 6238 §5.2: clock drift and typing time), and only for a step later than the last
- * accepted one (§5.2: a code is used once), so a code seen over a shoulder is useless.
- */
+/** Authenticator apps (RFC 6238), each code used once (docs/security.md "Second factors"). */
 const PERIOD = 30;
 const WINDOW = 1;
 const ISSUER = 'Portcullis';
@@ -21,20 +16,14 @@ export interface TotpEnrolment {
   uri: string;
 }
 
-/**
- * What an enrolment in progress belongs to: the sign-in (interaction) or the account-page
- * session that started it. Its key is shown to, and confirmed by, that owner only.
- */
+/** What an enrolment in progress belongs to (a sign-in or an account-page session). */
 export const enrolmentOwner = {
   signIn: (interactionUid: string) => `interaction:${interactionUid}`,
   accountPage: (sessionUid: string) => `account:${sessionUid}`,
 };
 
 export interface TotpService {
-  /**
-   * A new secret for `userId`, sealed and stored as `owner`'s enrolment waiting for its
-   * first code (replacing any other enrolment in progress).
-   */
+  /** A new sealed secret, stored as `owner`'s enrolment in progress (replacing any other). */
   start(userId: string, label: string, owner: string): Promise<TotpEnrolment | undefined>;
   /** `owner`'s enrolment in progress (to show again), or undefined. */
   pending(userId: string, label: string, owner: string): Promise<TotpEnrolment | undefined>;
@@ -55,7 +44,7 @@ function enrolment(secret: Secret, label: string): TotpEnrolment {
   return { secret: secret.base32, uri };
 }
 
-/** The QR code of an otpauth URI, as an SVG document (served by us: the CSP allows images from 'self'). */
+/** The QR code of an otpauth URI as SVG (served by us: the CSP allows images from 'self'). */
 export function qrSvg(uri: string): Promise<string> {
   return QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
 }

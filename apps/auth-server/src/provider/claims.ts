@@ -37,11 +37,7 @@ export function resourceServerInfo(
   };
 }
 
-/**
- * The newest key signs access tokens; a FAPI 2.0 client's are ES256 or PS256 whichever key
- * is newest (README "FAPI 2.0"). Its registration needed such a key, and a key is retired
- * only for a newer one of its alg, so one signs; if not, nothing is issued.
- */
+/** The newest key signs access tokens; a FAPI 2.0 client's, the newest ES256 or PS256 key. */
 function accessTokenKey(keys: KeyRing, client: Client | undefined) {
   const signer = accessTokenSigner(keys, isFapiClient(client) ? FAPI_ALGS : undefined);
   if (!signer) {
@@ -52,12 +48,7 @@ function accessTokenKey(keys: KeyRing, client: Client | undefined) {
   return { alg: signer.alg, kid: signer.kid };
 }
 
-/**
- * A client-credentials request without `scope` gets the client's registered `scope`
- * (README "Client credentials"); oidc-provider would issue a token holding nothing.
- * oidc-provider asks for the resource server (here) after authenticating the client and
- * before it reads the requested scope, so this is where the default can be filled in.
- */
+/** Client credentials without `scope`: the client's registered one (else the token holds none). */
 function applyRegisteredScope(ctx: KoaContextWithOIDC) {
   const params = ctx.oidc.params as { grant_type?: unknown; scope?: unknown } | undefined;
   const registered = (ctx.oidc.client as { scope?: string } | undefined)?.scope;
@@ -65,13 +56,7 @@ function applyRegisteredScope(ctx: KoaContextWithOIDC) {
   if (registered) params.scope = registered;
 }
 
-/**
- * Claims beyond RFC 9068's: `roles` (the user's, or the client's `roles` metadata for
- * client credentials), `grant_id` (so the API deny list can revoke a whole grant),
- * `grant_iat` (when the grant was created, Unix seconds with milliseconds: logout
- * everywhere cuts off by it, `iat` having whole seconds only) and `email` when the grant
- * includes the email scope.
- */
+/** Beyond RFC 9068: `roles`, `grant_id` (deny list), `grant_iat` (logout, in ms), `email`. */
 export function createExtraTokenClaims(accounts: AccountsRepo) {
   return async function extraTokenClaims(ctx: KoaContextWithOIDC, token: TokenLike) {
     if (token.kind === 'ClientCredentials') {
@@ -96,11 +81,7 @@ export function createExtraTokenClaims(accounts: AccountsRepo) {
   };
 }
 
-/**
- * The sign-in behind a user's access token (RFC 9068 §2.2.1: acr, amr, auth_time), from
- * the code, refresh token or device code it is issued for; the API's step-up reads them
- * (README "Multi-factor sign-in").
- */
+/** The sign-in behind an access token (RFC 9068 §2.2.1), for the API's step-up. */
 function signInClaims(ctx: KoaContextWithOIDC): Record<string, unknown> {
   const { AuthorizationCode, RefreshToken, DeviceCode } = ctx.oidc.entities as Record<
     string,
@@ -123,11 +104,7 @@ export function unknownScope(scope: string): string | undefined {
   return scope.split(' ').find((s) => s !== '' && !isApiScope(s) && !OIDC_SCOPES.includes(s));
 }
 
-/**
- * oidc-provider drops a client-credentials scope it does not know and answers 200 with a
- * token holding nothing; RFC 6749 §5.2 wants invalid_scope (README "Client credentials").
- * Runs while the token is saved, before anything is issued.
- */
+/** RFC 6749 §5.2: an unknown client-credentials scope is invalid_scope, not an empty token. */
 function refuseUnknownScopes(ctx: KoaContextWithOIDC) {
   const requested = (ctx.oidc.params as { scope?: unknown } | undefined)?.scope;
   if (typeof requested !== 'string') return;
@@ -136,11 +113,7 @@ function refuseUnknownScopes(ctx: KoaContextWithOIDC) {
     throw new errors.InvalidScope('requested scope is not supported', unknown);
 }
 
-/**
- * oidc-provider sets `sub` to the client id for client-credentials tokens and
- * extraTokenClaims cannot override registered claims, so the JWT customizer prefixes
- * it: `client:<client_id>` can never equal a user id (packages/claims relies on it).
- */
+/** Client-credentials `sub` is `client:<client_id>`, never a user id (packages/claims needs it). */
 export async function customizeJwt(
   _ctx: KoaContextWithOIDC,
   token: TokenLike,

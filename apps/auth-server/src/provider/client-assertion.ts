@@ -1,9 +1,6 @@
 import { errors, type Client, type KoaContextWithOIDC } from 'oidc-provider';
 
-/**
- * How a client may authenticate at the token endpoint: a secret (stored as its SHA-256),
- * its own key (README "private_key_jwt"), or not at all (a public client, with PKCE).
- */
+/** How a client authenticates at /token: a secret (stored hashed), its own key, or none (PKCE). */
 export const CLIENT_AUTH_METHODS = [
   'client_secret_basic',
   'client_secret_post',
@@ -15,8 +12,8 @@ export const CLIENT_AUTH_METHODS = [
 export const CLIENT_ASSERTION_ALGS = ['ES256', 'PS256', 'RS256'] as const;
 
 /**
- * Client metadata opting one client into the audiences RFC 7523 first allowed (the token
- * endpoint URL, the URL of the endpoint called): docs/security.md states the risk.
+ * Opts one client into RFC 7523's first audiences
+ * (docs/security.md "Client assertions: the audience and the legacy opt-in").
  */
 export const LEGACY_AUDIENCE = 'client_assertion_legacy_audience';
 
@@ -31,10 +28,7 @@ export function allowsLegacyAudience(client: Client | undefined): boolean {
   return client?.metadata()[LEGACY_AUDIENCE] === true;
 }
 
-/**
- * A refused client assertion whose `error_description` names the rule it broke, so an
- * integrator can fix the client in one try (README "private_key_jwt").
- */
+/** A refused client assertion whose `error_description` names the rule it broke. */
 export class ClientAssertionRefused extends errors.InvalidClientAuth {
   constructor(description: string) {
     super(description);
@@ -52,14 +46,7 @@ export function audienceRule(ctx: KoaContextWithOIDC): string {
 export const lifetimeRule = (maxLifetime: number) =>
   `client assertion lifetime: exp must be at most ${maxLifetime} seconds ahead`;
 
-/**
- * oidc-provider checks signature, iss, sub, jti (once, through ReplayDetection, kept until
- * `exp`) and that `aud` is the issuer, the token endpoint URL or the endpoint's URL.
- * RFC 7523bis (draft-ietf-oauth-rfc7523bis) narrows `aud` to the issuer identifier as a
- * single string, so an assertion made for another server's endpoint cannot be replayed
- * here, unless the client opted into the legacy audiences; an `exp` more than
- * CLIENT_ASSERTION_MAX_LIFETIME ahead is refused (README "private_key_jwt").
- */
+/** RFC 7523bis: `aud` is the issuer alone (unless opted out); `exp` is near. */
 export function clientAssertionCheck(maxLifetime: number) {
   return async function assertClientAssertion(
     ctx: KoaContextWithOIDC,

@@ -33,18 +33,7 @@ class TooManyClientAuthFailures extends errors.OIDCProviderError {
   }
 }
 
-/**
- * Failed client authentication, limited like failed sign-ins (README "Client
- * authentication limits"). When oidc-provider looks the client up, before it checks the
- * secret or the assertion, the address, the client from that address and the client are
- * checked: 429 when any is over its limit. Only failures count, in that order, so a
- * client's burst of concurrent token requests is never refused, and an address guessing
- * across many (or unknown) client ids is stopped by its own count. A failure refused under
- * the address's counts adds nothing to the client's, so one address cannot lock a client
- * out (it takes CLIENT_AUTH_CLIENT_LIMIT / CLIENT_AUTH_CLIENT_ADDRESS_LIMIT addresses). A
- * success clears the failures of its client from its address; the address's own count,
- * which other clients behind it share, stays.
- */
+/** Failed client authentications, limited (docs/security.md "Client authentication limits"). */
 export function createClientAuthLimits(limits: ClientAuthLimits, store: AttemptStore) {
   const window = limits.windowSec;
   const limiter = createAttemptLimiter(

@@ -49,10 +49,7 @@ export interface ProviderSetup {
   deviceGuard: DeviceGuard;
   /** Logout everywhere: artifacts of a denied subject issued before the logout are gone. */
   denyList: Pick<SharedDenyList, 'isDenied' | 'sync'>;
-  /**
-   * oidc-provider's prompts with the second-factor check (README "Multi-factor sign-in"),
-   * a new policy for each Provider built.
-   */
+  /** oidc-provider's prompts with the second-factor check, a new policy per Provider built. */
   interactionPolicy: () => NonNullable<NonNullable<Configuration['interactions']>['policy']>;
   /** Clients that are not in the clients table (the account page's), fresh for each Provider. */
   staticClients: () => ClientMetadata[];
@@ -65,12 +62,7 @@ export const PAR_REQUEST_URI_TTL = 60;
 export const SESSION_COOKIE = '_session';
 export const INTERACTION_RESUME_COOKIE = '_interaction_resume';
 
-/**
- * Extra client metadata: `roles` (client-credentials tokens), `first_party` (skips
- * consent), `introspection` (may introspect tokens, README "Token introspection"),
- * `fapi` (README "FAPI 2.0") and `client_assertion_legacy_audience` (README
- * "private_key_jwt").
- */
+/** Extra client metadata (admin/schemas.ts says what each member means). */
 function validateClientMetadata(
   _ctx: KoaContextWithOIDC | undefined,
   key: string,
@@ -98,10 +90,7 @@ function validateClientMetadata(
   }
 }
 
-/**
- * DPoP nonces (README "DPoP") are HMACs of the time step under this secret: every
- * instance must derive the same one, so it comes from the shared cookie key.
- */
+/** DPoP nonces are HMACs under this secret; every instance must derive the same one. */
 function dpopNonceSecret(cookieKeys: string[]): Buffer {
   return Buffer.from(hkdfSync('sha256', cookieKeys[0] ?? '', '', 'portcullis dpop nonce', 32));
 }
@@ -115,13 +104,7 @@ function dpopFeature(config: AuthConfig, cookieKeys: string[]) {
   };
 }
 
-/**
- * oidc-provider settings. Decisions: authorization code only (no implicit, hybrid or
- * password), PKCE S256 for every client, refresh tokens rotated on every use and issued
- * to any client allowed the refresh_token grant, JWT access tokens for the API audience
- * (RFC 9068), client secrets compared by hash (extensions.ts), DPoP-bound
- * tokens for any client that sends a proof (RFC 9449).
- */
+/** oidc-provider settings (docs/security.md "Decisions and their RFCs"). */
 export function providerConfiguration(s: ProviderSetup): Configuration {
   // findAccount and extraTokenClaims both read the user: once per request.
   const accounts: AccountsRepo = {
@@ -135,8 +118,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
   return {
     adapter: s.oidcPayloads.adapterFactory(createLogoutGuard(s.denyList), {
       refreshReuseInterval: config.refreshReuseInterval,
-      // Far longer than a rotation that goes well takes (milliseconds), and shorter than a
-      // client of an abandoned one waits for its 503 (one DB_QUERY_TIMEOUT at least).
+      // Longer than a rotation that goes well, shorter than a client waits for its 503.
       rotationBound: config.dbQueryTimeoutMs / 2000,
     }),
     clients: s.staticClients(),
@@ -158,8 +140,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       email: ['email', 'email_verified'],
       profile: ['name'],
     },
-    // Every scope a client may request or register (README "Trust model", "Scope
-    // narrows"); the API's are also resource scopes, deciding what its tokens hold.
+    // Every scope a client may request or register; the API's are also resource scopes.
     scopes: [...OIDC_SCOPES, ...API_SCOPES],
     // Unknown scopes refused, offline_access kept (README "Authorization Code + PKCE").
     extraParams: { scope: checkRequestedScope },
@@ -176,8 +157,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       token_endpoint_auth_method: 'client_secret_basic',
       response_modes: RESPONSE_MODES,
     },
-    // The classes a sign-in can have (discovery's acr_values_supported); acr_values
-    // asking for ACR.mfa requires a second factor (mfa/sign-in.ts).
+    // acr_values asking for ACR.mfa requires a second factor (mfa/sign-in.ts).
     acrValues: [ACR.password, ACR.mfa],
     enabledJWA: {
       idTokenSigningAlgValues: ['RS256', 'ES256'],
@@ -210,8 +190,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
     },
     discovery: {
       claim_types_supported: ['normal'],
-      // RFC 8414 §2: without them a client must assume client_secret_basic (README "Token
-      // introspection"); a JWT method listed needs its signing algs listed too.
+      // RFC 8414 §2: without them a client must assume client_secret_basic.
       introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS.filter(
         (m) => m !== 'none',
       ),
@@ -229,8 +208,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       devInteractions: { enabled: false },
       // Per client, `"fapi": "2.0"` (README "FAPI 2.0"); no client is FAPI by default.
       fapi: { enabled: true, profile: fapiProfile },
-      // RFC 9126 (README "PAR"): per client through require_pushed_authorization_requests,
-      // for every client with REQUIRE_PAR; a request_uri works once, for 60 s.
+      // RFC 9126: per client or for all with REQUIRE_PAR; a request_uri works once, for 60 s.
       pushedAuthorizationRequests: {
         enabled: true,
         requirePushedAuthorizationRequests: config.requirePar,
@@ -245,8 +223,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       },
       introspection: {
         enabled: true,
-        // Only resource servers registered with `introspection: true` (403 for others:
-        // introspectApiJwts, README "Token introspection").
+        // Only resource servers registered with `introspection: true` (403 for others).
         allowedPolicy: async (_ctx, client) => mayIntrospect(client),
       },
       userinfo: { enabled: true },
@@ -266,10 +243,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => apiResource,
-        // The access token is for the API whenever the requested (else granted) scope
-        // holds an API scope; otherwise it is an opaque token for /me. /me accepts the API
-        // JWT too (README "Userinfo"), and a refresh_token request narrowed to OIDC scopes
-        // (`scope=openid email`) still answers an opaque one.
+        // An API scope requested (else granted): a JWT for the API; otherwise opaque, for /me.
         useGrantedResource: async (ctx, model) => {
           const requested = (ctx.oidc.params as { scope?: string } | undefined)?.scope;
           const scope = requested ?? (model as { scope?: string }).scope ?? '';

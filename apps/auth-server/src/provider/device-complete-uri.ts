@@ -11,10 +11,7 @@ function xsrfOf(ctx: DeviceContext): string | undefined {
     ?.secret;
 }
 
-/**
- * The user-code form (what the "Connect a device" page's Continue button submits), in
- * place of oidc-provider's, whose input carries an inline onfocus handler.
- */
+/** Our user-code form, in place of oidc-provider's with an inline onfocus handler. */
 export function userCodeForm(ctx: DeviceContext, userCode?: string): string {
   const action = ctx.oidc.urlFor('code_verification');
   const value = userCode === undefined ? '' : ` value="${escapeHtml(userCode)}"`;
@@ -25,14 +22,7 @@ export function userCodeForm(ctx: DeviceContext, userCode?: string): string {
 </form>`;
 }
 
-/**
- * The page behind verification_uri_complete (`/device?user_code=…`, RFC 8628 §3.3.1).
- * oidc-provider answers it with a form its inline script submits at once, without our
- * CSP and frame headers. It gets our input page instead, with the code filled in and a
- * Continue button the user presses, and then the confirmation naming the client: a link
- * sent by an attacker (device-code phishing, RFC 8628 §5.4) cannot carry the user past
- * looking at what they approve. README "Device code".
- */
+/** verification_uri_complete: a Continue button, against device-code phishing (RFC 8628 §5.4). */
 export const prefilledUserCodePage: Middleware = async function prefilledUserCodePage(ctx, next) {
   await next();
   const oidc = (ctx as unknown as KoaContextWithOIDC).oidc as

@@ -21,12 +21,7 @@ export interface DeviceGuardOptions {
 const DEVICE_RESUME = /^\/device\/[^/]+\/?$/i;
 const CODE_FORM = /^\/device\/?$/i;
 
-/**
- * A device page that can only fail: the return from sign-in without its resume cookie, or
- * the code form posted without the session that holds its xsrf secret. oidc-provider 9
- * renders the code form for such a failure into a session it never saved, and then throws
- * (a 500), so these are answered here.
- */
+/** Device pages that can only fail; oidc-provider 9 would throw (500) rendering them. */
 function cannotSucceed(ctx: Context, options: DeviceGuardOptions): boolean {
   if (ctx.method === 'GET' || ctx.method === 'HEAD') {
     return DEVICE_RESUME.test(ctx.path) && !ctx.cookies.get(options.resumeCookie);
@@ -46,15 +41,7 @@ function expiredPage(ctx: Context): void {
   );
 }
 
-/**
- * What oidc-provider leaves to us in RFC 8628:
- * - `interval` in the device authorization response (§3.2);
- * - `slow_down` (§3.5): a poll earlier than the device code's current interval after the
- *   previous one answers slow_down and raises that code's interval (DevicePollsRepo). Only
- *   an `authorization_pending` answer is turned into slow_down (slow_down is its variant); a
- *   poll that redeems the code is not held back;
- * - a limit on wrong user codes (§5.1 brute force): 429 with Retry-After.
- */
+/** What RFC 8628 leaves to us: `interval` (§3.2), `slow_down` (§3.5), a wrong-code limit (§5.1). */
 export function createDeviceGuard(polls: DevicePollsRepo, options: DeviceGuardOptions) {
   // Without a session the code form cannot succeed (cannotSucceed); the IP stands in.
   const limiterKeys = (ctx: {
@@ -82,10 +69,7 @@ export function createDeviceGuard(polls: DevicePollsRepo, options: DeviceGuardOp
     try {
       await next();
     } catch (error) {
-      // The code form posted with a session cookie whose session holds no form secret (made
-      // up, expired, or a sign-in session that never showed the form): oidc-provider 9 fails
-      // rendering its "try again" form from that missing secret (a TypeError, not an OAuth
-      // error). Like the cases cannotSucceed() answers up front, it can only fail.
+      // A session without the form's secret: oidc-provider 9 throws rendering its retry form.
       if (ctx.method === 'POST' && CODE_FORM.test(ctx.path) && error instanceof TypeError)
         return expiredPage(ctx);
       throw error;

@@ -19,12 +19,7 @@ export function hashClientSecret(secret: string): string {
   return hash('sha256', secret, 'hex');
 }
 
-/**
- * Client secrets are 32 random bytes shown once and stored as their SHA-256 (a slow
- * hash adds nothing for 256-bit random values): the hash of the presented secret is
- * compared with the stored one in constant time. Secret-derived symmetric keys
- * (client_secret_jwt, HS* ID tokens) are disabled in the configuration for that reason.
- */
+/** Secrets are stored as SHA-256, compared in constant time (docs/security.md "Client secrets"). */
 function compareHashedClientSecret(this: { clientSecret?: string }, presented: string): boolean {
   const stored = Buffer.from(this.clientSecret ?? '', 'hex');
   return constantTimeEqual(stored, hash('sha256', String(presented), 'buffer'));
@@ -32,12 +27,7 @@ function compareHashedClientSecret(this: { clientSecret?: string }, presented: s
 
 type ClientModel = { find(id: string): Promise<Client | undefined> };
 
-/**
- * oidc-provider's `Client.find` reads the adapter and then hashes the JSON of the
- * metadata to find the matching Client instance, on every request. The clients repo
- * hands out one frozen metadata object per client while its cache holds it, so the
- * instance is looked up by that object instead; anything else goes to oidc-provider.
- */
+/** One Client instance per cached metadata object, not oidc-provider's JSON hash per request. */
 function reuseClientInstances(provider: Provider, clients: ClientsRepo): void {
   const Clients = provider.Client as unknown as ClientModel;
   const find = Clients.find.bind(Clients);
@@ -64,15 +54,8 @@ export interface ProviderExtensionDeps {
 }
 
 /**
- * Everything Portcullis changes in a built oidc-provider, in the order it is applied
- * (around it, app.ts's device guard and 503 mapping rewrite answers as Koa middleware).
- * What a documented setting covers stays in configuration.ts (findAccount, the adapter,
- * the introspection policy, the pages); each entry here replaces a method, rewrites an
- * answer after `next()` or listens to an event. Order matters twice:
- * - `Client.find` is wrapped twice: the limiter (2) wraps the cached lookup (1), so an
- *   address over its limit is refused before any lookup.
- * - `provider.use` middleware: the first registered is the outermost, so its rewrite
- *   after `next()` runs last; none of these rewrite the same route's answer.
+ * Everything Portcullis changes in a built oidc-provider, in the order it is applied; documented
+ * settings stay in configuration.ts. Order: docs/architecture.md "Provider extensions".
  */
 export function extendProvider(provider: Provider, deps: ProviderExtensionDeps): void {
   // Methods replaced:

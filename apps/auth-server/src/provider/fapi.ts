@@ -13,11 +13,7 @@ export const FAPI_DEFAULT_ALG = 'ES256';
 
 const FAPI_GRANTS = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
 
-/**
- * What `"fapi": "2.0"` implies when the registration leaves it out: PAR, DPoP-bound
- * tokens, ES256 assertions and ID tokens. Explicit values stay and are then checked by
- * {@link fapiProblems}. README "FAPI 2.0".
- */
+/** Defaults `"fapi": "2.0"` implies (PAR, DPoP, ES256); explicit values meet fapiProblems. */
 export function withFapiDefaults<M extends Record<string, unknown>>(metadata: M): M {
   if (metadata['fapi'] !== FAPI_2) return metadata;
   return {
@@ -29,16 +25,7 @@ export function withFapiDefaults<M extends Record<string, unknown>>(metadata: M)
   };
 }
 
-/**
- * FAPI 2.0 Security Profile (README "FAPI 2.0") as client metadata, checked by
- * oidc-provider's client schema each time a client is registered or loaded, so a stored
- * client cannot hold less: private_key_jwt with ES256/PS256 (no secrets; mTLS is not
- * offered) naming the issuer alone as audience, pushed authorization requests only,
- * DPoP-bound tokens (sender-constrained), ES256/PS256 ID tokens, https redirect URIs (http
- * only to a loopback host, for development and native apps), and no device flow. PKCE
- * S256 (every client), `iss` in the authorization response (RFC 9207) and codes living
- * 60 s hold for every client already; request objects are off for every client.
- */
+/** FAPI 2.0 as client metadata, checked when a client is stored or loaded (README "FAPI 2.0"). */
 export function fapiProblems(metadata: Record<string, unknown>): string[] {
   const profile = metadata['fapi'];
   if (profile === undefined) return [];

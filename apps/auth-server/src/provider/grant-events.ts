@@ -22,15 +22,7 @@ export interface GrantEventDeps {
 const REUSE = 'refresh token already used';
 const CODE_REUSE = new Set(['authorization code already consumed', 'device code already consumed']);
 
-/**
- * Refresh-token reuse (RFC 9700 §4.14.2). A second presentation of a rotated refresh
- * token is reuse unless it is an honest retry within REFRESH_REUSE_INTERVAL before any
- * successor was used (docs/security.md, decided by the adapter's consume): oidc-provider
- * (or our adapter) has already revoked the grant; here we also put the grant on the API
- * deny list, so its JWT access tokens stop working at once, and raise the alert (log at
- * error, audit row, webhook).
- * Every other grant revocation (code reuse, token revocation) also reaches the deny list.
- */
+/** Grant revocations and refresh-token reuse (RFC 9700 §4.14.2) reach the deny list and alert. */
 export function watchGrantEvents(provider: Provider, deps: GrantEventDeps): void {
   const { logger, audit, denyList, alerts } = deps;
   const denyUntil = () => Math.floor(Date.now() / 1000) + deps.accessTokenTtl + 60;

@@ -34,10 +34,7 @@ export interface JwtIntrospectionOptions {
   denyList: Pick<DenyList, 'isDenied'>;
 }
 
-/**
- * The API's own check of its access tokens (packages/claims), against this server's key
- * ring: signature, iss, aud, exp, and the deny list of logout everywhere and revocations.
- */
+/** The API's own check of its access tokens (packages/claims) against this server's key ring. */
 export function createApiTokenVerifier(options: JwtIntrospectionOptions): AccessTokenVerifier {
   return createAccessTokenVerifier({
     issuer: options.issuer,
@@ -65,24 +62,13 @@ function activeResponse(claims: AccessTokenClaims, issuer: string): Record<strin
   };
 }
 
-/**
- * README "Token introspection". A client not registered for it gets 403
- * `unauthorized_client` once oidc-provider has authenticated it, whatever it asked about
- * (a wrong credential stays oidc-provider's 401 invalid_client).
- *
- * oidc-provider refuses to introspect JWT access tokens (unsupported_token_type: they are
- * not looked up in the adapter). The API's access tokens are JWTs, so after oidc-provider
- * authenticated the caller, such a token is verified here with packages/claims' own
- * verifier (signature by the key ring, iss, aud, exp, the deny list of logout everywhere
- * and refresh-token reuse) and reported as RFC 7662 says; anything else is active:false.
- */
+/** 403 for unregistered clients; the API's JWTs (docs/architecture.md "Provider extensions"). */
 export function introspectApiJwts(options: JwtIntrospectionOptions): Middleware {
   const verifier = createApiTokenVerifier(options);
   return async function introspectApiJwt(ctx, next) {
     await next();
     const oidc = (ctx as unknown as KoaContextWithOIDC).oidc as
       KoaContextWithOIDC['oidc'] | undefined;
-    // After client authentication: the caller is a known, authenticated client.
     if (oidc?.route !== 'introspection' || !oidc.client) return;
     const body = ctx.body as { error?: string } | undefined;
     if (!mayIntrospect(oidc.client)) {

@@ -2,11 +2,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import type { Jwk, KeyAlg, SigningKey, SigningKeysRepo } from '../data/signing-keys-repo.js';
 import { FAPI_ALGS } from './fapi.js';
 
-/**
- * Where a key is in its life at one instant:
- * `next` published, not signing yet; `active` signs; `retired` published for the tokens
- * it signed; `expired` gone from the JWKS.
- */
+/** A key's state: `next` published, `active` signs, `retired` still published, `expired` gone. */
 export type KeyState = 'next' | 'active' | 'retired' | 'expired';
 
 type KeyTimes = Pick<SigningKey, 'activatesAt' | 'retiredAt' | 'expiresAt'>;
@@ -18,22 +14,12 @@ export function keyState(key: KeyTimes, now: number): KeyState {
   return 'active';
 }
 
-/**
- * What a key signs: `access_token` (the newest active key, whatever its alg),
- * `fapi_access_token` (FAPI 2.0 clients' access tokens, when the newest key's alg is not
- * one FAPI allows: the newest active ES256 or PS256 key) and `id_token` (the signing key of
- * each alg, for the clients whose id_token_signed_response_alg is that alg: SIGNING_ALG by
- * default, ES256 for FAPI 2.0).
- */
+/** What a key signs (docs/security.md "Signing keys"). */
 export type SignedToken = 'access_token' | 'fapi_access_token' | 'id_token';
 
 /** The keys one Provider instance is built with. */
 export interface KeyRing {
-  /**
-   * Private JWKs for oidc-provider: the signing key of each alg first; every other key
-   * carries `key_ops: ["verify"]`, so oidc-provider can never select it for signing, and
-   * is published with that restriction.
-   */
+  /** Private JWKs: each alg's signing key first; the rest `key_ops: ["verify"]`, never signing. */
   readonly jwks: Jwk[];
   /** The newest active key: it signs access tokens. */
   readonly current: { kid: string; alg: KeyAlg };
@@ -54,11 +40,7 @@ export function signsIdTokensWith(ring: KeyRing, alg: string): boolean {
   );
 }
 
-/**
- * The key that signs a client's access tokens: the newest active key, or for a client held
- * to `algs` (FAPI 2.0: ES256, PS256) the newest active key of one of those algs, which
- * signs its ID tokens already. Undefined when no active key has such an alg.
- */
+/** The key for a client's access tokens; for a client held to `algs` (FAPI 2.0), one of those. */
 export function accessTokenSigner(
   ring: KeyRing,
   algs?: readonly string[],
@@ -82,11 +64,7 @@ export interface RotatedKey {
 export interface KeyManager {
   /** Loads the published keys, creating an active key of `defaultAlg` when none signs. */
   load(): Promise<KeyRing>;
-  /**
-   * Adds a key of `alg`: published at once, signing from now + the publish lead (or at
-   * once with `activate: 'now'`). The key of that alg it replaces stops signing then and
-   * stays published for the retention period.
-   */
+  /** Adds a key of `alg`, signing after the publish lead (or now); the one it replaces retires. */
   rotate(alg: KeyAlg, options?: RotateOptions): Promise<RotatedKey>;
 }
 
@@ -106,10 +84,7 @@ const newest = (a: SigningKey, b: SigningKey) =>
   b.activatesAt.getTime() - a.activatesAt.getTime() ||
   b.createdAt.getTime() - a.createdAt.getTime();
 
-/**
- * What the signing key at `index` (newest first) signs; `fapiSigner` is the index of the
- * newest ES256/PS256 key, the one accessTokenSigner picks for FAPI 2.0 clients.
- */
+/** What the signing key at `index` (newest first) signs; `fapiSigner`: newest ES256/PS256 key. */
 function signedBy(index: number, fapiSigner: number): SignedToken[] {
   if (index === 0) return ['access_token', 'id_token'];
   if (index === fapiSigner) return ['fapi_access_token', 'id_token'];
@@ -154,13 +129,7 @@ export interface KeyManagerOptions {
   now?: () => number;
 }
 
-/**
- * Signing keys live in `signing_keys`, encrypted at rest. Rotation is publish before sign
- * (RFC 7517 §5 key sets; OIDC Core §10.1.1): a new key is in the JWKS `publishLeadSeconds`
- * before it signs, so every instance and verifier can learn it first, and a replaced key
- * stays published for `retentionSeconds` (the longest token lifetime plus a margin) after
- * it stops signing. Each instance applies the switch on its own clock when it reloads.
- */
+/** Signing keys, encrypted at rest, published before signing (docs/security.md "Signing keys"). */
 export function createKeyManager(repo: SigningKeysRepo, options: KeyManagerOptions): KeyManager {
   const now = options.now ?? Date.now;
   async function rotate(alg: KeyAlg, rotateOptions: RotateOptions = {}): Promise<RotatedKey> {

@@ -1,18 +1,12 @@
 /** Host names of this very machine: http to them never leaves it (development, tests). */
 export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-/**
- * Loopback IP literals a native app may listen on (RFC 8252 §7.3, §8.3: not `localhost`,
- * which a hosts file may point elsewhere). README "Native apps".
- */
+/** Loopback IP literals a native app may listen on (RFC 8252 §7.3, §8.3: not `localhost`). */
 export const LOOPBACK_IPS: ReadonlySet<string> = new Set(
   [...LOOPBACK_HOSTS].filter((host) => host !== 'localhost'),
 );
 
-/**
- * What travels only encrypted or only on this machine: https, or http to a loopback host
- * unless `httpsOnly` (production's jwks_uri). A FAPI 2.0 redirect URI and a jwks_uri.
- */
+/** https, or http to a loopback host unless `httpsOnly` (production's jwks_uri). */
 export function isHttpsOrLoopback(uri: unknown, { httpsOnly = false } = {}): boolean {
   const url = URL.parse(String(uri));
   if (!url) return false;

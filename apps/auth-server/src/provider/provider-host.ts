@@ -8,13 +8,7 @@ import { extendProvider } from './extensions.js';
 import type { GrantEventDeps } from './grant-events.js';
 import type { KeyManager, KeyRing } from './keys.js';
 
-/**
- * TRUST_PROXY (README "Configuration"): ctx.ip, which every limit counts against, is then
- * the right-most X-Forwarded-For entry, the one the proxy appended (entries to its left are
- * the client's to choose), and X-Forwarded-Proto says whether cookies may be secure; the
- * API reads the variable the same way. For the auth server's app, whose context
- * oidc-provider runs on, and the Provider alike.
- */
+/** TRUST_PROXY: ctx.ip is the right-most X-Forwarded-For entry, the one the proxy appended. */
 export function trustProxyAs(app: Koa, trustProxy: boolean): void {
   app.proxy = trustProxy;
   app.maxIpsCount = 1;
@@ -23,12 +17,8 @@ export function trustProxyAs(app: Koa, trustProxy: boolean): void {
 export interface ProviderHost {
   readonly current: Provider;
   readonly keys: KeyRing;
-  /**
-   * Reloads signing keys and swaps in a new Provider when they (or their states) changed.
-   * Also runs by itself at the ring's next scheduled change (a key activating or retiring).
-   */
+  /** Reloads the keys and swaps in a new Provider when they changed (also at a key's change). */
   refreshKeys(): Promise<boolean>;
-  /** Stops the scheduled reload. */
   close(): void;
   /** Koa middleware running the current Provider (requests in flight keep theirs). */
   middleware: Middleware;
@@ -64,11 +54,7 @@ function build(issuer: string, setup: ProviderSetup, options: ProviderHostOption
   return provider;
 }
 
-/**
- * oidc-provider takes its keys at construction; key rotation therefore builds a new
- * Provider from the same database and swaps it in. Everything durable (codes, tokens,
- * sessions, clients) is in the database, so the swap is invisible to clients.
- */
+/** oidc-provider takes its keys at construction, so a key rotation swaps in a new Provider. */
 export async function createProviderHost(options: ProviderHostOptions): Promise<ProviderHost> {
   let keys = await options.keyManager.load();
   let current = build(options.issuer, { ...options.setup, keys }, options);
@@ -77,7 +63,6 @@ export async function createProviderHost(options: ProviderHostOptions): Promise<
   const now = options.now ?? Date.now;
 
   const middleware: Middleware = function oidcProvider(ctx, next) {
-    // Koa-mount at the root: the Provider's own middleware stack on the outer context.
     const stack = current.middleware;
     const dispatch = (i: number): Promise<void> => {
       const fn = stack[i];
@@ -87,8 +72,7 @@ export async function createProviderHost(options: ProviderHostOptions): Promise<
     return dispatch(0);
   };
 
-  // Serialized: a slow periodic reload that read the table before a rotation must not
-  // finish after (and overwrite) the reload that the rotation itself triggered.
+  // Serialized: a slow periodic reload must not overwrite the one a rotation triggered.
   let queue: Promise<unknown> = Promise.resolve();
   function refreshKeys(): Promise<boolean> {
     const run = queue.then(reload, reload);

@@ -50,10 +50,7 @@ const ASSERTION_KEY_CAUSES: Record<string, string> = {
     'client assertion signature key: the signature does not verify with the key registered for this kid',
 };
 
-/**
- * oidc-provider's error_detail of a refused grant at /token -> what the client is told.
- * Each names what was wrong and nothing an attacker could not see for themselves.
- */
+/** oidc-provider's error_detail of a refused grant -> a text naming only what the client sees. */
 const GRANT_DETAILS: Record<string, string> = {
   'authorization code not found': 'authorization code unknown',
   'authorization code is expired': 'authorization code expired',
@@ -98,14 +95,7 @@ function descriptionOf(ctx: KoaContextWithOIDC, err: RefusalError): string | und
   return undefined;
 }
 
-/**
- * oidc-provider answers a refused client assertion with "client authentication failed"
- * and a refused grant with "grant request is invalid", the reason only in its log
- * (error_detail), where RFC 6749 §5.2's error_description is for the developer. Its error
- * handler sets the JSON body, then emits `<route>.error` with the error at once, so the
- * listener puts a fixed text for the detail there (no library message reaches the client).
- * An unknown client or a wrong secret stays "client authentication failed".
- */
+/** RFC 6749 §5.2: refusals say why (docs/architecture.md "Provider extensions"). */
 export function describeRefusals(provider: Provider): void {
   function describe(ctx: KoaContextWithOIDC, err: Error): void {
     const refusal = err as RefusalError;

@@ -18,16 +18,7 @@ const dpopProofOf = getDpopJwt as (
   ctx: KoaContextWithOIDC,
 ) => { payload: { jti?: unknown } } | undefined;
 
-/**
- * oidc-provider remembers a used `jti` (client assertions, DPoP proofs) by reading the
- * ReplayDetection row and then saving it: two requests carrying the same JWT at once,
- * at one instance or two, both read nothing and both pass. Here the row is claimed by
- * one INSERT: exactly one request wins, whichever instance it reaches (README
- * "private_key_jwt"). An expired row of the same id is taken over.
- *
- * A replayed DPoP proof is `invalid_dpop_proof` (RFC 9449 §5), where oidc-provider's
- * grants would answer `invalid_grant`; a replayed client assertion keeps its own error.
- */
+/** A `jti` claimed by one INSERT (docs/architecture.md "Provider extensions"). */
 export function claimJtiOnce(
   provider: Provider,
   payloads: Pick<OidcPayloadsRepo, 'claimJtiOnce'>,

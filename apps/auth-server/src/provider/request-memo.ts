@@ -17,13 +17,7 @@ function ofRequest<V>(store: WeakMap<object, Map<string, V>>): Map<string, V> | 
   return map;
 }
 
-/**
- * One load per key within one request. oidc-provider reads the same account more than
- * once while handling one token request (findAccount for the grant and the ID token,
- * then extraTokenClaims for the roles); each read was a database round trip. Nothing
- * outlives the request, so a change made by the admin API is seen by the next request
- * as before. Outside a request (admin API, CLI) every call loads.
- */
+/** One load per key within one request; nothing outlives it, outside a request every call loads. */
 export function memoizeInRequest<T>(key: string, load: () => Promise<T>): Promise<T> {
   const memo = ofRequest(memos);
   if (!memo) return load();
@@ -49,11 +43,7 @@ export function rememberAccount(id: string, account: unknown): void {
   void memoizeInRequest(accountKey(id), () => Promise.resolve(account));
 }
 
-/**
- * Puts a value aside for one later `takeAside` of the same key within the current
- * request; outside a request nothing is kept. The OIDC adapter reads a token together
- * with its grant and session, which oidc-provider then asks for separately.
- */
+/** Puts a value aside for one later `takeAside` in this request (the adapter's grant, session). */
 export function putAside(key: string, value: unknown): void {
   ofRequest(asides)?.set(key, value);
 }

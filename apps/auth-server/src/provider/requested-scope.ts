@@ -4,10 +4,7 @@ import { unknownScope } from './claims.js';
 
 const OFFLINE_ACCESS = 'offline_access';
 
-/**
- * The scope as the client sent it, before oidc-provider's checks: from the pushed request
- * (which this check already saw at POST /request), else from the form or the query.
- */
+/** The scope as the client sent it: from the pushed request, else the form or the query. */
 function sentScope(ctx: KoaContextWithOIDC): string | undefined {
   const pushed = (ctx.oidc.entities as { PushedAuthorizationRequest?: { request?: string } })
     .PushedAuthorizationRequest?.request;
@@ -19,20 +16,7 @@ function sentScope(ctx: KoaContextWithOIDC): string | undefined {
   return typeof source?.['scope'] === 'string' ? source['scope'] : undefined;
 }
 
-/**
- * The scope of an authorization request (README "Authorization Code + PKCE"), checked at /authorize,
- * POST /request and /device/auth after oidc-provider's own checks:
- * - a scope the server does not know is `invalid_scope` (RFC 6749 §4.1.2.1: at /authorize
- *   a redirect to the client with the error) instead of being silently dropped;
- * - `offline_access` asked for by a client allowed the refresh_token grant (and, when it
- *   was registered with a `scope`, allowed offline_access) stays in the
- *   request. oidc-provider drops it unless `prompt=consent` (OIDC Core §11) while this
- *   server issues refresh tokens to every such client (`issueRefreshToken`); the consent
- *   step then records it in the grant (a third-party client's consent page lists it), so
- *   the code, the token response's `scope` and what a refresh may ask for agree.
- * oidc-provider runs `extraParams` validators after its scope check; this is the one for
- * `scope`.
- */
+/** The `scope` validator (docs/architecture.md "Provider extensions"). */
 export async function checkRequestedScope(
   ctx: KoaContextWithOIDC,
   value: unknown,

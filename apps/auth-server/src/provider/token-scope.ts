@@ -14,10 +14,7 @@ interface TokenEntities {
   Grant?: { getOIDCScopeFiltered(scopes: Set<string>): string };
 }
 
-/**
- * The scope a user grant's token request covers: what the refresh asked for, else what the
- * code or refresh token holds (each already checked against the grant by oidc-provider).
- */
+/** The scope a user grant's token request covers: the refresh's, else the code's or token's. */
 function coveredScope(
   params: { grant_type?: string; scope?: string } | undefined,
   entities: TokenEntities,
@@ -34,14 +31,7 @@ function coveredScope(
   }
 }
 
-/**
- * RFC 6749 §5.1: the token response's `scope` says what was granted. For a user grant
- * whose access token is the API's JWT, oidc-provider reports only the API's scopes
- * (`api`) although the grant also holds the OIDC scopes (the ID token, /me with that same
- * token, offline_access for the refresh token); the response then names all of them, as
- * the grant filters them, so a client can tell what it holds and refresh with it
- * (README "Authorization Code + PKCE").
- */
+/** RFC 6749 §5.1: the token response's `scope` also names the grant's OIDC scopes. */
 export const reportGrantedScope: Middleware = async function reportGrantedScope(ctx, next) {
   await next();
   const { oidc } = ctx as unknown as Partial<KoaContextWithOIDC>;

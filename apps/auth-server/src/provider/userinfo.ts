@@ -12,18 +12,7 @@ interface AccessTokenModel {
 const isCompactJws = (value: unknown): value is string =>
   typeof value === 'string' && value.split('.').length === 3;
 
-/**
- * /me accepts the access token of the code flow (README "Userinfo"): the API's JWT, which
- * oidc-provider does not look up (it is not stored) and refuses for its audience. While
- * oidc-provider handles a userinfo request, finding an access token that is a JWT means:
- * verify it as the API would (packages/claims, against this server's key ring and the
- * deny list), load its grant, and hand oidc-provider a token of that grant's OIDC scope,
- * for no audience. oidc-provider then does the rest as for its own tokens: `openid`
- * required (insufficient_scope), the DPoP proof checked against `cnf.jkt` (a bound token
- * without its proof, or a proof with another key, is invalid_token), the grant, client and
- * account loaded, and only the claims of the granted scopes returned. A token refused here
- * is "not found": 401 invalid_token. Opaque tokens are looked up as before.
- */
+/** /me accepts the API's JWT access token (docs/architecture.md "Provider extensions"). */
 export function acceptApiTokensAtUserinfo(
   provider: Provider,
   options: JwtIntrospectionOptions,

@@ -1,11 +1,7 @@
 /**
- * `npm run authorize -- [options]`: signs a user in with Authorization Code + PKCE as an
- * app on the user's machine does (RFC 8252): it listens on an ephemeral port of 127.0.0.1,
- * prints the sign-in URL (and opens it with BROWSER, or the desktop's opener on a terminal),
- * catches the code on that loopback redirect, exchanges it and prints the token response
- * as JSON on stdout (or one field of it with --field). Messages go to stderr.
- * Exits 0 with tokens, 1 when the sign-in or the exchange is refused, 64 for bad usage,
- * 69 when the issuer cannot be reached, 78 for bad configuration.
+ * `npm run authorize`: Authorization Code + PKCE as a native app (RFC 8252), README
+ * "Flows, with curl". Exits 0 with tokens, 1 refused, 64 bad usage, 69 issuer unreachable,
+ * 78 bad configuration.
  */
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
