@@ -15,13 +15,7 @@ const ABANDONED = Symbol('abandoned after a query timeout');
 const isReadTimeout = (error: unknown) =>
   error instanceof Error && error.message === 'Query read timeout';
 
-/**
- * A connection whose query got no answer in time is closed at once, never reused: its
- * server may be frozen with the query (and an open transaction) in flight. Closing the
- * socket means a server that wakes up later reads end-of-file after the last statement
- * it received, and aborts that transaction instead of committing it. Every later query
- * on the connection (the transaction's ROLLBACK) fails with the same error at once.
- */
+// Closed, never reused: a frozen server that wakes reads end-of-file and aborts the transaction.
 function abandon(connection: PgConnection, error: QueryTimeoutError): void {
   connection[ABANDONED] = error;
   // knex's pool destroys a disposed connection instead of handing it out again.
@@ -29,7 +23,7 @@ function abandon(connection: PgConnection, error: QueryTimeoutError): void {
   connection.connection.stream.destroy();
 }
 
-/** knex's PostgreSQL client with the rule above; see the README's "Database faults". */
+/** knex's PostgreSQL client with that rule (docs/robustness.md "Database faults"). */
 export function boundedPgClient(queryTimeoutMs: number): typeof Knex.Client {
   class BoundedPgClient extends ClientPg {
     override async _query(connection: PgConnection, obj: unknown): Promise<unknown> {

@@ -16,10 +16,7 @@ export interface OpenDatabaseOptions {
   logger: ServiceLogger;
 }
 
-/**
- * The database as runServices' dependency: ready once reachable (waited for up to
- * DB_START_TIMEOUT) and migrated; closed after every service has closed.
- */
+/** Ready once reachable (up to DB_START_TIMEOUT) and migrated; closed after every service. */
 export function openDatabase(db: Db, options: OpenDatabaseOptions): ServiceDependency {
   const { logger } = options;
   const ready = waitForDatabase(db, {

@@ -22,12 +22,7 @@ function reasonOf(error: unknown): string {
   return typeof e.message === 'string' && e.message ? e.message : String(error);
 }
 
-/**
- * Resolves once the database answers. While it is unreachable (down, starting up, not
- * accepting connections yet) it retries with exponential backoff up to 5 s, logging
- * each wait; past `timeoutMs` it throws a StartupError naming DB_START_TIMEOUT. Other
- * failures (wrong password, no such database) are not waited out: they are thrown as is.
- */
+/** Retries an unreachable database with backoff until `timeoutMs`; other failures throw at once. */
 export async function waitForDatabase(db: Db, options: WaitOptions): Promise<void> {
   const deadline = Date.now() + options.timeoutMs;
   let delay = FIRST_DELAY_MS;
