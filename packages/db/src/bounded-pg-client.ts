@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import ClientPg from 'knex/lib/dialects/postgres/index.js';
 import { QueryTimeoutError } from './errors.js';
 
-/** The parts of a node-postgres client this module touches. */
 interface PgConnection {
   connection: { stream: { destroy(): void } };
   __knex__disposed?: unknown;
@@ -11,7 +10,6 @@ interface PgConnection {
 
 const ABANDONED = Symbol('abandoned after a query timeout');
 
-/** node-postgres's own message when `query_timeout` elapses. */
 const isReadTimeout = (error: unknown) =>
   error instanceof Error && error.message === 'Query read timeout';
 

@@ -13,9 +13,7 @@ export interface DbOptions {
   databaseUrl?: string | undefined;
   /** Directory for the embedded database; omitted means in-memory (tests). */
   dataDir?: string | undefined;
-  /** Pool size for PostgreSQL (PGlite always has exactly one connection). */
   poolMax?: number;
-  /** PostgreSQL search_path, used by test helpers that isolate by schema. */
   searchPath?: string;
   /** One round trip's bound (DB_QUERY_TIMEOUT), default 5 s; PGlite has none (it runs in-thread). */
   queryTimeoutMs?: number | undefined;
@@ -71,7 +69,6 @@ export function createDb(options: DbOptions): Db {
   } as Knex.Config);
 }
 
-/** A printable, password-free description of where the database lives. */
 export function describeDb(options: DbOptions): string {
   if (options.databaseUrl) {
     const url = new URL(options.databaseUrl);

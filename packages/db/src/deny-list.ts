@@ -10,7 +10,6 @@ import { createRevocationStore } from './revocations.js';
 
 /** The claims deny list kept in step with `revocations`: every instance learns within about a second. */
 export interface SharedDenyList extends Pick<DenyList, 'isDenied' | 'size'> {
-  /** Denies one token until `expiresAt` (its `exp`). */
   denyToken(jti: string, expiresAt: number): Promise<void>;
   /** Denies every token carrying `grant_id` = grantId (refresh-token reuse, RFC 9700 §4.14). */
   denyGrant(grantId: string, expiresAt: number): Promise<void>;
@@ -35,7 +34,6 @@ export interface SharedDenyListOptions {
   /** In-process fan-out between the lists of one process; by default one per `db` object. */
   bus?: EventEmitter;
   now?: () => number;
-  /** Failures of the background poll and purge, and of revocation listeners. */
   onError: (error: unknown) => void;
 }
 
@@ -70,7 +68,6 @@ export function createSharedDenyList(options: SharedDenyListOptions): SharedDeny
   let timers: NodeJS.Timeout[] = [];
   const listeners = new Set<(revocation: Revocation) => void>();
 
-  /** Applies the entries and tells the listeners what is news (polls reread recent rows). */
   function learn(entries: RevocationEntry[]): void {
     for (const revocation of list.apply(entries)) {
       for (const listener of listeners) {

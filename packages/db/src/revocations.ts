@@ -12,12 +12,10 @@ export interface RevocationRow {
 
 export type NewRevocation = Omit<RevocationRow, 'id'>;
 
-/** The `revocations` table as createSharedDenyList (deny-list.ts) reads and writes it. */
 export interface RevocationStore {
   insert(revocation: NewRevocation): Promise<void>;
   /** With `recent`, also rows of the last 5 s: ids are taken at insert but visible at commit. */
   readAfter(afterId: number, options: { recent: boolean; limit: number }): Promise<RevocationRow[]>;
-  /** Deletes rows expired for over a minute. */
   purgeExpired(): Promise<void>;
 }
 

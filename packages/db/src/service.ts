@@ -9,9 +9,7 @@ interface ServiceLogger {
 }
 
 export interface OpenDatabaseOptions {
-  /** DB_START_TIMEOUT in ms: how long an unreachable PostgreSQL is waited for. */
   startTimeoutMs: number;
-  /** Where the database is, for the log (describeDb). */
   description: string;
   logger: ServiceLogger;
 }

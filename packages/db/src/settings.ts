@@ -5,12 +5,10 @@ export const DEFAULT_QUERY_TIMEOUT_MS = 5_000;
 
 // Parsed by each app's config.ts so both read them alike (README "Configuration").
 export const databaseVariables = {
-  /** Unset: the embedded PGlite under DATA_DIR. */
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
-  /** Longest wait for one database round trip before the request answers 503. */
   DB_QUERY_TIMEOUT: z.coerce
     .number()
     .min(0.1)
@@ -40,7 +38,6 @@ export function databaseSettingsOf(e: {
 
 // Parsed alike by each app's config.ts (README "Configuration").
 export const redisVariables = {
-  /** Unset: in-process stores. */
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')

@@ -12,7 +12,6 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-/** A text the chunk contains, or a test of the chunk. */
 type Match = string | ((chunk: Buffer) => boolean);
 
 const matcher = (match: Match) =>
@@ -93,7 +92,6 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   };
 }
 
-/** `url` with its host and port replaced by the proxy's. */
 export function viaProxy(url: string, proxy: TcpProxy): string {
   const u = new URL(url);
   u.hostname = '127.0.0.1';

@@ -100,7 +100,6 @@ export async function createTestDatabase(
 export interface ProxiedTestDatabase extends TestDatabase {
   /** Between `proxiedUrl` and PostgreSQL: freeze it to play a database that stops answering. */
   proxy: TcpProxy;
-  /** The test database's URL through the proxy, for the server under test. */
   proxiedUrl: string;
   /** Sessions PostgreSQL still holds open inside a transaction on this database. */
   openTransactions(): Promise<number>;

@@ -2,15 +2,12 @@ import { StartupError } from '@portcullis/observability';
 import type { Db } from './create-db.js';
 import { isDatabaseUnavailable } from './errors.js';
 
-/** EX_UNAVAILABLE: a service the program needs is not there. */
 const EX_UNAVAILABLE = 69;
 const FIRST_DELAY_MS = 250;
 const MAX_DELAY_MS = 5_000;
 
 export interface WaitOptions {
-  /** DB_START_TIMEOUT in ms; 0 gives up at the first failure. */
   timeoutMs: number;
-  /** Where the database is, for the log (describeDb). */
   description: string;
   logger: { warn(obj: object, msg?: string): void };
 }
