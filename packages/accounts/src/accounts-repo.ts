@@ -15,11 +15,7 @@ export interface User {
   updatedAt: Date;
 }
 
-/**
- * A user whose password was just verified. `secondFactor`: the account has a second
- * factor (a confirmed authenticator app or a passkey), so the password alone opens
- * nothing: every door that takes a password asks for it too (docs/security.md, "Doors").
- */
+/** `secondFactor`: the password alone opens nothing (docs/security.md "Doors"). */
 export interface PasswordSignIn extends User {
   secondFactor: boolean;
 }
@@ -33,19 +29,12 @@ export interface NewUser {
 
 export interface AccountsRepo {
   create(input: NewUser): Promise<User>;
-  /**
-   * The user a credential names, when it may act: a disabled account is not found, so
-   * every session, token, API key and sign-in that looks its user up here stops with it.
-   */
+  /** Only an active user: a disabled account is not found, so every credential stops with it. */
   findById(id: string): Promise<User | undefined>;
   /** Any user, disabled or not (administration, directories). */
   get(id: string): Promise<User | undefined>;
   findByEmail(email: string): Promise<User | undefined>;
-  /**
-   * Returns the user when the password matches and the account is not disabled, else
-   * undefined. Takes the same time for an unknown email as for a wrong password, so
-   * response time does not reveal accounts.
-   */
+  /** Same time for an unknown email as for a wrong password, so timing reveals no accounts. */
   verifyCredentials(email: string, password: string): Promise<PasswordSignIn | undefined>;
   /** Replaces the user's roles; undefined for an unknown id. */
   setRoles(id: string, roles: string[]): Promise<User | undefined>;
@@ -58,7 +47,6 @@ export interface AccountsRepo {
   count(): Promise<number>;
 }
 
-/** A user as the repository returns it, from its row (password hash left out). */
 export function toUser(row: UserRow): User {
   return {
     id: row.id,

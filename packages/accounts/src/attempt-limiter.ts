@@ -12,11 +12,7 @@ import { z } from 'zod';
 export interface AttemptRule {
   points: number;
   durationSec: number;
-  /**
-   * What a success does to the key: `reward` takes back its own attempt (a shared key such
-   * as an IP, where others' failures must still count), `reset` forgets every failure (a
-   * consecutive-failure counter, such as an account's).
-   */
+  /** `reward` takes back its own attempt (a shared key such as an IP); `reset` forgets every failure. */
   onSuccess: 'reward' | 'reset';
 }
 
@@ -40,20 +36,10 @@ export interface Attempt<K extends string = string> {
 }
 
 export interface AttemptLimiter<K extends string> {
-  /**
-   * Counts one attempt under each key, in the rules' order, and stops at the first key over
-   * its limit: a caller refused under an earlier key (its own address) adds nothing to later
-   * ones (an account or client that others share), so one address cannot run those up.
-   * Counting before the check keeps parallel guesses from slipping in between a check and a
-   * count, and a refused caller costs no hashing. Atomic in either store.
-   */
+  // Counted before the check, so parallel guesses cannot slip in between, and stops at the first
+  // key over its limit, so one address cannot run up the keys others share. Atomic in either store.
   begin(keys: Record<K, string>): Promise<Attempt<K>>;
-  /**
-   * For a secret whose honest holder sends many requests at once (a client's token
-   * requests), where counting every attempt first would refuse a burst of successes: only
-   * checks the keys, and counts nothing until `failed()`, in the same order and with the
-   * same stop. Parallel guesses can pass one check together, up to their number.
-   */
+  /** Checks only and counts on `failed()`, for an honest holder's bursts; parallel guesses can pass together. */
   check(keys: Record<K, string>): Promise<CheckedAttempt<K>>;
 }
 
@@ -71,15 +57,11 @@ export class LimiterUnavailableError extends Error {
   }
 }
 
-// The stored limiter never rejects by itself: begin compares the count with the rule, so a
-// refused attempt still gets the key's window and count back.
+// Unbounded: begin compares the count itself, so a refused attempt still gets its window back.
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
-/**
- * Failed attempts at a secret (a password, a TOTP code, a client secret) limited under
- * several keys at once; rate-limiter-flexible fixed windows, in Redis when a client is given.
- */
+/** Failed attempts at a secret limited under several keys at once (rate-limiter-flexible windows). */
 export function createAttemptLimiter<K extends string>(
   rules: Readonly<Record<K, AttemptRule>>,
   store: AttemptStore,
@@ -195,10 +177,7 @@ export interface SignInLimits {
 
 const count = z.coerce.number().int().min(1).max(1_000_000);
 
-/**
- * The LOGIN_* variables, parsed by every app that checks a password (the API's POST /login,
- * the auth server's sign-in page) so both apply one limit; README "Configuration".
- */
+/** Parsed by every app that checks a password, so all apply one limit (README "Configuration"). */
 export const signInLimitVariables = {
   LOGIN_IP_LIMIT: count.default(20),
   LOGIN_ACCOUNT_LIMIT: count.default(5),
@@ -227,14 +206,8 @@ export interface SignInLimiter {
   begin(ip: string, email: string): Promise<Attempt<'ip' | 'account'>>;
 }
 
-/**
- * Failed sign-ins, per IP and per account: after `accountLimit` failures even the right
- * password is refused until the window ends (from any address: no permanent lockout), and
- * one address gets `ipLimit` failures across all accounts. A success takes its attempt back
- * from the IP and clears the account. The account key is a hash of the lower-cased email,
- * so Redis holds no addresses. Use another `keyPrefix` for another secret of the account
- * (a second factor); the same one for every door to the password, so they share one count.
- */
+// No permanent lockout: the account key expires with its window. The key hashes the email so Redis
+// holds no addresses; every door to the password shares one `keyPrefix`, so they share one count.
 export function createSignInLimiter(limits: SignInLimits, store: AttemptStore): SignInLimiter {
   const limiter = createAttemptLimiter(
     {

@@ -10,13 +10,7 @@ export const ARGON2_OPTIONS = {
   parallelism: 1,
 } as const;
 
-/**
- * argon2id is pure CPU and memory: more hashes at once than cores only makes them share
- * the cores and thrash each other's caches (on 2 cores, 4 at once verify about 15% fewer
- * per second than 2 at once). Hashes beyond one per core wait their turn here, first come
- * first served, which also leaves libuv's other threads to file and DNS work during a
- * burst of logins.
- */
+// One hash per core, the rest queued (docs/performance.md "Password hashing, one per core").
 const argon2Slots = pLimit(availableParallelism());
 
 export function hashPassword(password: string): Promise<string> {

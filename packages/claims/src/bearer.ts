@@ -14,11 +14,7 @@ export interface AuthorizationCredential {
   token: string;
 }
 
-/**
- * Parses `Authorization: Bearer <token>` or `DPoP <token>` (scheme case-insensitive,
- * exactly one space, one token). Undefined when there is no header; throws TokenError
- * `authorization_malformed` or, for another scheme, `scheme_unsupported`.
- */
+/** Parses `Bearer <token>` or `DPoP <token>`; throws `authorization_malformed` or `scheme_unsupported`. */
 export function resolveAuthorization(
   authorization: string | undefined | null,
 ): AuthorizationCredential | undefined {
@@ -27,10 +23,7 @@ export function resolveAuthorization(
   return parseAuthorization(authorization);
 }
 
-/**
- * resolveAuthorization remembering the last header it accepted: a client repeats its
- * token across requests, and the syntax check scans the whole token.
- */
+// Remembers the last accepted header: a client repeats its token, and the check scans it whole.
 function rememberingLastAuthorization(): typeof resolveAuthorization {
   let last: { authorization: string; credential: AuthorizationCredential } | undefined;
   return (authorization) => {
@@ -55,10 +48,7 @@ function parseAuthorization(authorization: string): AuthorizationCredential {
   return Object.freeze({ scheme, token });
 }
 
-/**
- * The token of an `Authorization: Bearer <token>` header; undefined when there is none or
- * the scheme is DPoP (only JWTs are DPoP-bound). Throws as resolveAuthorization does.
- */
+/** The token of `Authorization: Bearer`; undefined when absent or DPoP. */
 export function resolveBearer(authorization: string | undefined | null): string | undefined {
   const credential = resolveAuthorization(authorization);
   return credential?.scheme === 'Bearer' ? credential.token : undefined;
@@ -72,11 +62,7 @@ export interface CredentialInput {
   dpop?: DpopRequest | undefined;
 }
 
-/**
- * Turns request credentials into a Principal: undefined when this resolver's kind of
- * credential is absent (so the next may try), TokenError when present but invalid.
- * JWTs, API keys and sessions each plug in as one.
- */
+/** Undefined when its kind of credential is absent (the next may try); TokenError when invalid. */
 export type PrincipalResolver = (input: CredentialInput) => Promise<Principal | undefined>;
 
 /** API keys travel as bearer tokens too; the JWT resolver leaves them to their resolver. */
@@ -85,11 +71,7 @@ export const API_KEY_PREFIX = 'sk_live_';
 export interface JwtResolverOptions {
   /** Accepts `Authorization: DPoP` tokens with their proofs; without it they are refused. */
   dpop?: DpopVerifier | undefined;
-  /**
-   * Counts the request against its caller (throws to refuse it) once the token is
-   * verified and before a DPoP proof is checked, so a flood of proofs stops at the
-   * caller's own limit instead of filling the proof replay store for everyone.
-   */
+  /** Counts the caller before the DPoP proof is checked, so a proof flood stops at its own limit. */
   limit?: ((claims: AccessTokenClaims) => Promise<void>) | undefined;
 }
 
@@ -99,14 +81,7 @@ function asDpopError(error: unknown): unknown {
     : error;
 }
 
-/**
- * Resolves `Authorization: Bearer <JWT>` and `Authorization: DPoP <JWT>`. The token is
- * verified (or found in the verifier's cache) first; then a token bound to a key
- * (`cnf`) must come as DPoP with a valid proof of that key, checked on every request,
- * cached token or not, and an unbound one must come as Bearer (docs/dpop.md).
- * Principals are derived once per cached token (claims objects are stable cache
- * entries) and frozen, because they are shared.
- */
+/** Bearer or DPoP JWTs; a `cnf`-bound token needs its proof on every request (docs/dpop.md). */
 export function createJwtPrincipalResolver(
   verifier: AccessTokenVerifier,
   options: JwtResolverOptions = {},

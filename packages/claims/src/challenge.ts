@@ -2,20 +2,13 @@ import { DPOP_ALGORITHMS } from './dpop.js';
 import { ForbiddenError, TokenError, type TokenErrorCode } from './errors.js';
 import type { StepUpRequirement, StepUpShortfall } from './step-up.js';
 
-/**
- * The one place that writes `WWW-Authenticate` (RFC 6750 §3, RFC 9449 §7.1, RFC 9470 §3)
- * and the JSON answer of a refused request, for this repository's API and for any
- * resource server using the package (docs/api-contracts.md "Errors").
- */
+// The one place that writes `WWW-Authenticate` and refusal bodies (docs/api-contracts.md "Errors").
 
 /** How a resource server presents itself in its challenges. */
 export interface ChallengeSettings {
   /** The `realm` of every challenge. Default `portcullis`. */
   realm?: string | undefined;
-  /**
-   * The DPoP proof algorithms offered in the DPoP challenge's `algs`; `false` offers only
-   * Bearer (DPoP not accepted). Default DPOP_ALGORITHMS.
-   */
+  /** DPoP proof algorithms offered in `algs`; `false` offers only Bearer. Default DPOP_ALGORITHMS. */
   dpopAlgorithms?: readonly string[] | false | undefined;
   /** RFC 9728 metadata URL, sent as `resource_metadata` in every challenge. */
   resourceMetadata?: string | undefined;
@@ -57,11 +50,7 @@ export interface Challenge {
   scope?: string | undefined;
 }
 
-/**
- * The `WWW-Authenticate` value: both schemes the server accepts are offered (RFC 9110
- * §11.6.1), the one the request used first with the error and its parameters; DPoP's
- * lists the proof algorithms (RFC 9449 §7.1).
- */
+/** Both accepted schemes (RFC 9110 §11.6.1), the request's first with the error; DPoP lists `algs`. */
 export function wwwAuthenticate(settings: ChallengeSettings, challenge: Challenge = {}): string {
   const realm = `realm="${settings.realm ?? 'portcullis'}"`;
   const metadata =
@@ -103,11 +92,7 @@ interface AuthenticationErrorOptions {
   cause?: unknown;
 }
 
-/**
- * A refused request, ready to send: `status`, `headers` (`WWW-Authenticate`, and
- * `DPoP-Nonce` or `Retry-After` where they apply) and `body()`. `reason` says why, for
- * logs; the client sees only the fixed `description`.
- */
+/** A refused request, ready to send; `reason` is for logs, the client sees only `description`. */
 export class AuthenticationError extends Error {
   override readonly name = 'AuthenticationError';
   readonly expose = true;
@@ -178,11 +163,7 @@ export function unauthenticated(
   });
 }
 
-/**
- * The answer to a TokenError: 401 with the challenge of the scheme the request used
- * (`error_description` is the error's fixed text), or 503 with `Retry-After` when the
- * token cannot be checked now (the client must retry, not discard its session).
- */
+/** 401 with the request scheme's challenge, or 503 + Retry-After when the token cannot be checked now. */
 export function fromTokenError(
   settings: ChallengeSettings,
   error: TokenError,
@@ -214,12 +195,7 @@ export const STEP_UP_DESCRIPTIONS = {
   sign_in_too_old: 'this operation requires a more recent sign-in',
 } as const;
 
-/**
- * RFC 9470 §3: the token is valid but its sign-in is too weak or too old. 401 with
- * `error="insufficient_user_authentication"`, `acr_values` and `max_age` in the challenge
- * of the request's scheme and in the body; a credential that is no user sign-in cannot
- * step up: 403 `forbidden`.
- */
+/** RFC 9470 §3: 401 `insufficient_user_authentication`; 403 for a credential that is no user sign-in. */
 export function stepUpError(
   settings: ChallengeSettings,
   shortfall: StepUpShortfall,
@@ -242,10 +218,7 @@ export function stepUpError(
   });
 }
 
-/**
- * 403, body exactly `{"error":"forbidden"}`. A missing scope adds RFC 6750's
- * `insufficient_scope` challenge naming it.
- */
+/** 403 `{"error":"forbidden"}`; a missing scope adds RFC 6750's `insufficient_scope` challenge. */
 export function forbidden(
   reason: AuthenticationReason,
   options: { settings?: ChallengeSettings; scope?: string; scheme?: 'Bearer' | 'DPoP' } = {},
@@ -264,10 +237,7 @@ export function forbidden(
   return new AuthenticationError(403, 'forbidden', { reason, headers });
 }
 
-/**
- * Any error of authentication or authorization as its answer: AuthenticationError as is,
- * TokenError and the package's ForbiddenError mapped; undefined for anything else.
- */
+/** Any authentication or authorization error as its answer; undefined for anything else. */
 export function authenticationErrorOf(
   settings: ChallengeSettings,
   error: unknown,

@@ -1,4 +1,4 @@
-/** Claims this project reads from its access tokens (RFC 9068 §2.2 plus `roles`, `email`, `grant_id`; `acr`, `amr`, `auth_time` of the sign-in, RFC 9068 §2.2.1). */
+/** Claims read from access tokens (RFC 9068 §2.2, §2.2.1 plus `roles`, `email`, `grant_id`). */
 export interface AccessTokenClaims {
   iss: string;
   /** RFC 7519 allows a string or an array; verification checks it contains the API audience. */
@@ -9,9 +9,7 @@ export interface AccessTokenClaims {
   /** Space-delimited OAuth scope; '' when absent. */
   scope: string;
   roles: string[];
-  /** Unix seconds. */
   iat: number;
-  /** Unix seconds. */
   exp: number;
   nbf?: number;
   jti: string;
@@ -20,10 +18,7 @@ export interface AccessTokenClaims {
   grant_id?: string;
   /** When the grant was created, Unix seconds with milliseconds (logout everywhere). */
   grant_iat?: number;
-  /**
-   * Confirmation (RFC 7800): `jkt` is the SHA-256 thumbprint of the client's DPoP key
-   * (RFC 9449 §6). A token with `cnf` is sender-constrained: never accepted as Bearer.
-   */
+  /** RFC 7800/9449 §6: the DPoP key's thumbprint; a token with `cnf` is never accepted as Bearer. */
   cnf?: { jkt?: string };
   /** The sign-in's Authentication Context Class Reference (ACR in step-up.ts). */
   acr?: string;
@@ -56,8 +51,7 @@ const isArrayOf =
   (v) =>
     Array.isArray(v) && v.length >= min && v.length <= max && v.every(item);
 const JKT = /^[A-Za-z0-9_-]{43}$/;
-// Other confirmation methods (e.g. mTLS `x5t#S256`) stay in the object, so a token
-// bound some other way is still refused as a bearer token.
+// Other confirmation methods (mTLS `x5t#S256`) stay, so a token bound otherwise is still refused as Bearer.
 const isCnf: Check = (v) =>
   typeof v === 'object' &&
   v !== null &&
@@ -65,7 +59,6 @@ const isCnf: Check = (v) =>
   ((v as { jkt?: unknown }).jkt === undefined ||
     (typeof (v as { jkt?: unknown }).jkt === 'string' && JKT.test((v as { jkt: string }).jkt)));
 
-/** Each claim this project reads, its check, and whether it may be absent. */
 const SHAPE: [keyof AccessTokenClaims, Check, 'required' | 'optional'][] = [
   ['iss', isText(), 'required'],
   ['aud', (v) => isText()(v) || isArrayOf(isText(), 1, 20)(v), 'required'],
@@ -90,13 +83,7 @@ const SHAPE: [keyof AccessTokenClaims, Check, 'required' | 'optional'][] = [
   ['auth_time', isNumericDate, 'optional'],
 ];
 
-/**
- * Shape check of a verified payload, keeping only the claims above (`scope` '' and
- * `roles` [] when absent); time, issuer and audience are checked in verify.ts with their
- * own codes. A client subject must name its own client; and a bare `sub` equal to
- * `client_id` is oidc-provider's default client-credentials subject, ambiguous with a
- * user id: refused.
- */
+/** Shape check, keeping only the claims above; a bare `sub` equal to `client_id` is ambiguous: refused. */
 export function parseAccessTokenClaims(payload: Record<string, unknown>): ClaimsParse {
   const data: Record<string, unknown> = { scope: '', roles: [] };
   for (const [name, check, presence] of SHAPE) {

@@ -5,11 +5,7 @@ export interface DenyCheckInput {
   grantId?: string | undefined;
   sub?: string | undefined;
   iat?: number | undefined;
-  /**
-   * When the token's grant was created, Unix seconds with milliseconds. A logout
-   * everywhere cuts off by it when present: `iat` has whole seconds only, and a token of a
-   * grant from before the logout must not pass because it was minted after it.
-   */
+  /** Grant creation, Unix seconds with ms: `iat` has whole seconds, too coarse for a logout cut-off. */
   grant_iat?: number | undefined;
 }
 
@@ -29,23 +25,12 @@ export interface Revocation {
   value: string;
 }
 
-/**
- * Revoked tokens, grants and subjects in memory, so `isDenied` costs a few Map lookups per
- * request. It holds no timer and does no I/O: whoever reads the revocations (in the apps,
- * createSharedDenyList of packages/db over the `revocations` table) feeds them to `apply`.
- * All times are Unix seconds; a logout's instant and an issue time may carry a fraction
- * (milliseconds), and are compared with it.
- */
+/** Revocations in memory, fed through `apply`; no timer, no I/O. Times are Unix seconds (with ms). */
 export interface DenyList {
   /** Synchronous and in-memory: safe on every request. */
   isDenied(claims: DenyCheckInput): boolean;
-  /**
-   * Adds the entries, skipping expired ones, and returns those that deny something not
-   * denied before (a new token or grant, a later logout), in order: feeds may apply an
-   * entry more than once, and only news should reach listeners.
-   */
+  /** Adds unexpired entries; returns only the news, since feeds may apply an entry twice. */
   apply(entries: Iterable<RevocationEntry>): Revocation[];
-  /** Drops expired entries. */
   prune(): void;
   /** Entries held (tokens, grants and subjects), for the `deny_list_entries` gauge. */
   size(): number;
@@ -56,17 +41,11 @@ export interface DenyListOptions {
   now?: () => number;
 }
 
-/**
- * The rule of a subject revocation (logout everywhere at `before`): a token issued before
- * it is revoked, and so is one without `iat` (no proof it postdates the logout). Both are
- * compared with the precision they carry (milliseconds where known): an issue time in
- * whole seconds must be given as the start of its second, so that ambiguity revokes.
- */
+// No `iat` is no proof it postdates the logout; whole seconds count as the start of their second.
 export function predatesLogout(iat: number | undefined, before: number): boolean {
   return iat === undefined || iat < before;
 }
 
-/** Creates an empty in-memory deny list. */
 export function createDenyList(options: DenyListOptions = {}): DenyList {
   const now = options.now ?? Date.now;
   const jtis = new Map<string, number>();

@@ -6,17 +6,12 @@ export interface DpopNoncesOptions {
   secret: () => Promise<Uint8Array>;
   /** A nonce is issued for this many seconds and accepted for up to twice as long. Default 300. */
   periodSec?: number;
-  /** Milliseconds clock. Default Date.now. */
   now?: () => number;
 }
 
 const MAC_LENGTH = 32;
 
-/**
- * Stateless nonces: `<period number>.<HMAC of it>`. Any instance with the secret issues
- * the same nonce in a period and accepts the current and the previous period's, so
- * nothing is stored and a nonce from one instance works on all.
- */
+/** Stateless `<period>.<HMAC>` nonces: every instance issues and accepts the same, nothing stored. */
 export function createDpopNonces(options: DpopNoncesOptions): DpopNonces {
   const periodMs = (options.periodSec ?? 300) * 1000;
   const now = options.now ?? Date.now;

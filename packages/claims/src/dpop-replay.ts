@@ -1,32 +1,20 @@
 import type { DpopReplayStore } from './dpop.js';
 
 export interface MemoryReplayStoreOptions {
-  /**
-   * Most remembered proofs. Default 500,000 (about 90 s of 5,000 DPoP requests a second).
-   * When every entry is still live, claims fail (503) rather than forget one.
-   */
+  /** Default 500,000; when every entry is live, claims fail (503) rather than forget one. */
   maxEntries?: number;
-  /**
-   * Once the store is half full, an owner (a proof key) holding this many live entries
-   * gets no more until some expire, so one flooding key cannot take the rest from the
-   * others. Default maxEntries / 100.
-   */
+  /** Once half full, an owner holding this many live entries gets no more. Default maxEntries / 100. */
   maxEntriesPerOwner?: number;
-  /** Milliseconds clock. Default Date.now. */
   now?: () => number;
 }
 
-/**
- * Proof `jti`s of one instance. Behind a load balancer use a shared store (Redis), or a
- * proof refused here is accepted by the next instance.
- */
+/** One instance's proof `jti`s; several instances need a shared store, or a replay passes elsewhere. */
 export function createMemoryReplayStore(options: MemoryReplayStoreOptions = {}): DpopReplayStore {
   const maxEntries = options.maxEntries ?? 500_000;
   const perOwner = options.maxEntriesPerOwner ?? Math.max(1, Math.floor(maxEntries / 100));
   const busy = Math.ceil(maxEntries / 2);
   const now = options.now ?? Date.now;
-  // `owner:id` -> expiry. Insertion order is nearly expiry order (every TTL is about the
-  // same window), so expired entries are swept from the front.
+  // Insertion order is nearly expiry order (every TTL about the same), so sweep from the front.
   const expiries = new Map<string, number>();
   const held = new Map<string, number>();
   const release = (key: string) => {

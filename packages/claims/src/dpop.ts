@@ -3,20 +3,13 @@ import { TokenError, type TokenErrorCode } from './errors.js';
 import { createLru } from './lru.js';
 import { BASE64URL, decodeJson, isObject } from './verify.js';
 
-/**
- * Proof algorithms the resource server accepts (its `algs` challenge parameter): asymmetric
- * only. `none` and HS* can never be, since anyone could "sign" with them.
- */
+/** Asymmetric only: with `none` or HS* anyone could "sign". */
 export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'PS256', 'RS256'] as const;
 export type DpopAlgorithm = (typeof DPOP_ALGORITHMS)[number];
 
 /** Remembers proof `jti`s: the first claim of an id wins, later ones are replays. */
 export interface DpopReplayStore {
-  /**
-   * True the first time `id` of `owner` (the proof key's thumbprint, base64url) is claimed
-   * within `ttlMs`, false after. Throws when the store cannot answer (Redis down) or will
-   * not take more of that owner's ids: the request then fails closed with 503.
-   */
+  /** True the first time `owner`'s `id` is claimed; throws when it cannot take it (503, fail closed). */
   claim(owner: string, id: string, ttlMs: number): Promise<boolean>;
 }
 
@@ -35,10 +28,7 @@ export interface DpopRequest {
   method: string;
   /** The externally visible URL of the request; query and fragment are ignored. */
   url: string;
-  /**
-   * The request itself (any object that is the same for the request's lifetime): a proof
-   * checked again for the same request, as a long stream does, is not a replay.
-   */
+  /** The same object for the request's lifetime: a proof rechecked for it (a long stream) is no replay. */
   request?: object;
 }
 
@@ -55,12 +45,8 @@ export interface DpopVerifierOptions {
   algorithms?: readonly DpopAlgorithm[];
   /** Longest accepted proof, checked before decoding. Default 8192 (an RSA-4096 key fits). */
   maxProofLength?: number;
-  /**
-   * Proof headers (with their imported keys), and as many access-token hashes (`ath`), kept
-   * least recently used out. Default 1000.
-   */
+  /** Checked proof headers (and as many `ath` hashes) kept, least recently used out. Default 1000. */
   keyCacheSize?: number;
-  /** Milliseconds clock. Default Date.now. */
   now?: () => number;
 }
 
@@ -68,10 +54,7 @@ export interface DpopVerifier {
   /** The accepted algorithms, for the `algs` challenge parameter. */
   readonly algorithms: readonly DpopAlgorithm[];
   readonly nonces: DpopNonces | undefined;
-  /**
-   * Checks the request's proof for `token`, whose `cnf.jkt` is `jkt` (RFC 9449 §4.3 and
-   * §7.1). Throws a TokenError (scheme DPoP) naming the first failed check.
-   */
+  /** Checks the proof for `token` bound to `jkt` (RFC 9449 §4.3, §7.1); throws the first failure. */
   verify(request: DpopRequest | undefined, token: string, jkt: string): Promise<void>;
 }
 
@@ -94,12 +77,7 @@ const PSS = { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 };
 /** Checks `signature` over `signed` with `key` (RFC 7518 §3), as one algorithm does. */
 type SignatureCheck = (signed: Buffer, key: KeyObject, signature: Buffer) => boolean;
 
-/**
- * An ECDSA signature as RFC 7518 §3.4 sends it (r and s, `size` bytes each) in the DER
- * form OpenSSL reads; undefined when the length is wrong. Node converts it itself with
- * `dsaEncoding`, but only for a key wrapped in an options object, and node:crypto tells
- * such an object from a KeyObject by catching two exceptions: 40% of the verification.
- */
+// RFC 7518 §3.4 r||s to DER ourselves: node's `dsaEncoding` needs an options object, which is slow.
 function derSignature(signature: Buffer, size: number): Buffer | undefined {
   if (signature.length !== 2 * size) return undefined;
   const integer = (bytes: Buffer) => {
@@ -132,8 +110,7 @@ const ecdsa =
     return der !== undefined && verify(hashName, signed, key, der);
   };
 
-// Signatures are checked with node:crypto directly: the proof is verified on every
-// request, and WebCrypto's async round trip cost about as much as the check itself.
+// node:crypto directly: WebCrypto's async round trip costs as much as the check itself.
 const ALGORITHMS: Record<
   DpopAlgorithm,
   { fits: (key: KeyObject) => boolean; check: SignatureCheck }
@@ -300,12 +277,10 @@ export function createDpopVerifier(options: DpopVerifierOptions): DpopVerifier {
   const maxLength = options.maxProofLength ?? 8192;
   const now = options.now ?? Date.now;
   const { replay, nonces } = options;
-  // Checked headers by their encoded form: a client signs every proof with the same key,
-  // so the header's parse, thumbprint and key import are done once, not per request.
+  // Checked headers by their encoded form: a client signs every proof with the same key.
   const cacheSize = options.keyCacheSize ?? 1000;
   const headers = createLru<string, CheckedHeader>(cacheSize);
-  // Access-token hashes for `ath` by the token's end, compared whole on a hit (as in
-  // token-cache.ts): a client sends the same token with every proof.
+  // `ath` hashes by the token's end, compared whole on a hit (as in token-cache.ts).
   const tokenHashes = createLru<string, { token: string; hash: string }>(cacheSize);
   const tokenHash = (token: string) => {
     const key = token.slice(-32);
@@ -318,10 +293,7 @@ export function createDpopVerifier(options: DpopVerifierOptions): DpopVerifier {
   // Proofs already accepted for a request (see DpopRequest.request).
   const accepted = new WeakMap<object, { proof: string; token: string }>();
 
-  /**
-   * The proof's header, checked; its key must be the token's before anything costly. A
-   * cached header passed every check, its syntax included, so a hit is not scanned again.
-   */
+  // Its key must be the token's before anything costly; a cached header passed every check.
   function headerFor(encoded: string, jkt: string): CheckedHeader {
     let checked = headers.get(encoded);
     if (checked === undefined) {

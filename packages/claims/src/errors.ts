@@ -50,11 +50,7 @@ const UNAVAILABLE_CODES: ReadonlySet<TokenErrorCode> = new Set([
   'dpop_store_unavailable',
 ]);
 
-/**
- * What the client is told (RFC 6750 §3 `error_description`): what was wrong, enough for a
- * developer to fix it, nothing the token's holder could not see by decoding it. Fixed
- * texts, since they go into a quoted-string: no quotes, no backslashes.
- */
+// Enough for a developer, nothing the holder could not decode; fixed, as they go in a quoted-string.
 const DESCRIPTIONS: Record<TokenErrorCode, string> = {
   authorization_malformed: 'Authorization header malformed',
   scheme_unsupported: 'authorization scheme not supported',
@@ -92,14 +88,7 @@ function oauthErrorOf(code: TokenErrorCode): OAuthTokenError {
   return PROOF_CODES.has(code) ? 'invalid_dpop_proof' : 'invalid_token';
 }
 
-/**
- * A refused credential. `status` is 401 except `jwks_unavailable` and
- * `dpop_store_unavailable` (503: the token may be fine, the server cannot check it, so
- * the client must not throw away its session). `oauthError` is the `error` of the
- * `WWW-Authenticate` challenge named by `scheme`; `nonce` is the `DPoP-Nonce` to send
- * with `use_dpop_nonce`; `description` is what the client is told (the message is for
- * the log).
- */
+/** A refused credential: 401, or 503 when it cannot be checked now (the client keeps its session). */
 export class TokenError extends Error {
   override readonly name = 'TokenError';
   readonly code: TokenErrorCode;
@@ -140,7 +129,6 @@ export class ForbiddenError extends Error {
   }
 }
 
-/** True for a TokenError, optionally with one of the given codes. */
 export function isTokenError(error: unknown, ...codes: TokenErrorCode[]): error is TokenError {
   return error instanceof TokenError && (codes.length === 0 || codes.includes(error.code));
 }

@@ -1,9 +1,4 @@
-/**
- * Express adapter (`@portcullis/claims/express`, Express 4 and 5): `expressAuth(server)`
- * authenticates the request into `req.auth`; `expressAuth(server, requirement)` on a
- * route also checks a permission, scopes or a step-up. A refusal is answered here, with
- * its status, `WWW-Authenticate` and JSON body; other errors go to `next(error)`.
- */
+// `expressAuth(server[, requirement])`: refusals answered here, others to `next` (README "Express").
 import { AuthenticationError } from './challenge.js';
 import { externalUrlOf, refusalOf } from './http.js';
 import {
@@ -14,7 +9,6 @@ import {
 } from './resource-server.js';
 
 declare global {
-  // `req.auth` in Express apps, as express-oauth2-jwt-bearer does it (declaration merging).
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {

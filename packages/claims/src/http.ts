@@ -1,10 +1,6 @@
 import type { AuthenticationError } from './challenge.js';
 
-/**
- * The URL a DPoP proof must name in `htu` (RFC 9449 §4.3): `publicUrl` plus the request
- * path when set (behind a proxy), else the request's own origin and path. Query and
- * fragment are not part of it.
- */
+/** The DPoP `htu` (RFC 9449 §4.3): `publicUrl` (behind a proxy) or the request's origin, plus the path. */
 export function externalUrlOf(origin: string, rawPath: string, publicUrl?: string): string {
   const end = rawPath.search(/[?#]/);
   const path = end === -1 ? rawPath : rawPath.slice(0, end);

@@ -6,17 +6,13 @@ export type AsymmetricAlgorithm = 'RS256' | 'ES256';
 /** Every algorithm this package can ever accept; `none` is not and cannot be one. */
 export type SigningAlgorithm = AsymmetricAlgorithm | 'HS256';
 
-/**
- * Where verification keys come from. The key is chosen by the token's `kid` and the
- * server-side algorithm only; `jwk`, `jku`, `x5u` and `x5c` headers are never read.
- */
+/** Keys chosen by `kid` and the server-side algorithm only; `jwk`/`jku`/`x5u`/`x5c` never read. */
 export interface KeySource {
   readonly kind: 'jwks' | 'secret';
   /** Throws TokenError `kid_unknown` or `jwks_unavailable`. */
   getKey(kid: string, alg: SigningAlgorithm): Promise<CryptoKey | Uint8Array>;
 }
 
-/** A JWKS fetched over HTTP and cached. */
 export interface RemoteKeySet extends KeySource {
   /** Fetches now (bypassing max age and cooldown); for start-up warm-up and readiness. */
   refresh(): Promise<void>;
@@ -98,20 +94,14 @@ export interface RemoteKeySetOptions {
   cacheMaxAgeMs?: number;
   /** At most one fetch per this window, however many unknown kids arrive. Default 30 s. */
   cooldownMs?: number;
-  /** Per-request timeout. Default 5 s. */
   timeoutMs?: number;
   /** Largest accepted JWKS document. Default 256 KiB. */
   maxResponseBytes?: number;
-  /** Milliseconds clock; tests freeze it. */
   now?: () => number;
   fetch?: typeof fetch;
 }
 
-/**
- * The issuer's JWKS over HTTP. An unknown kid triggers one refetch (key rotation) unless
- * a fetch happened within the cooldown, so random kids cannot turn each request into a
- * request to the issuer. A failed refresh keeps the previous keys until the next try.
- */
+/** An unknown kid refetches at most once per cooldown; a failed refresh keeps the previous keys. */
 export function createRemoteKeySet(
   url: string | URL,
   options: RemoteKeySetOptions = {},

@@ -1,9 +1,4 @@
-/**
- * Koa adapter (`@portcullis/claims/koa`): `koaAuth(server)` authenticates every request
- * it sees into `ctx.state.auth` and `ctx.state.principal`; `koaAuth(server, requirement)`
- * on a route also checks a permission, scopes or a step-up. A refusal is answered here,
- * with its status, `WWW-Authenticate` and JSON body; other errors go on to the app's.
- */
+// `koaAuth(server[, requirement])`: refusals answered here, other errors go on (README "Koa").
 import { AuthenticationError } from './challenge.js';
 import { externalUrlOf, refusalOf } from './http.js';
 import type { Principal } from './principal.js';

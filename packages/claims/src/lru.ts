@@ -13,12 +13,7 @@ interface Slot<V> {
   seq: number;
 }
 
-/**
- * Evicts the entry least recently inserted or moved. A hit moves its entry to the end
- * only once it is in the older half: moving on every hit (Map delete + set) made V8
- * rehash the table again and again, and an entry used at least once every
- * `maxEntries / 2` insertions stays all the same.
- */
+// A hit moves its entry only once in the older half: a move per hit made V8 rehash again and again.
 export function createLru<K, V>(maxEntries: number): Lru<K, V> {
   if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) {
     throw new RangeError('maxEntries must be a positive integer');

@@ -1,8 +1,4 @@
-/**
- * Permission strings are `<resource>:<action>`; `<resource>:*` grants every action on that
- * one resource and nothing else. There is no global `*`: an unrestricted grant would be
- * a single typo away from every resource.
- */
+// `<resource>:*` grants one resource's actions; no global `*`, a typo away from everything.
 export const Perm = {
   UsersRead: 'users:read',
   UsersWrite: 'users:write',
@@ -26,10 +22,8 @@ export const Perm = {
   ApiKeysAll: 'api-keys:*',
 } as const;
 
-/** Any permission string the project defines. */
 export type Permission = (typeof Perm)[keyof typeof Perm];
 
-/** Resources that permissions may name. */
 export const RESOURCES = ['users', 'orders', 'payments', 'events', 'uploads', 'api-keys'] as const;
 export type Resource = (typeof RESOURCES)[number];
 
@@ -60,8 +54,7 @@ export const ROLES = Object.keys(ROLE_PERMISSIONS) as Role[];
 /** The OAuth scope meaning "every permission my roles give me" (see index.ts). */
 export const API_SCOPE = 'api';
 
-// Lower-case ASCII only: no case folding or Unicode look-alikes can make two spellings
-// of one permission, and whitespace or empty parts never parse.
+// Lower-case ASCII only: no case folding or look-alikes can make two spellings of one permission.
 const PERMISSION_RE = /^([a-z][a-z0-9-]*):(\*|[a-z][a-z0-9-]*)$/;
 
 interface Parsed {
@@ -75,7 +68,6 @@ function parse(permission: unknown): Parsed | undefined {
   return m ? { resource: m[1]!, action: m[2]! } : undefined;
 }
 
-/** True when the string is a well-formed `<resource>:<action>` or `<resource>:*`. */
 export function isPermissionString(value: unknown): value is string {
   return parse(value) !== undefined;
 }
@@ -93,11 +85,7 @@ export function permissionsForRoles(roles: readonly string[]): string[] {
   return [...out];
 }
 
-/**
- * True when `granted` holds `required` exactly or the wildcard of its resource. A
- * wildcard `required` (used for "may act on anyone's <resource>") is met only by that
- * same wildcard. Malformed strings on either side never match.
- */
+/** `required` held exactly or by its resource's wildcard; a wildcard `required` only by itself. */
 export function hasPermission(granted: readonly string[], required: string): boolean {
   const need = parse(required);
   if (!need) return false;
@@ -109,16 +97,7 @@ export function hasPermission(granted: readonly string[], required: string): boo
   return false;
 }
 
-/**
- * The permissions a delegated credential may use: its role permissions narrowed by its
- * OAuth scope, never widened.
- * - scope contains `api`: all role permissions;
- * - otherwise: the intersection of role permissions and the permission-shaped scope
- *   values (wildcard-aware: role `orders:*` with scope `orders:read` gives
- *   `orders:read`; role `orders:read` with scope `orders:*` gives `orders:read`);
- * - any other scope value (`openid`, `profile`, `email`, `offline_access`, unknown)
- *   grants nothing.
- */
+/** Role permissions narrowed by the OAuth scope, never widened (this package's README, "Scope and permissions"). */
 export function narrowPermissions(
   rolePermissions: readonly string[],
   scope: readonly string[],

@@ -28,7 +28,7 @@ export interface Principal {
   authTime?: number;
 }
 
-/** Builds the Principal of a verified access token (see index.ts for the scope rule). */
+/** Builds the Principal of a verified access token (this package's README, "Scope and permissions"). */
 export function principalFromClaims(claims: AccessTokenClaims): Principal {
   const scope = parseScope(claims.scope);
   const principal: Principal = {
@@ -56,11 +56,7 @@ export interface ResourceAttributes {
   ownerId?: string | null | undefined;
 }
 
-/**
- * Handler-level RBAC + ABAC. True when the principal holds `permission` and, if the
- * resource has an owner, either is that owner or holds `<resource>:*` (admin-like).
- * Clients never own user resources: their subjects are `client:`-prefixed.
- */
+/** RBAC + ABAC: `permission` held and, for an owned resource, owner or `<resource>:*`. */
 export function authorize(
   principal: Principal,
   permission: string,

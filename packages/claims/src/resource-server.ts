@@ -54,11 +54,7 @@ export interface RouteRequirement {
   stepUp?: StepUpRequirement | undefined;
 }
 
-/**
- * The framework-neutral core every adapter (and the API) goes through: resolves a
- * request's credential with `resolvers` in order and checks route requirements. Every
- * refusal is thrown as an AuthenticationError carrying its status, headers and body.
- */
+/** The framework-neutral core every adapter goes through; refusals throw AuthenticationError. */
 export interface Authenticator {
   readonly challenge: ChallengeSettings;
   authenticate(request: AuthRequest): Promise<Authentication>;
@@ -125,10 +121,7 @@ export interface ResourceServerOptions extends Omit<VerifyOptions, 'keys' | 'cac
   jwksUri?: string | undefined;
   /** Keys from elsewhere (a local JWKS, a shared HS256 secret) instead of `jwksUri`. */
   keys?: KeySource | undefined;
-  /**
-   * Revoked tokens: any `isDenied(claims)` (a createDenyList fed the issuer's revocations,
-   * or your own check). Default none: a token is good until it expires.
-   */
+  /** Revoked tokens: any `isDenied(claims)`. Default none: a token is good until it expires. */
   denyList?: Pick<DenyList, 'isDenied'> | undefined;
   /** DPoP (RFC 9449): on by default with an in-memory replay store; `false` refuses it. */
   dpop?: false | DpopOptions | undefined;
@@ -150,12 +143,7 @@ export interface DpopOptions {
   iatWindowSec?: number | undefined;
 }
 
-/**
- * A resource server's whole trust boundary in one call: access tokens verified against
- * the issuer's JWKS (RFC 9068 + RFC 8725 checks), DPoP-bound ones only with a valid
- * proof, the optional deny list, and the answers of RFC 6750, RFC 9449 and RFC 9470.
- * The adapters (`@portcullis/claims/koa`, `/express`) take what this returns.
- */
+/** One issuer's access tokens, DPoP, optional deny list and RFC 6750/9449/9470 answers in one call. */
 export function createResourceServer(options: ResourceServerOptions): Authenticator {
   const { jwksUri, keys, denyList, dpop, realm, resourceMetadata, resolvers, ...verify } = options;
   const now = options.now ?? Date.now;
@@ -209,10 +197,7 @@ export function createResourceServer(options: ResourceServerOptions): Authentica
 /** Headers as Node's IncomingMessage holds them. */
 type NodeHeaders = Record<string, string | string[] | undefined>;
 
-/**
- * The core's request from a Node request: `Authorization`, every `DPoP` value, the
- * method and the URL a DPoP proof must name (`url`: absolute, as the client addressed it).
- */
+/** The core's request from a Node request; `url` is absolute, as the client addressed it. */
 export function authRequestOf(
   request: { method?: string | undefined; headers: NodeHeaders; headersDistinct?: NodeHeaders },
   url: string,

@@ -1,11 +1,6 @@
 import type { Principal } from './principal.js';
 
-/**
- * Authentication Context Class References (OIDC Core §2 `acr`) of Portcullis sign-ins,
- * weakest first. The auth server puts one in the `acr` of the access tokens it issues
- * (with `amr` and `auth_time`); the API compares them with a route's step-up rule
- * (README "Step-up"). One place for the strings, shared by both.
- */
+/** OIDC `acr` values of Portcullis sign-ins, weakest first, shared by auth server and API. */
 export const ACR = {
   /** A password alone (also every session from the API's POST /login). */
   password: 'urn:portcullis:acr:pwd',
@@ -20,10 +15,7 @@ const ACR_RANK: ReadonlyMap<string, number> = new Map([
   [ACR.mfa, 2],
 ]);
 
-/**
- * True when a sign-in of class `actual` satisfies a route requiring at least `required`:
- * a stronger known class satisfies a weaker one; an unknown class satisfies only itself.
- */
+/** A stronger known class satisfies a weaker one; an unknown class satisfies only itself. */
 export function acrSatisfies(actual: string | undefined, required: string): boolean {
   if (actual === undefined) return false;
   if (actual === required) return true;
@@ -40,14 +32,7 @@ export interface StepUpRequirement {
   maxAgeSec?: number;
 }
 
-/**
- * Why a principal does not meet a step-up requirement, or undefined when it does:
- * - `no_user_sign_in`: the credential is not a user's sign-in (a client-credentials
- *   token, an API key); no sign-in can be stepped up, so the API answers 403;
- * - `acr_too_weak`: no `acr`, or one weaker than required;
- * - `sign_in_too_old`: no `auth_time`, or older than `maxAgeSec`.
- * The last two are RFC 9470's `insufficient_user_authentication` (401).
- */
+/** `no_user_sign_in` is 403 (nothing to step up); the others are RFC 9470's 401. */
 export type StepUpShortfall = 'no_user_sign_in' | 'acr_too_weak' | 'sign_in_too_old';
 
 export function stepUpShortfall(

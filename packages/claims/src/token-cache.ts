@@ -1,12 +1,7 @@
 import type { AccessTokenClaims } from './claims.js';
 import { createLru } from './lru.js';
 
-/**
- * Verified tokens, so a repeated token costs a Map lookup instead of a signature check.
- * Only byte-identical tokens hit: a hit compares the whole compact string. Expiry and the
- * deny list are checked by the verifier on every hit, not here. Give each verifier its own
- * cache: an entry means "verified for that verifier's issuer and audience".
- */
+/** Verified tokens (byte-identical hits only); one cache per verifier, for its issuer and audience. */
 export interface TokenCache {
   get(token: string): AccessTokenClaims | undefined;
   set(token: string, claims: AccessTokenClaims): void;
@@ -15,9 +10,7 @@ export interface TokenCache {
   readonly size: number;
 }
 
-// Entries are found by the token's last characters (the end of its signature) and then
-// compared whole: hashing an 800-character key per request cost more than the rest of the
-// lookup. Two tokens sharing an end share a slot; the later one replaces the earlier.
+// Keyed by the token's last characters, then compared whole: hashing the whole token cost more.
 const KEY_LENGTH = 32;
 
 interface Entry {
@@ -27,10 +20,6 @@ interface Entry {
 
 const keyOf = (token: string) => token.slice(-KEY_LENGTH);
 
-/**
- * A bounded, nearly LRU cache (lru.ts): a token used at least once every
- * `maxEntries / 2` new tokens stays cached.
- */
 export function createTokenCache(options: { maxEntries?: number } = {}): TokenCache {
   const entries = createLru<string, Entry>(options.maxEntries ?? 10_000);
   return {

@@ -12,10 +12,7 @@ export interface VerifyOptions {
   audience: string;
   /** A JWKS (remote or local) for RS256/ES256, or a shared secret for HS256. */
   keys: KeySource;
-  /**
-   * Server-side allowlist; the header's `alg` only selects within it. Defaults to
-   * RS256+ES256 for a JWKS and HS256 for a shared secret; mixing is refused.
-   */
+  /** Server-side allowlist; RS256+ES256 for a JWKS, HS256 for a secret by default; mixing refused. */
   algorithms?: readonly SigningAlgorithm[];
   /** Seconds of leeway on exp/nbf/iat. Default 30 (docs/security.md, decisions). */
   clockToleranceSec?: number;
@@ -23,7 +20,6 @@ export interface VerifyOptions {
   maxLifetimeSec?: number;
   /** Longest accepted compact token, checked before any decoding. Default 4096. */
   maxTokenLength?: number;
-  /** Milliseconds clock. Default Date.now. */
   now?: () => number;
   denyList?: Pick<DenyList, 'isDenied'>;
   cache?: TokenCache;
@@ -52,8 +48,7 @@ function settings(options: VerifyOptions): Settings {
   const algorithms = options.algorithms ?? (secret ? ['HS256'] : ASYMMETRIC);
   if (algorithms.length === 0) throw new TypeError('algorithms must not be empty');
   for (const alg of algorithms) {
-    // Shared-secret and public-key modes never mix: an HS256 token "signed" with a
-    // public key would otherwise verify (RFC 8725 §2.1).
+    // Secret and public-key modes never mix, or HS256 "signed" with a public key verifies (RFC 8725 §2.1).
     const ok = secret ? alg === 'HS256' : (ASYMMETRIC as readonly string[]).includes(alg);
     if (!ok) throw new TypeError(`algorithm ${String(alg)} not allowed with this key source`);
   }
@@ -72,7 +67,6 @@ function settings(options: VerifyOptions): Settings {
   };
 }
 
-/** A base64url JSON segment, or undefined when it is not one. */
 export function decodeJson(segment: string): unknown {
   try {
     return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
@@ -95,9 +89,8 @@ function splitCompact(token: string): [string, string, string] {
   const parts = token.split('.');
   if (parts.length !== 3) throw new TokenError('token_malformed', 'not a compact JWS');
   for (const [i, part] of parts.entries()) {
-    // Node's decoder skips invalid characters, so the syntax is checked first; a
-    // length of 4n+1 cannot be base64url. An empty signature parses here so that
-    // `alg: none` tokens are refused by the algorithm check, by name.
+    // Node's decoder skips invalid characters, so check syntax first; an empty signature parses
+    // here so that `alg: none` is refused by the algorithm check, by name.
     if (i === 2 && part === '') continue;
     if (!BASE64URL.test(part) || part.length % 4 === 1) {
       throw new TokenError('token_malformed', 'segment is not base64url');
@@ -198,11 +191,7 @@ async function run(token: string, s: Settings): Promise<AccessTokenClaims> {
   return claims;
 }
 
-/**
- * Verifies an RFC 9068 access token and returns its claims. Every refusal throws a
- * TokenError with a specific `code`. Order: size and syntax, cache, header (alg from the
- * allowlist, typ, kid), key by kid, signature, claims, deny list.
- */
+/** Verifies an RFC 9068 access token; every refusal is a TokenError with a specific `code`. */
 export function verifyAccessToken(
   token: string,
   options: VerifyOptions,

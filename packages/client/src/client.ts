@@ -23,7 +23,6 @@ import type { SseEvent, StreamOptions } from './sse.js';
 import { createTokenManager } from './tokens.js';
 import type { AuthOptions } from './tokens.js';
 
-/** Options of {@link createPortcullisClient}. */
 export interface PortcullisClientOptions extends AuthOptions {
   /** Address of the API, e.g. `http://localhost:3000`. */
   baseUrl: string;
@@ -36,15 +35,8 @@ export interface PortcullisClientOptions extends AuthOptions {
   headers?: Record<string, string>;
   /** Browser cookie mode, e.g. `include` for the `sid` session cookie across origins. */
   credentials?: RequestInit['credentials'];
-  /** fetch implementation; the global one by default. */
   fetch?: typeof fetch;
-  /**
-   * DPoP (RFC 9449, README "DPoP"): access tokens are sent as `Authorization: DPoP` with
-   * a proof signed by this key on every request, and one retry follows a
-   * `use_dpop_nonce` challenge. `true` generates a non-extractable ES256 key pair; pass
-   * a key from `createDpopKey` to share it with the token requests (the refreshes must
-   * be proven with the key the tokens are bound to). Get it back with `dpopKey()`.
-   */
+  /** DPoP key (README "DPoP"), or `true` for a generated non-extractable ES256 one (`dpopKey()`). */
   dpop?: DpopKey | true;
 }
 
@@ -104,7 +96,6 @@ export function createPortcullisClient(options: PortcullisClientOptions): Portcu
   };
 }
 
-/** `make` runs at the first call; every call gets its one result. */
 function once<T>(make: () => Promise<T>): () => Promise<T> {
   let made: Promise<T> | undefined;
   return () => (made ??= make());

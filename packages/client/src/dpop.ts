@@ -1,23 +1,11 @@
-/**
- * DPoP (RFC 9449): proof-of-possession for access and refresh tokens. The client holds
- * an ES256 key pair whose private half WebCrypto will not export; every token request
- * and every API call carries a fresh proof JWT signed with it, so a stolen token is
- * useless without the key. README "DPoP" describes the whole scheme.
- *
- * Works in Node 24 and browsers (Web Crypto only). A `CryptoKeyPair` can be stored in
- * IndexedDB as is (structured clone keeps it non-extractable): pass it back to
- * {@link createDpopKey} after a reload to keep the tokens bound to it usable.
- */
+// DPoP proofs with a non-extractable WebCrypto key (README "DPoP"); a stored CryptoKeyPair stays so.
 import { base64url } from './encoding.js';
 
-/** The proof algorithm: ES256, accepted by the authorization server and the API. */
 const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const SIGNATURE = { name: 'ECDSA', hash: 'SHA-256' } as const;
 
-/** A WebCrypto key (the type of the global `CryptoKey` class, in Node and browsers). */
 type WebCryptoKey = InstanceType<typeof CryptoKey>;
 
-/** A WebCrypto key pair (the DOM's `CryptoKeyPair`). */
 export interface DpopKeyPair {
   publicKey: WebCryptoKey;
   privateKey: WebCryptoKey;
@@ -31,7 +19,6 @@ export interface DpopPublicJwk {
   y: string;
 }
 
-/** What a proof says about its request (RFC 9449 §4.2). */
 export interface DpopProofOptions {
   /** The access token the request presents: its hash goes in `ath`. */
   accessToken?: string;
@@ -46,21 +33,12 @@ export interface DpopKey {
   readonly publicJwk: DpopPublicJwk;
   /** RFC 7638 thumbprint of the public key: the `cnf.jkt` of the tokens bound to it. */
   readonly thumbprint: string;
-  /**
-   * A proof JWT for one request (`DPoP` header): fresh `jti` and `iat`, `htm` and `htu`
-   * (the URL without query and fragment), `ath` with an access token, and the last
-   * nonce the URL's origin gave, if any.
-   */
+  /** A proof JWT for one request, with `ath` for an access token and the origin's last nonce. */
   proof(method: string, url: string, options?: DpopProofOptions): Promise<string>;
-  /**
-   * Remembers the `DPoP-Nonce` of a response from `url`'s origin (RFC 9449 §8, §9).
-   * Returns true when it is new: a request refused with `use_dpop_nonce` is worth
-   * exactly one retry then.
-   */
+  /** Keeps the origin's `DPoP-Nonce`; true when new, so a `use_dpop_nonce` refusal is worth one retry. */
   updateNonce(url: string, headers: Headers): boolean;
 }
 
-/** Options of {@link createDpopKey}. */
 export interface CreateDpopKeyOptions {
   /** An existing P-256 ECDSA key pair (e.g. read back from IndexedDB); a new one otherwise. */
   keyPair?: DpopKeyPair;
@@ -86,7 +64,6 @@ async function publicJwkOf(publicKey: WebCryptoKey): Promise<DpopPublicJwk> {
   return { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y };
 }
 
-/** `htu`: the request URL without query and fragment (RFC 9449 §4.2). */
 function targetUri(url: string): string {
   const target = new URL(url);
   target.search = '';
@@ -94,11 +71,7 @@ function targetUri(url: string): string {
   return target.href;
 }
 
-/**
- * Creates a DPoP key: a new non-extractable ES256 key pair, or the one given. Use the
- * same key for the token requests (code exchange, refreshes) and the API calls: the
- * server refuses a refresh token of a public client proven with another key.
- */
+/** Use the same key for token requests and API calls: a refresh proven with another is refused. */
 export async function createDpopKey(options: CreateDpopKeyOptions = {}): Promise<DpopKey> {
   const keyPair =
     options.keyPair ??

@@ -1,12 +1,7 @@
-/**
- * One error hierarchy for the client, in the style of jose's `util/errors.ts`: every
- * error carries a literal `code`, so callers branch on `err.code` (or `instanceof`)
- * instead of parsing messages.
- */
+// Every error carries a literal `code` (as jose's do), so callers branch on it, not on messages.
 import type { StepUpChallenge } from './step-up.js';
 import type { ErrorBody, ValidationErrorBody } from './types.js';
 
-/** Machine-readable kind of a client error. */
 export type PortcullisErrorCode =
   'timeout' | 'network' | 'api' | 'unauthorized' | 'step_up_required' | 'oauth' | 'sse';
 
@@ -18,7 +13,6 @@ export interface RequestInfo {
   idempotencyKey?: string;
 }
 
-/** Base class of every error this package throws. */
 export class PortcullisError extends Error {
   override name = 'PortcullisError';
   readonly code: PortcullisErrorCode;
@@ -51,23 +45,17 @@ export class NetworkError extends PortcullisError {
   }
 }
 
-/**
- * Error body of the Portcullis API: the generated `Error` schema (`{error, message?}`)
- * plus the `fields` of a 422 `ValidationError` (messages per dotted path).
- */
+/** The API's `{error, message?}` plus a 422's `fields` (messages per dotted path). */
 export type ApiErrorBody = ErrorBody & { fields?: ValidationErrorBody['fields'] };
 
-/** A non-2xx answer of the API. */
 export class ApiError extends PortcullisError {
   override name = 'ApiError';
   readonly status: number;
   /** The body's `error` code, or `http_<status>` when the body had none. */
   readonly error: string;
-  /** The body's `message`, when present. */
   readonly detail?: string;
   /** 422: messages per field, ready to map onto form inputs. */
   readonly fields?: Record<string, string[]>;
-  /** The decoded body (JSON when it parsed, else text). */
   readonly body: unknown;
   readonly headers: Headers;
   /** 429: the server's Retry-After in milliseconds, when it sent one. */
@@ -95,10 +83,7 @@ export class ApiError extends PortcullisError {
   }
 }
 
-/**
- * 401 that survived a token refresh, or a refresh that failed (after which
- * `onSignOut` has been called). The user must authenticate again.
- */
+/** A 401 after a refresh, or a failed refresh (`onSignOut` already called): sign in again. */
 export class UnauthorizedError extends ApiError {
   override name = 'UnauthorizedError';
 
@@ -108,12 +93,7 @@ export class UnauthorizedError extends ApiError {
   }
 }
 
-/**
- * 401 `insufficient_user_authentication` (RFC 9470): the token is fine but its sign-in is
- * too weak or too old for this operation. Not refreshed (a refreshed token keeps its
- * sign-in) and nobody is signed out: sign the user in again with `acrValues` and `maxAge`
- * in the authorization request, then retry (README "Step-up").
- */
+/** RFC 9470: not refreshed (a refresh keeps the sign-in); sign in again with `acrValues`, `maxAge`. */
 export class StepUpRequiredError extends ApiError {
   override name = 'StepUpRequiredError';
   /** The `acr_values` to request, e.g. `['urn:portcullis:acr:mfa']`. */

@@ -1,16 +1,10 @@
-/**
- * In-memory validator cache for GETs (RFC 9110 §13.1.2 If-None-Match). Entries are keyed
- * by credential identity and URL, so one client switching users never serves user A's
- * copy to user B. Memory only: cached bodies may be personal data.
- */
+// Keyed by credential identity and URL, so user B never gets user A's copy; memory only (personal data).
 
-/** A stored response: its strong validator and decoded body. */
 export interface CachedResponse {
   etag: string;
   body: unknown;
 }
 
-/** Pluggable cache used by the client for conditional GETs. */
 export interface EtagCache {
   get(key: string): CachedResponse | undefined;
   set(key: string, value: CachedResponse): void;
@@ -52,17 +46,11 @@ export function createEtagCache(maxEntries = 500): EtagCache {
   };
 }
 
-/** Cache key: identity of the credential, a space, then the absolute URL. */
 export function cacheKey(identity: string, url: string): string {
   return `${identity} ${url}`;
 }
 
-/**
- * Identity of an access token for cache partitioning: `sub` + `client_id` of a JWT
- * (read without verification — only to separate cache entries, never to trust), so
- * a rotated token of the same subject keeps its cache; the raw value otherwise
- * (API keys, opaque tokens). Anonymous requests share the identity "-".
- */
+/** `sub` + `client_id` of a JWT, read unverified only to separate entries; else the raw value, or "-". */
 export function tokenIdentity(token: string | undefined): string {
   if (!token) return '-';
   const parts = token.split('.');

@@ -1,8 +1,4 @@
-/**
- * The one request pipeline every resource method goes through:
- * bearer token -> conditional GET -> fetch with timeout -> 401 refresh-once ->
- * bounded retries (429 always, 5xx/network only when repeating is safe) -> typed errors.
- */
+// The one pipeline of every call: token, conditional GET, timeout, 401 refresh, retries (README "Behaviour").
 import { cacheKey, tokenIdentity } from './etag-cache.js';
 import type { EtagCache } from './etag-cache.js';
 import {
@@ -28,7 +24,6 @@ export type QueryParams = Record<string, QueryValue>;
 /** Body types the client sends without transforming (all replayable on retry). */
 export type RawBody = FormData | URLSearchParams | Blob | string;
 
-/** One API call. */
 export interface RequestOptions {
   method: string;
   /** Path below `baseUrl`, starting with `/`. */
@@ -46,7 +41,6 @@ export interface RequestOptions {
   cache?: boolean;
 }
 
-/** A decoded response. */
 export interface HttpResponse<T> {
   status: number;
   headers: Headers;
@@ -146,9 +140,7 @@ export function createHttp(settings: HttpSettings): Http {
         }
 
         const retryAfterMs = parseRetryAfter(response.headers.get('Retry-After'));
-        // 429 means the request was refused before it was processed, so it is safe to
-        // repeat whatever the method; 5xx may have half-happened, and so may a 409
-        // "same Idempotency-Key still in flight".
+        // 429 was refused before processing, safe to repeat; 5xx (or a 409 key still in flight) may have half-happened.
         const mayRetry =
           status === 429 ||
           (RETRYABLE_5XX.has(status) && retryable) ||
@@ -180,7 +172,6 @@ export function createHttp(settings: HttpSettings): Http {
     return headers;
   }
 
-  /** One fetch, body included, under the per-attempt timeout. */
   async function attempt(
     target: string,
     method: string,
@@ -212,10 +203,7 @@ export function createHttp(settings: HttpSettings): Http {
   return { request, url, settings };
 }
 
-/**
- * Sets the credential: `Bearer <token>`, or with DPoP `DPoP <token>` and a fresh proof
- * for this method and URL whose `ath` is the token's hash (RFC 9449 §7.1).
- */
+/** `Bearer <token>`, or `DPoP <token>` with a proof whose `ath` is the token's hash (RFC 9449 §7.1). */
 export async function authorize(
   settings: Pick<HttpSettings, 'dpop'>,
   headers: Headers,
@@ -232,11 +220,7 @@ export async function authorize(
   headers.set('DPoP', await key.proof(request.method, request.url, { accessToken: token }));
 }
 
-/**
- * A 401's one recovery, for requests and streams alike: a step-up challenge is thrown
- * (refreshing would keep the old sign-in); else the token is refreshed once and the caller
- * tries again, and a second 401 or a failed refresh is thrown.
- */
+/** A step-up challenge is thrown (a refresh keeps the old sign-in); else one refresh, then thrown. */
 export async function refreshOnceAfter401(
   settings: HttpSettings,
   token: string | undefined,
@@ -251,10 +235,7 @@ export async function refreshOnceAfter401(
   if (!outcome.ok) throw new UnauthorizedError(body, response.headers, { cause: outcome.cause });
 }
 
-/**
- * Keeps the API's `DPoP-Nonce` for the next proofs; true when the response is a 401
- * asking for a nonce that is new, i.e. worth one retry (RFC 9449 §9).
- */
+/** Keeps the `DPoP-Nonce`; true for a 401 asking for a new nonce, worth one retry (RFC 9449 §9). */
 export async function useDpopNonce(
   settings: Pick<HttpSettings, 'dpop'>,
   url: string,

@@ -1,8 +1,4 @@
-/**
- * OAuth 2.0 helpers for the Portcullis authorization server: PKCE (RFC 7636, S256
- * only — the server refuses plain), the token endpoint grants (RFC 6749 §4.1, §4.4,
- * §6) and the device flow (RFC 8628). Works in Node 24 and browsers (Web Crypto).
- */
+// PKCE (S256 only: the server refuses plain), token grants and the device flow; Node 24 and browsers.
 import type { DpopKey } from './dpop.js';
 import { base64url } from './encoding.js';
 import { OAuthError, PortcullisError, TimeoutError, NetworkError } from './errors.js';
@@ -45,16 +41,12 @@ function randomToken(byteLength: number): string {
   return base64url(crypto.getRandomValues(new Uint8Array(byteLength)));
 }
 
-/**
- * Creates a PKCE pair: 32 random bytes -> a 43-character verifier of unreserved
- * characters (RFC 7636 §4.1), challenge = base64url(SHA-256(verifier)) (§4.2).
- */
+/** 32 random bytes as the verifier (RFC 7636 §4.1); challenge = base64url(SHA-256(verifier)). */
 export async function createPkcePair(): Promise<PkcePair> {
   const codeVerifier = randomToken(32);
   return { codeVerifier, codeChallenge: await s256(codeVerifier), codeChallengeMethod: 'S256' };
 }
 
-/** S256 transform of a verifier. */
 export async function s256(codeVerifier: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(codeVerifier));
   return base64url(new Uint8Array(digest));
@@ -65,7 +57,6 @@ export function createState(): string {
   return randomToken(32);
 }
 
-/** Parameters of the authorization request. */
 export interface AuthorizeUrlParams {
   /** Base address of the authorization server ({auth_url}); `/authorize` is appended. */
   authUrl: string;
@@ -122,12 +113,7 @@ export interface TokenEndpointOptions {
   clientSecret?: string;
   /** RFC 8707 resource indicator (the API audience). */
   resource?: string;
-  /**
-   * DPoP (RFC 9449): binds the tokens to this key (a proof per request, one retry on
-   * `use_dpop_nonce`). Use the same key for the code exchange, the refreshes and the API
-   * calls. A string is a proof made elsewhere (a browser page's, forwarded by its
-   * backend-for-frontend) and is sent as is, without a retry.
-   */
+  /** DPoP key binding the tokens (use the same key throughout), or a proof made elsewhere, sent as is. */
   dpop?: DpopKey | string;
   fetch?: typeof fetch;
   /** Default 15000. */
@@ -200,11 +186,7 @@ export interface PollDeviceTokenOptions extends TokenEndpointOptions {
   now?: () => number;
 }
 
-/**
- * Polls the token endpoint until the user approves (RFC 8628 §3.4–3.5):
- * `authorization_pending` -> keep polling; `slow_down` -> interval += 5 s;
- * `access_denied`, `expired_token` and anything else -> {@link OAuthError}.
- */
+/** Polls until the user approves (RFC 8628 §3.4–3.5); `slow_down` adds 5 s, a refusal throws OAuthError. */
 export async function pollDeviceToken(options: PollDeviceTokenOptions): Promise<TokenResponse> {
   const sleep = options.sleep ?? defaultSleep;
   const now = options.now ?? Date.now;
@@ -251,10 +233,7 @@ function basicAuth(clientId: string, clientSecret: string): string {
   return `Basic ${btoa(binary)}`;
 }
 
-/**
- * POSTs the form; with a DPoP key, each attempt carries a fresh proof, and a refusal
- * with `use_dpop_nonce` that brings a new nonce is retried once with it (RFC 9449 §8).
- */
+/** POSTs the form; with a DPoP key, one retry with a new `use_dpop_nonce` nonce (RFC 9449 §8). */
 async function postForm(
   options: Omit<TokenEndpointOptions, 'tokenUrl' | 'dpop'>,
   url: string,

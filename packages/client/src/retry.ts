@@ -1,28 +1,17 @@
-/**
- * Retry timing, as docs/api-contracts.md "Errors" asks of a client and packages/client
- * packages/client/README.md "Behaviour" lists: 429 -> wait Retry-After, then exponential backoff; 5xx ->
- * backoff and retry a bounded number of times. Backoff uses "full jitter"
- * (delay = random(0, min(cap, base * 2^n))) so that many clients rejected together
- * do not come back together.
- */
+// Full jitter (random(0, min(cap, base * 2^n))) so clients refused together do not return together.
 
 /** Sleeps `ms`; rejects with the signal's reason when it aborts first. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
-/** Retry settings of a client. */
 export interface RetryOptions {
   /** Retries after the first attempt (so at most `maxRetries + 1` requests). Default 3. */
   maxRetries?: number;
   /** Base of the exponential backoff, in ms. Default 300. */
   baseDelayMs?: number;
-  /**
-   * Longest single wait, in ms. Default 30000. A Retry-After longer than this is not
-   * shortened: the client gives up and throws the 429 instead of calling early.
-   */
+  /** Longest single wait, ms. Default 30000; a longer Retry-After is thrown, not shortened. */
   maxDelayMs?: number;
   /** Source of randomness in [0, 1) for the jitter; injectable for tests. */
   random?: () => number;
-  /** Injectable sleep, for tests. */
   sleep?: Sleep;
 }
 
@@ -47,10 +36,7 @@ export function backoffDelay(
   return Math.floor(policy.random() * ceiling);
 }
 
-/**
- * Parses Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP-date.
- * Returns milliseconds, or undefined when absent or unparseable.
- */
+/** Retry-After (RFC 9110 §10.2.3) in ms; undefined when absent or unparseable. */
 export function parseRetryAfter(
   value: string | null,
   now: number = Date.now(),
@@ -63,7 +49,6 @@ export function parseRetryAfter(
   return Math.max(0, date - now);
 }
 
-/** Default sleep: a timer that an AbortSignal can cut short. */
 export const sleep: Sleep = (ms, signal) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) {

@@ -1,15 +1,8 @@
-/**
- * Server-sent events over fetch (WHATWG HTML §9.2 "server-sent events"): frames are
- * parsed incrementally as bytes arrive, so a frame split across chunks, CR/LF/CRLF
- * line ends, multi-line `data:` and `:` heartbeats all work. On disconnect the stream
- * reconnects after the server's `retry:` time (backing off while reconnects keep
- * failing) and sends `Last-Event-ID` so the server can resume.
- */
+// Server-sent events over fetch (WHATWG HTML §9.2), parsed incrementally; reconnects with Last-Event-ID.
 import { ApiError, NetworkError, PortcullisError, TimeoutError } from './errors.js';
 import { authorize, refreshOnceAfter401, useDpopNonce, type Http } from './http.js';
 import { parseRetryAfter } from './retry.js';
 
-/** One dispatched event. */
 export interface SseEvent {
   /** Last event id seen on this stream (the `id:` field persists across events). */
   id: string | undefined;
@@ -19,7 +12,6 @@ export interface SseEvent {
   data: string;
 }
 
-/** Options of {@link openStream}. */
 export interface StreamOptions {
   /** Resume after this event id (sent as `Last-Event-ID` on the first connect). */
   lastEventId?: string;
@@ -39,7 +31,6 @@ export interface StreamOptions {
   onError?: (error: unknown) => void;
 }
 
-/** Incremental parser: feed decoded text, get events through `onEvent`. */
 export interface SseParser {
   feed(text: string): void;
 }
@@ -134,8 +125,7 @@ export async function* openStream(
     try {
       const token = await settings.tokens.current();
       const headers = new Headers(settings.headers);
-      // No Cache-Control request header: a cross-origin page would need the API's CORS to
-      // allow it; the `cache` mode below keeps the browser's cache out instead.
+      // No Cache-Control request header: cross-origin it would need CORS; the `cache` mode does it instead.
       headers.set('Accept', 'text/event-stream');
       const url = http.url(options.path ?? '/stream');
       await authorize(settings, headers, { method: 'GET', url, token });

@@ -1,8 +1,4 @@
-/**
- * RFC 9470 step-up challenges: `WWW-Authenticate: Bearer error="insufficient_user_authentication",
- * acr_values="…", max_age=…` (or the DPoP scheme). Parsed per RFC 9110 §11.6.1: several
- * challenges in one header, each a scheme and `name=token` or `name="quoted string"` params.
- */
+// RFC 9470 step-up challenges, parsed per RFC 9110 §11.6.1 (several challenges in one header).
 
 /** What a new sign-in must meet, from the API's challenge (README "Step-up"). */
 export interface StepUpChallenge {
@@ -10,7 +6,6 @@ export interface StepUpChallenge {
   acrValues: string[];
   /** Seconds, for the authorization request's `max_age`. */
   maxAge?: number;
-  /** The server's `error_description`. */
   description?: string;
 }
 
@@ -90,10 +85,7 @@ function build(
   return challenge;
 }
 
-/**
- * The authorization request parameters that answer a challenge (`acr_values`, `max_age`),
- * e.g. `buildAuthorizeUrl({ …, extra: stepUpParams(error) })`.
- */
+/** `acr_values` and `max_age` for `buildAuthorizeUrl({ …, extra: stepUpParams(error) })`. */
 export function stepUpParams(challenge: StepUpChallenge): Record<string, string> {
   return {
     ...(challenge.acrValues.length > 0 ? { acr_values: challenge.acrValues.join(' ') } : {}),

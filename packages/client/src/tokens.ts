@@ -1,9 +1,5 @@
-/**
- * Access-token handling: the token lives in this closure only, never in
- * storage (docs/security.md: browser tokens). Refreshes are single-flight: refresh tokens
- * rotate on every use and reuse of a rotated one revokes the whole grant, so two
- * concurrent 401s must share one refresh instead of racing two.
- */
+// The token lives in this closure only, never in storage. Refreshes are single-flight: refresh tokens
+// rotate and reuse revokes the grant, so concurrent 401s share one refresh.
 
 /** How the client obtains and renews its bearer credential. */
 export interface AuthOptions {
@@ -11,26 +7,18 @@ export interface AuthOptions {
   accessToken?: string;
   /** Consulted when no token is in memory, e.g. after a page reload. */
   getAccessToken?: () => string | undefined | Promise<string | undefined>;
-  /**
-   * Obtains a fresh access token after a 401 (refresh grant, or a call to a
-   * backend-for-frontend holding the refresh token in an HttpOnly cookie). Throw or
-   * return undefined when it cannot; the client then calls `onSignOut`.
-   */
+  /** A fresh token after a 401; throw or return undefined when it cannot (then `onSignOut`). */
   refresh?: () => Promise<string | undefined>;
   /** Called once when a refresh fails: the user must sign in again. */
   onSignOut?: () => void | Promise<void>;
 }
 
-/** Result of a refresh attempt. */
 export type RefreshOutcome = { ok: true; token: string } | { ok: false; cause?: unknown };
 
 export interface TokenManager {
   current(): Promise<string | undefined>;
   set(token: string | undefined): void;
-  /**
-   * Renews the token that was rejected. When another caller has already replaced
-   * `rejected`, resolves with the newer token without refreshing again.
-   */
+  /** Resolves with a newer token, without refreshing, when another caller already replaced `rejected`. */
   refreshAfterRejection(rejected: string | undefined): Promise<RefreshOutcome>;
   readonly canRefresh: boolean;
 }

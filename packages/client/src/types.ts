@@ -1,10 +1,4 @@
-/**
- * Resource types of the client. Every type the API describes is an alias of the
- * declarations generated from its OpenAPI document (`src/generated/openapi.ts`, written
- * by `pnpm client:generate`), so a change of the API's zod schemas shows up here as a
- * type error instead of a silent mismatch. Only what the document does not (or cannot)
- * describe is written by hand, and says so.
- */
+// Aliases of the generated OpenAPI types (`pnpm client:generate`); hand-written ones say so.
 import type { components, operations } from './generated/openapi.js';
 
 /** Named schemas of the API (`components.schemas` of /openapi.json). */
@@ -32,8 +26,7 @@ export type OperationQuery<K extends OperationId> = NonNullable<
   operations[K]['parameters']['query']
 >;
 
-// Pagination envelopes. Hand-written generics for code that handles any page; the
-// pages the resources return are the generated ones below, which are instances of them.
+// Hand-written generics for code that handles any page; the generated pages are instances.
 
 /** Offset pagination envelope (`/orders`). */
 export interface OffsetPage<T> {
@@ -57,26 +50,19 @@ export interface TimePage<T> {
   nextBefore: string | null;
 }
 
-// Orders.
-
 /** Order lifecycle: pending -> open -> fulfilled, pending|open -> cancelled. */
 export type OrderStatus = Schemas['OrderStatus'];
 export type OrderItem = Schemas['OrderItem'];
 /** `items` and `note` are absent (not null) when the order has none. */
 export type Order = Schemas['Order'];
-/** GET /orders. */
 export type OrderPage = Schemas['OrderPage'];
 /** Body of POST /orders. Status is read-only: new orders start `pending`. */
 export type OrderCreate = Schemas['CreateOrder'];
-/** Body of PUT /orders/:id (full replacement). */
 export type OrderReplace = Schemas['ReplaceOrder'];
 /** Body of PATCH /orders/:id (JSON merge patch: null removes `items` or `note`). */
 export type OrderPatch = Schemas['PatchOrder'];
 
-/**
- * Filters of GET /orders. `status` also takes a single value (the API's parameter is
- * an array, repeated as `status=a&status=b`).
- */
+/** Filters of GET /orders; `status` also takes a single value. */
 export type OrderListParams = Omit<OperationQuery<'listOrders'>, 'status'> & {
   status?: OrderStatus | OrderStatus[];
 };
@@ -84,25 +70,16 @@ export type OrderListParams = Omit<OperationQuery<'listOrders'>, 'status'> & {
 /** `after` and `limit` of the cursor-paginated lists (`/users`, `/payments`, `/api-keys`). */
 export type CursorParams = OperationQuery<'listUsers'>;
 
-// Users.
-
 export type User = Schemas['User'];
-/** GET /users. */
 export type UserPage = Schemas['UserPage'];
 
-// Payments.
-
 export type Payment = Schemas['Payment'];
-/** GET /payments. */
 export type PaymentPage = Schemas['PaymentPage'];
 /** Body of POST /payments: a payment always pays an order the caller may see. */
 export type PaymentCreate = Schemas['CreatePayment'];
 
-// Events.
-
 /** One entry of GET /events (its `id` is also the SSE `id:` of GET /stream). */
 export type EventItem = Schemas['Event'];
-/** GET /events. */
 export type EventPage = Schemas['EventPage'];
 
 /** Query of GET /events; `before` also takes a Date (sent as ISO 8601). */
@@ -110,34 +87,23 @@ export type EventListParams = Omit<OperationQuery<'listEvents'>, 'before'> & {
   before?: string | Date;
 };
 
-// API keys.
-
 /** An API key record; the secret itself is never returned after creation. */
 export type ApiKey = Schemas['ApiKey'];
-/** GET /api-keys. */
 export type ApiKeyPage = Schemas['ApiKeyPage'];
 /** Body of POST /api-keys. `permissions`: a subset of the caller's; keep it minimal. */
 export type ApiKeyCreate = Schemas['CreateApiKeyRequest'];
 /** Answer of POST /api-keys: the record plus `key`, shown this once. */
 export type ApiKeyCreated = Schemas['CreatedApiKey'];
 
-// Uploads.
-
 export type Upload = Schemas['Upload'];
 
-/**
- * Input of uploads.upload(), sent as multipart parts `file` and `caption`. Hand-written:
- * the document describes the multipart body inline (`file` as a binary string), which
- * says nothing about Blob, File or the part's file name.
- */
+/** Multipart parts `file` and `caption`; hand-written, the document says nothing of Blob or File. */
 export interface UploadInput {
   file: Blob;
   /** File name of the part; a File's own name when omitted. */
   filename?: string;
   caption?: string;
 }
-
-// Errors.
 
 /** Error body of every non-2xx JSON answer: `{error, message?}`. */
 export type ErrorBody = Schemas['Error'];

@@ -8,31 +8,17 @@ import {
 import type { Db } from './create-db.js';
 import { createRevocationStore } from './revocations.js';
 
-/**
- * A deny list (packages/claims) kept in step with the `revocations` table: loaded at start,
- * then polled, so a revocation written by any instance reaches every other within about a
- * second, and at once between lists of one process (see `bus`).
- */
+/** The claims deny list kept in step with `revocations`: every instance learns within about a second. */
 export interface SharedDenyList extends Pick<DenyList, 'isDenied' | 'size'> {
-  /** Denies one token until `expiresAt` (its `exp`). */
   denyToken(jti: string, expiresAt: number): Promise<void>;
   /** Denies every token carrying `grant_id` = grantId (refresh-token reuse, RFC 9700 §4.14). */
   denyGrant(grantId: string, expiresAt: number): Promise<void>;
   /** Logout everywhere at `before` (with its milliseconds): denies tokens issued before it. */
   denySubject(subject: string, before: number, expiresAt: number): Promise<void>;
-  /** Loads unexpired rows, then polls for new ones and purges expired ones. */
   start(): Promise<void>;
-  /**
-   * Calls `listener` with each revocation as this list learns of it (written here, by
-   * another list of this process through the bus, or by another instance: the next
-   * poll), once: so holders of long-lived credentials (event streams) can recheck them at
-   * once instead of at their next periodic check. Returns the unsubscribe function.
-   */
+  /** Each revocation once, as learnt, so long-lived credentials (streams) are rechecked at once. */
   onRevocation(listener: (revocation: Revocation) => void): () => void;
-  /**
-   * One poll now. With `fresh`, the poll is one that starts after this call, so every row
-   * committed before it is seen (a poll already under way may have begun earlier).
-   */
+  /** One poll now; `fresh` waits for one that starts after the call and sees every earlier commit. */
   sync(options?: { fresh?: boolean }): Promise<void>;
   close(): Promise<void>;
   /** Milliseconds time of the last successful poll; readiness checks can alert on staleness. */
@@ -40,24 +26,14 @@ export interface SharedDenyList extends Pick<DenyList, 'isDenied' | 'size'> {
 }
 
 export interface SharedDenyListOptions {
-  /**
-   * The database whose `revocations` table the list shares. Without one the list is
-   * per-process (tests, a single instance). With one, the list denies every token until
-   * its first load (start): an unloaded list cannot vouch for any.
-   */
+  /** Shared `revocations`; with one, every token is denied until the first load (fail closed). */
   db?: Db | undefined;
   /** Default 250 ms: a revocation reaches every instance within about a second. */
   pollIntervalMs?: number;
-  /** Default 10 min. */
   purgeIntervalMs?: number;
-  /**
-   * In-process fan-out between the started lists of one process (the auth server and the
-   * API under `npm start`). By default the lists over one `db` object share one; a list
-   * listens from start() to close(), so one that is only written through holds no listener.
-   */
+  /** In-process fan-out between the lists of one process; by default one per `db` object. */
   bus?: EventEmitter;
   now?: () => number;
-  /** Failures of the background poll and purge, and of revocation listeners. */
   onError: (error: unknown) => void;
 }
 
@@ -77,7 +53,6 @@ function checkTime(name: string, value: number): void {
   if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be Unix seconds`);
 }
 
-/** Creates a deny list shared across instances through `db` when given. */
 export function createSharedDenyList(options: SharedDenyListOptions): SharedDenyList {
   const { db, onError } = options;
   const store = db ? createRevocationStore(db) : undefined;
@@ -93,7 +68,6 @@ export function createSharedDenyList(options: SharedDenyListOptions): SharedDeny
   let timers: NodeJS.Timeout[] = [];
   const listeners = new Set<(revocation: Revocation) => void>();
 
-  /** Applies the entries and tells the listeners what is news (polls reread recent rows). */
   function learn(entries: RevocationEntry[]): void {
     for (const revocation of list.apply(entries)) {
       for (const listener of listeners) {

@@ -5,10 +5,7 @@ export function isUniqueViolation(error: unknown): boolean {
   );
 }
 
-/**
- * A query got no answer within the client-side bound (DB_QUERY_TIMEOUT): the server is
- * frozen or cut off. Its connection has been closed, so its transaction cannot commit.
- */
+/** No answer within DB_QUERY_TIMEOUT; the connection is closed, so its transaction cannot commit. */
 export class QueryTimeoutError extends Error {
   override name = 'QueryTimeoutError';
   readonly code = 'QUERY_TIMEOUT';
@@ -27,19 +24,10 @@ const NETWORK_CODES = new Set([
   'QUERY_TIMEOUT',
 ]);
 
-/**
- * SQLSTATE 57014 (query_canceled, raised by statement_timeout) and 55P03
- * (lock_not_available, lock_timeout): the database is too slow or blocked right now.
- */
+// query_canceled (statement_timeout) and lock_not_available (lock_timeout): busy right now.
 const BUSY_CODES = new Set(['57014', '55P03']);
 
-/**
- * The database could not be reached or dropped the connection: knex gave up acquiring a
- * connection (KnexTimeoutError), the socket failed, pg timed out connecting, or the
- * server is shutting down (SQLSTATE class 08, 57P01-57P03), or a statement ran out of
- * time (statement_timeout on the server, QueryTimeoutError on the client). Callers
- * answer 503 and retry later; the pool reconnects by itself once the database is back.
- */
+/** Unreachable, connection lost, or out of time: callers answer 503; the pool reconnects itself. */
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (typeof error !== 'object' || error === null || depth > 3) return false;
   const e = error as {
@@ -62,8 +50,7 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   }
   if (
     typeof e.message === 'string' &&
-    // node-postgres: the socket closed, no pool slot, no answer to a query or to the
-    // connection's startup (`timeout expired`, a server that accepts but does not answer).
+    // node-postgres: socket closed, no pool slot, no answer to a query or to the startup.
     /Connection terminated|timeout exceeded when trying to connect|Query read timeout|^timeout expired$/.test(
       e.message,
     )

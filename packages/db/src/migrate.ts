@@ -23,10 +23,7 @@ interface Migration {
   down(knex: Knex): Promise<void>;
 }
 
-/**
- * Migrations are imported statically rather than found on disk: the same list then works
- * under tsx, jest's ESM loader and a bundled build. Append new ones; never reorder.
- */
+// Imported statically so one list works under tsx, jest and a bundle. Append; never reorder.
 const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['001-users', m001],
   ['002-auth-server', m002],
@@ -58,7 +55,6 @@ export const migrationSource: Knex.MigrationSource<string> = {
   },
 };
 
-/** Applies every pending migration; returns the names applied. */
 export async function migrateLatest(db: Knex): Promise<string[]> {
   const [, applied] = (await db.migrate.latest({ migrationSource })) as [number, string[]];
   return applied;

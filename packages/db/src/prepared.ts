@@ -3,16 +3,8 @@ import type { Knex } from 'knex';
 
 const names = new Map<string, string>();
 
-/**
- * `db.raw(sql, bindings)` run as a named prepared statement: PostgreSQL parses and plans it
- * once per connection instead of at every execution. For hot statements whose text never
- * changes (keys go in array bindings, not in the text): planning a statement with joins
- * can cost PostgreSQL more CPU than running it (the auth server's token read: about 2 ms to
- * plan, 0.6 ms to run; about 0.7 ms a round trip unprepared, 0.1 ms prepared). The name is
- * derived from the text, so two texts never share one. List the columns a prepared
- * statement returns (no `*`): PostgreSQL refuses to reuse a plan whose result columns a
- * migration changed. PGlite ignores the name and plans each time.
- */
+// Named prepared statement, for hot fixed texts (docs/performance.md "Mechanisms"); name its columns,
+// no `*`: PostgreSQL will not reuse a plan whose result columns a migration changed.
 export function prepared(
   db: Knex | Knex.Transaction,
   sql: string,

@@ -5,16 +5,11 @@ export interface ReadCacheOptions {
   ttlMs: number;
   /** Most groups remembered at once; the first one read is dropped first. */
   maxGroups: number;
-  /** Milliseconds clock (monotonic by default); tests may drive it. */
   now?: () => number;
 }
 
 export interface ReadCache<V> {
-  /**
-   * `load()`'s answer for (group, key), reused for `ttlMs`. Undefined answers and failures
-   * are not kept (a row created elsewhere is found at once). Kept answers are frozen: every
-   * caller within the bound gets the same object.
-   */
+  /** Reused for `ttlMs`; misses and failures are not kept; kept answers are frozen and shared. */
   get(group: string, key: string, load: () => Promise<V | undefined>): Promise<V | undefined>;
   /** Runs a write of `group`; afterwards nothing read before or during it is served. */
   write<T>(group: string, run: () => Promise<T>): Promise<T>;
@@ -25,13 +20,8 @@ interface Entry<V> {
   value: Promise<V | undefined>;
 }
 
-/**
- * Hot reads that may lag another instance's writes by `ttlMs` (client metadata, single
- * orders), in one place. Answers are kept per (group, key), e.g. per order and owner
- * condition, and a write drops its whole group. An entry is made when its read starts
- * and the write drops the group once it is done, so a read that overlapped the write is
- * not served afterwards.
- */
+// Answers may lag other instances' writes by `ttlMs`. An entry is made when its read starts, so a
+// read that overlapped a write is dropped with the write's group.
 export function createReadCache<V>(options: ReadCacheOptions): ReadCache<V> {
   const { ttlMs, maxGroups } = options;
   const now = options.now ?? (() => performance.now());

@@ -7,23 +7,15 @@ export interface RevocationRow {
   value: string;
   /** A logout's instant, Unix seconds with milliseconds; null for tokens and grants. */
   before: number | null;
-  /** Unix seconds. */
   expiresAt: number;
 }
 
 export type NewRevocation = Omit<RevocationRow, 'id'>;
 
-/** The `revocations` table as createSharedDenyList (deny-list.ts) reads and writes it. */
 export interface RevocationStore {
   insert(revocation: NewRevocation): Promise<void>;
-  /**
-   * Unexpired rows with an id above `afterId`, in id order, `limit` at most. With
-   * `recent`, also those created in the last 5 seconds whatever their id: ids are taken
-   * at insert but become visible at commit, so a lower id can appear after a higher one
-   * was seen.
-   */
+  /** With `recent`, also rows of the last 5 s: ids are taken at insert but visible at commit. */
   readAfter(afterId: number, options: { recent: boolean; limit: number }): Promise<RevocationRow[]>;
-  /** Deletes rows expired for over a minute. */
   purgeExpired(): Promise<void>;
 }
 
@@ -36,10 +28,7 @@ function rowsOf(result: unknown): Record<string, unknown>[] {
   return Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [];
 }
 
-/**
- * The revocations table. Never inside a transaction on PGlite, whose single connection
- * would deadlock: the deny list reads it from timers.
- */
+// Never inside a transaction on PGlite (single connection, deadlock): the deny list reads from timers.
 export function createRevocationStore(db: Db): RevocationStore {
   return {
     async insert(r) {

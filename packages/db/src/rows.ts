@@ -57,7 +57,6 @@ export interface ApiKeyRow {
   rate_limit: number | null;
 }
 
-/** apps/api idempotency records of POST /payments (migration 006). */
 export interface IdempotencyKeyRow {
   subject: string;
   key: string;
@@ -72,7 +71,6 @@ export interface IdempotencyKeyRow {
   expires_at: Date;
 }
 
-/** apps/api payments (migration 006). */
 export interface PaymentRow {
   id: string;
   user_id: string;
@@ -98,7 +96,6 @@ export interface EventRow {
   tx_id: string | number;
 }
 
-/** apps/api uploads (migration 006). */
 export interface UploadRow {
   id: string;
   owner_id: string;

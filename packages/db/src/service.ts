@@ -9,17 +9,12 @@ interface ServiceLogger {
 }
 
 export interface OpenDatabaseOptions {
-  /** DB_START_TIMEOUT in ms: how long an unreachable PostgreSQL is waited for. */
   startTimeoutMs: number;
-  /** Where the database is, for the log (describeDb). */
   description: string;
   logger: ServiceLogger;
 }
 
-/**
- * The database as runServices' dependency: ready once reachable (waited for up to
- * DB_START_TIMEOUT) and migrated; closed after every service has closed.
- */
+/** Ready once reachable (up to DB_START_TIMEOUT) and migrated; closed after every service. */
 export function openDatabase(db: Db, options: OpenDatabaseOptions): ServiceDependency {
   const { logger } = options;
   const ready = waitForDatabase(db, {

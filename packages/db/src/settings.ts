@@ -3,18 +3,12 @@ import { z } from 'zod';
 /** DB_QUERY_TIMEOUT's default, also createDb's when it is given none (tests, benchmarks). */
 export const DEFAULT_QUERY_TIMEOUT_MS = 5_000;
 
-/**
- * DATABASE_URL, DB_QUERY_TIMEOUT and DB_START_TIMEOUT (seconds), parsed by each app's
- * config.ts with these rules so both apps read them alike. README "Configuration"
- * documents them.
- */
+// Parsed by each app's config.ts so both read them alike (README "Configuration").
 export const databaseVariables = {
-  /** Unset: the embedded PGlite under DATA_DIR. */
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .optional(),
-  /** Longest wait for one database round trip before the request answers 503. */
   DB_QUERY_TIMEOUT: z.coerce
     .number()
     .min(0.1)
@@ -25,15 +19,11 @@ export const databaseVariables = {
 };
 
 export type DatabaseSettings = Readonly<{
-  /** Unset: the embedded PGlite under DATA_DIR. */
   databaseUrl: string | undefined;
-  /** Bound of one database round trip (DB_QUERY_TIMEOUT). */
   dbQueryTimeoutMs: number;
-  /** How long startup waits for PostgreSQL (DB_START_TIMEOUT). */
   dbStartTimeoutMs: number;
 }>;
 
-/** An app's database settings from its parsed databaseVariables. */
 export function databaseSettingsOf(e: {
   DATABASE_URL?: string | undefined;
   DB_QUERY_TIMEOUT: number;
@@ -46,12 +36,8 @@ export function databaseSettingsOf(e: {
   };
 }
 
-/**
- * REDIS_URL and REDIS_KEY_PREFIX: the Redis both apps may share, read alike by each app's
- * config.ts (README "Configuration").
- */
+// Parsed alike by each app's config.ts (README "Configuration").
 export const redisVariables = {
-  /** Unset: in-process stores. */
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')
@@ -65,7 +51,6 @@ export const redisVariables = {
 
 export type RedisSettings = Readonly<{ redisUrl: string | undefined; redisKeyPrefix: string }>;
 
-/** An app's Redis settings from its parsed redisVariables. */
 export function redisSettingsOf(e: {
   REDIS_URL?: string | undefined;
   REDIS_KEY_PREFIX: string;

@@ -1,19 +1,6 @@
 import net from 'node:net';
 
-/**
- * A TCP forwarder on 127.0.0.1 in front of PostgreSQL or Redis, so a test can take the
- * dependency away (`cut`: connections dropped, new ones refused) and give it back
- * (`restore`: same port) without touching the real server that other tests share.
- * `freeze` plays a server that stops answering without closing anything (its processes
- * stopped with SIGSTOP, or a network partition): connections are still accepted, but
- * nothing is forwarded either way; `thaw` delivers what was held, in order, including
- * the closes that happened meanwhile, as a stopped server's kernel would.
- * `freezeOnReply` freezes at a chosen moment of a conversation: just before the server's
- * first answer that matches (contains a text, or passes a test) reaches the client (the server did the work, the
- * client never hears of it). `freezeOnRequest` freezes just before the client's first
- * message that matches reaches the server (e.g. `COMMIT`: the inserts were done, the
- * commit is held in the network).
- */
+/** A 127.0.0.1 forwarder a test can cut, freeze (held until `thaw`, in order) or restore. */
 export interface TcpProxy {
   readonly port: number;
   cut(): Promise<void>;
@@ -25,7 +12,6 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-/** A text the chunk contains, or a test of the chunk. */
 type Match = string | ((chunk: Buffer) => boolean);
 
 const matcher = (match: Match) =>
@@ -106,7 +92,6 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   };
 }
 
-/** `url` with its host and port replaced by the proxy's. */
 export function viaProxy(url: string, proxy: TcpProxy): string {
   const u = new URL(url);
   u.hostname = '127.0.0.1';

@@ -12,10 +12,8 @@ import { startTcpProxy, viaProxy, type TcpProxy } from './tcp-proxy.js';
 
 export interface TestDatabase {
   db: Db;
-  /** The PostgreSQL URL of this test database, or undefined for embedded PGlite. */
   url: string | undefined;
   kind: 'postgres' | 'pglite';
-  /** Closes the connection and drops the database. */
   close(): Promise<void>;
 }
 
@@ -40,10 +38,7 @@ async function removeStaleImages(current: string): Promise<void> {
   }
 }
 
-/**
- * A dump of a freshly migrated PGlite, made once per schema and shared by every test file
- * through a file: loading it takes a fraction of PGlite's first boot plus the migrations.
- */
+/** One migrated PGlite dump per schema, shared through a file: faster than boot plus migrations. */
 async function migratedPgliteImage(): Promise<Blob> {
   const file = path.join(tmpdir(), `portcullis-pglite-template-${schemaDigest()}.tar`);
   try {
@@ -67,11 +62,7 @@ async function migratedPgliteImage(): Promise<Blob> {
   }
 }
 
-/**
- * Gives the calling test file a database of its own: an in-memory PGlite copied from a
- * migrated template, or, when DATABASE_URL is set, a freshly created PostgreSQL database
- * that `close()` drops. `migrate: false` gives an empty one.
- */
+/** A PGlite copy of the template, or with DATABASE_URL a fresh PostgreSQL database `close()` drops. */
 export async function createTestDatabase(
   options: { migrate?: boolean } = {},
 ): Promise<TestDatabase> {
@@ -109,18 +100,12 @@ export async function createTestDatabase(
 export interface ProxiedTestDatabase extends TestDatabase {
   /** Between `proxiedUrl` and PostgreSQL: freeze it to play a database that stops answering. */
   proxy: TcpProxy;
-  /** The test database's URL through the proxy, for the server under test. */
   proxiedUrl: string;
   /** Sessions PostgreSQL still holds open inside a transaction on this database. */
   openTransactions(): Promise<number>;
 }
 
-/**
- * A fresh PostgreSQL test database (DATABASE_URL must be set) behind a TCP proxy the test
- * owns, for tests of a database that freezes or goes away while the real server stays up
- * for the tests beside it. `close()` closes the proxy and drops the database; `db` goes
- * straight to PostgreSQL, for the test's own checks.
- */
+/** A fresh PostgreSQL database behind a proxy the test owns, to freeze or cut it alone. */
 export async function createProxiedTestDatabase(): Promise<ProxiedTestDatabase> {
   const database = await createTestDatabase();
   if (!database.url) {

@@ -2,15 +2,12 @@ import { StartupError } from '@portcullis/observability';
 import type { Db } from './create-db.js';
 import { isDatabaseUnavailable } from './errors.js';
 
-/** EX_UNAVAILABLE: a service the program needs is not there. */
 const EX_UNAVAILABLE = 69;
 const FIRST_DELAY_MS = 250;
 const MAX_DELAY_MS = 5_000;
 
 export interface WaitOptions {
-  /** DB_START_TIMEOUT in ms; 0 gives up at the first failure. */
   timeoutMs: number;
-  /** Where the database is, for the log (describeDb). */
   description: string;
   logger: { warn(obj: object, msg?: string): void };
 }
@@ -22,12 +19,7 @@ function reasonOf(error: unknown): string {
   return typeof e.message === 'string' && e.message ? e.message : String(error);
 }
 
-/**
- * Resolves once the database answers. While it is unreachable (down, starting up, not
- * accepting connections yet) it retries with exponential backoff up to 5 s, logging
- * each wait; past `timeoutMs` it throws a StartupError naming DB_START_TIMEOUT. Other
- * failures (wrong password, no such database) are not waited out: they are thrown as is.
- */
+/** Retries an unreachable database with backoff until `timeoutMs`; other failures throw at once. */
 export async function waitForDatabase(db: Db, options: WaitOptions): Promise<void> {
   const deadline = Date.now() + options.timeoutMs;
   let delay = FIRST_DELAY_MS;

@@ -1,8 +1,4 @@
-/**
- * Why a request body could not be read, decompressed or parsed (by @koa/bodyparser:
- * co-body, raw-body, inflation and zlib), as a client error both apps render in their own
- * shape. Every such failure is about the bytes the client sent (README "Bad input").
- */
+/** Why a request body could not be read or parsed: always the client's bytes (README "Bad input"). */
 export interface BodyFailure {
   status: 400 | 413 | 415;
   /** The error code both services answer it with (error-codes.ts). */
@@ -17,11 +13,7 @@ type LibraryError = { type?: unknown; status?: unknown; errno?: unknown; code?: 
 const isDecompressionError = (error: LibraryError) =>
   typeof error.errno === 'number' && typeof error.code === 'string';
 
-/**
- * The failure `error` stands for, or `undefined` when it is not a body-reading error.
- * `contentEncoding` (the request's header) names the encoding a decompression error is
- * about; without it such errors are not recognised (zlib fails elsewhere too).
- */
+/** `contentEncoding` names what a zlib error is about; without it such errors are not recognised. */
 export function bodyFailure(error: unknown, contentEncoding?: string): BodyFailure | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const e = error as LibraryError;

@@ -1,9 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 
-/**
- * Whether a presented secret (a token, a MAC, a digest) equals the expected one, in time
- * that does not depend on where they differ; anything but a string or bytes is unequal.
- */
+/** Equality in time independent of where they differ; anything but a string or bytes is unequal. */
 export function constantTimeEqual(expected: string | Buffer, presented: unknown): boolean {
   if (typeof presented !== 'string' && !Buffer.isBuffer(presented)) return false;
   const a = Buffer.isBuffer(expected) ? expected : Buffer.from(expected);

@@ -1,7 +1,4 @@
-/**
- * What every app's config.ts parses alike: the variables each app reads, and the one way an
- * environment is read (README "Configuration"). An app's own variables stay in its config.ts.
- */
+// What every app's config.ts parses alike (README "Configuration"); an app's own stay in its config.ts.
 import { z } from 'zod';
 import { ConfigError } from './lifecycle.js';
 
@@ -22,7 +19,6 @@ export type ProcessSettings = Readonly<{
   logFormat: 'json' | 'pretty' | undefined;
 }>;
 
-/** An app's process settings from its parsed processVariables. */
 export function processSettingsOf(e: {
   NODE_ENV: ProcessSettings['env'];
   DATA_DIR: string;
@@ -38,11 +34,7 @@ export const tokenVariables = {
   API_AUDIENCE: z.url().default('http://localhost:3000'),
 };
 
-/**
- * TRUST_PROXY, read by the API and the auth server alike: true when a proxy you run sets
- * X-Forwarded-For (its right-most entry is the client's address every limit counts against)
- * and X-Forwarded-Proto (README "Configuration").
- */
+/** TRUST_PROXY: X-Forwarded-For's right-most entry is the address every limit counts against. */
 export const proxyVariables = {
   TRUST_PROXY: z
     .enum(['true', 'false'])
@@ -54,11 +46,7 @@ export const proxyVariables = {
 export const portVariable = (fallback: number) =>
   z.coerce.number().int().min(0).max(65535).default(fallback);
 
-/**
- * WEB_PORT and WEB_ORIGIN: where the browser demo listens and the public origin its
- * redirect URI (`${origin}/callback`) is on. Read by the demo, and by the auth server's demo
- * seed, which registers that redirect URI for `demo-spa`.
- */
+/** WEB_PORT and WEB_ORIGIN: also read by the auth server's demo seed for `demo-spa`'s redirect URI. */
 export const webVariables = {
   WEB_PORT: portVariable(5173),
   WEB_ORIGIN: z
@@ -72,11 +60,7 @@ export function webOriginOf(e: { WEB_PORT: number; WEB_ORIGIN?: string | undefin
   return e.WEB_ORIGIN ?? `http://localhost:${e.WEB_PORT}`;
 }
 
-/**
- * Parses `env` with `schema`. An empty variable counts as unset, as a shell `FOO= cmd` or a
- * blank compose entry intends. Throws one ConfigError listing every problem, each naming
- * its variable.
- */
+/** An empty variable counts as unset; throws one ConfigError listing every problem. */
 export function parseEnvironment<S extends z.ZodType>(
   schema: S,
   env: Record<string, string | undefined>,

@@ -1,17 +1,10 @@
-/**
- * The error codes of the REST API and the admin API, written once: both apps' error types
- * take their codes from here, and docs/api-contracts.md ("Error codes") lists the same
- * table (error-codes.test.ts holds the two equal). OAuth endpoints keep OAuth's own
- * `{error, error_description}`; these are for everything else.
- */
+// The REST and admin API error codes, once; docs/api-contracts.md "Error codes" (a test holds them equal).
 export type ErrorService = 'api' | 'admin';
 
 export interface ErrorCodeInfo {
-  /** The status this code is answered with. */
   status: number;
   /** A second status the code also comes with, where a standard says so. */
   alsoStatus?: number;
-  /** Which services answer it. */
   services: readonly ErrorService[];
 }
 
@@ -56,7 +49,6 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** The codes one service answers. */
 export type ErrorCodeOf<S extends ErrorService> = {
   [C in ErrorCode]: S extends (typeof ERROR_CODES)[C]['services'][number] ? C : never;
 }[ErrorCode];

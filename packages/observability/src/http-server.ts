@@ -9,11 +9,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { guardRequests } from './request-guard.js';
 
-/**
- * The HTTP server both apps listen with (docs/robustness.md, "The connection"): requests
- * run under the last-resort guard, and malformed requests are refused and logged without
- * their bytes.
- */
+// Requests under the last-resort guard; malformed ones refused, logged without bytes (docs/robustness.md "The connection").
 
 interface ConnectionLogger {
   info(obj: object, msg?: string): void;
@@ -39,10 +35,7 @@ const CLIENT_GONE = new Set([
 
 type ErrorLike = { code?: unknown; message?: unknown; reason?: unknown };
 
-/**
- * Whether `error` says the client went away (reset, hung up mid-body) or sent bytes that
- * are not HTTP: its failure, logged low and without a stack, never a server error.
- */
+/** The client went away or sent non-HTTP: its failure, logged low without a stack. */
 export function isClientFailure(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, message } = error as ErrorLike;
@@ -50,17 +43,12 @@ export function isClientFailure(error: unknown): boolean {
   return message === 'aborted' || message === 'request aborted';
 }
 
-/** What a log line says of a client's failure: its code and reason, no stack, no bytes. */
 function describe(error: unknown): { code: unknown; reason: unknown } {
   const { code, reason, message } = error as ErrorLike;
   return { code, reason: reason ?? message };
 }
 
-/**
- * For Koa's `app.on('error')`, which hears of errors after a response began (a client
- * that left mid-response, a parser error on the socket): client failures at debug,
- * anything else at error, never through console.error.
- */
+/** For Koa's `app.on('error')`: client failures at debug, anything else at error. */
 export function logAppErrors(logger: ConnectionLogger): (error: unknown) => void {
   return function logAppError(error) {
     if (isClientFailure(error)) logger.debug(describe(error), 'client went away');
@@ -90,22 +78,13 @@ function refuseMalformed(logger: ConnectionLogger) {
   };
 }
 
-/**
- * How long a connection closed after an answer that came before its request's body was
- * read keeps reading (and dropping) that body: RFC 9112 §9.6's lingering close, so a
- * client still sending reads the answer instead of a reset that discards it. Bounded, so
- * a client that never stops sending holds nothing for long.
- */
+/** RFC 9112 §9.6 lingering close, bounded, so a client still sending reads the answer. */
 export const LINGER_MS = 2000;
 
 type LingeringSocket = Socket & { destroySoon?: () => void };
 
-/**
- * Node closes a `Connection: close` connection as soon as the answer is written; with the
- * request's body still arriving, the kernel then answers it with a reset, and the client
- * (EPIPE) never reads the answer. Instead: end our side after the answer (FIN), read the
- * rest of the body into nothing, and close when the client does or after LINGER_MS.
- */
+// Node closes a `Connection: close` socket once answered, and the body still arriving draws a reset
+// that discards the answer: end our side instead, drain the body, close after LINGER_MS at most.
 function lingerAfterEarlyAnswers(server: Server): void {
   const requestOf = new WeakMap<Socket, IncomingMessage>();
   server.prependListener('request', (req) => requestOf.set(req.socket, req));
@@ -127,7 +106,6 @@ function lingerAfterEarlyAnswers(server: Server): void {
   });
 }
 
-/** An HTTP server for `listener` as described above; `logger` hears of malformed requests. */
 export function createHttpServer(listener: RequestListener, logger: ConnectionLogger): Server {
   const server = createServer(guardRequests(listener));
   server.on('clientError', refuseMalformed(logger));

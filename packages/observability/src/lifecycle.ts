@@ -1,9 +1,4 @@
-/**
- * The process lifecycle every entry point shares (README "Operating it"): configuration
- * read once (a ConfigError exits 78), services started while a dependency such as the
- * database becomes ready, and closed in order on SIGINT or SIGTERM, or with exit 70 when
- * errors keep escaping every handler (docs/robustness.md).
- */
+// Configuration, start and ordered shutdown shared by every entry point (README "Operating it").
 import { installLastResortGuard } from './request-guard.js';
 
 interface LifecycleLogger {
@@ -38,10 +33,7 @@ export const EX_CONFIG = 78;
 /** EX_SOFTWARE (sysexits(3)): an internal error; here, errors kept escaping every handler. */
 export const EX_SOFTWARE = 70;
 
-/**
- * Reads the configuration; a ConfigError is printed without a stack and exits with
- * EX_CONFIG. Anything else is not a configuration problem and is thrown as it is.
- */
+/** A ConfigError is printed without a stack and exits EX_CONFIG; anything else is rethrown. */
 export function exitOnConfigError<T>(load: () => T): T {
   try {
     return load();
@@ -57,10 +49,7 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-/**
- * Starts one service. It may listen at once (answering /healthz, and 503 elsewhere) but
- * must await `ready` before it uses the dependency.
- */
+/** May listen at once (/healthz, 503 elsewhere) but must await `ready` before using the dependency. */
 export type ServiceStarter = (ready: Promise<void>) => Promise<RunningService>;
 
 /** What the services share and need before serving (the database): closed after them. */
@@ -72,7 +61,6 @@ export interface ServiceDependency {
 /** Services get this long to close; then the process exits: 1 after a signal, else its code. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
-/** Logs why startup failed and exits: a StartupError's own code and message, else 1. */
 function failStartup(logger: LifecycleLogger, error: unknown): never {
   if (error instanceof StartupError) {
     logger.error({ exitCode: error.exitCode }, error.message);
@@ -82,13 +70,7 @@ function failStartup(logger: LifecycleLogger, error: unknown): never {
   return process.exit(1);
 }
 
-/**
- * Starts each service (they may listen while `dependency.ready` is pending), logs their
- * URLs and installs the last-resort guard. On SIGINT or SIGTERM it closes them (within
- * SHUTDOWN_GRACE_MS) and then the dependency, so that an embedded database is never left
- * half-written, and exits 0; when the guard counts too many escaped errors it does the
- * same and exits EX_SOFTWARE. A failed start exits with a message.
- */
+/** Starts the services; on a signal or repeated escaped errors closes them, then the dependency. */
 export async function runServices(
   logger: LifecycleLogger,
   starters: Record<string, ServiceStarter>,

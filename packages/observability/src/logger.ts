@@ -1,10 +1,7 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 
-/**
- * Field names whose values are credentials, wherever they appear in a log object (top
- * level or one level down, the depth pino's redaction paths reach with `*`).
- */
+// Credential fields, at top level or one down (the depth pino's `*` paths reach).
 const SECRET_FIELDS = [
   'password',
   'newPassword',
@@ -34,10 +31,7 @@ const SECRET_FIELDS = [
   'totp',
 ];
 
-/**
- * Objects holding request parameters, where `code` is an authorization or TOTP code;
- * elsewhere `code` names an error (`err.code`) and stays.
- */
+// Request parameters, where `code` is an OAuth or TOTP code; elsewhere `code` is an error's.
 const PARAMETER_OBJECTS = ['body', 'query', 'params', 'form'];
 
 const SECRET_HEADERS = [
@@ -74,10 +68,7 @@ export function scrubText(text: string): string {
   return text.replace(TOKEN_IN_TEXT, '[Redacted]').replace(PARAMETER_IN_TEXT, '$1$2[Redacted]');
 }
 
-/**
- * Header objects keep their shape but lose credential values: a serializer for `headers`
- * fields that a caller logs whole (redaction paths only reach fixed depths).
- */
+/** A `headers` serializer: redaction paths only reach fixed depths. */
 export function serializeHeaders(headers: unknown): unknown {
   if (typeof headers !== 'object' || headers === null) return headers;
   const out: Record<string, unknown> = {};
@@ -87,11 +78,7 @@ export function serializeHeaders(headers: unknown): unknown {
   return out;
 }
 
-/**
- * A copy of a serialized error's fields with every text scrubbed and every byte buffer left
- * out: Node's HTTP parser errors carry the raw request (`rawPacket`, headers included),
- * which JSON would write as an array of numbers that no text scrub sees.
- */
+// Byte buffers left out: parser errors carry the raw request (`rawPacket`), which no text scrub sees.
 function scrubFields(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return scrubText(value);
   if (typeof value !== 'object' || value === null || depth > 4) return value;
@@ -106,7 +93,6 @@ function scrubFields(value: unknown, depth: number): unknown {
   return out;
 }
 
-/** Errors keep name, code, stack and their other fields, scrubbed (scrubFields). */
 function serializeError(error: unknown): unknown {
   const serialized = pino.stdSerializers.err(error as Error) as unknown;
   return typeof serialized === 'object' && serialized !== null
@@ -120,19 +106,12 @@ export interface LoggerOptions {
   level?: string;
   /** Fields on every line, e.g. `{ app: 'api' }`; default none (no pid or hostname). */
   base?: Record<string, unknown>;
-  /** Where lines go; default stdout. Tests pass a stream to read them back. */
   destination?: DestinationStream;
-  /**
-   * LOG_FORMAT: `json` (one object a line, for collectors) or `pretty` (a readable line with
-   * a local time, for a person). Default: pretty when stdout is a terminal, else json.
-   */
+  /** `json` or `pretty`; default pretty on a terminal, else json. */
   format?: LogFormat | undefined;
 }
 
-/**
- * Readable lines, formatted from the JSON pino has already redacted, so both formats hide
- * the same secrets. Written synchronously: the last line before an exit is not lost.
- */
+// Formatted from the JSON pino already redacted, so both formats hide the same secrets.
 function prettyLines(destination: DestinationStream, colorize: boolean): DestinationStream {
   const format = prettyFactory({
     colorize,
@@ -147,17 +126,11 @@ function prettyLines(destination: DestinationStream, colorize: boolean): Destina
   } as DestinationStream;
 }
 
-/**
- * The one logger factory of the project: JSON lines (or readable ones, LOG_FORMAT), with
- * credentials redacted by field
- * path, by a `headers` serializer and, for messages and errors, by token shape. Logging
- * a whole request or a caught library error therefore never writes a token out.
- */
+/** JSON (or pretty) lines with credentials redacted by path, headers serializer and token shape. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const toTerminal = options.destination === undefined && process.stdout.isTTY === true;
   const format = options.format ?? (toTerminal ? 'pretty' : 'json');
-  // Synchronous stdout: lines land in the order they were logged, also the last ones before
-  // an exit (an asynchronous write still in flight would land after later ones).
+  // Synchronous stdout: an asynchronous write still in flight at exit would land after later lines.
   const stdout = () => pino.destination({ dest: 1, sync: true });
   const destination =
     format === 'pretty'

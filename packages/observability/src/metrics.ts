@@ -23,7 +23,6 @@ function routeOf(ctx: Context): string {
   return typeof route === 'string' ? route : UNMATCHED_ROUTE;
 }
 
-/** A metric as prom-client's registry formats it (what its own metrics' get() return). */
 interface ExportedMetric {
   name: string;
   help: string;
@@ -38,7 +37,6 @@ interface ExportedMetric {
   }>;
 }
 
-/** One (method, route, status)'s counts: what the two metrics export for that label set. */
 interface RequestSeries {
   labels: { method: string; route: string; status: string };
   count: number;
@@ -47,27 +45,19 @@ interface RequestSeries {
   buckets: number[];
 }
 
-/** The map `map` holds for `key`, made empty and kept when absent. */
 function entryOf<K, V>(map: Map<K, Map<string | number, V>>, key: K): Map<string | number, V> {
   let value = map.get(key);
   if (value === undefined) map.set(key, (value = new Map()));
   return value;
 }
 
-/**
- * The request counter and duration histogram, counted in plain numbers per label set and
- * handed to prom-client only at scrape time. prom-client's own Counter and Histogram
- * build a label hash string, look it up in a dictionary object and allocate a closure at
- * every observation: more CPU than the rest of a small request's bookkeeping
- * (docs/performance.md). The exposition is the same: prom-client formats what `get()` returns.
- */
+// Counted in plain numbers, handed to prom-client at scrape time: its own Counter and Histogram
+// cost more CPU per observation than the rest of a small request's bookkeeping.
 export class RequestMetrics {
   /** By method, then route, then status: no key is built per request. */
   readonly #series = new Map<string, Map<string | number, Map<string | number, RequestSeries>>>();
-  /** Every series in the order of its first request, as prom-client exports them. */
   readonly #all: RequestSeries[] = [];
 
-  /** Counts one request that took `seconds`. */
   record(method: string, route: string, status: number, seconds: number): void {
     const byStatus = entryOf(entryOf(this.#series, method), route);
     let series = byStatus.get(status);
@@ -88,13 +78,11 @@ export class RequestMetrics {
     if (bucket < BUCKETS.length) series.buckets[bucket]! += 1;
   }
 
-  /** Forgets every count (the registry's resetMetrics). */
   reset(): void {
     this.#series.clear();
     this.#all.length = 0;
   }
 
-  /** `http_requests_total`, in the shape prom-client's registry formats. */
   counter(): ExportedMetric {
     return {
       name: 'http_requests_total',
@@ -105,7 +93,6 @@ export class RequestMetrics {
     };
   }
 
-  /** `http_request_duration_seconds`, as prom-client's Histogram exports it. */
   histogram(): ExportedMetric {
     const name = 'http_request_duration_seconds';
     const values: ExportedMetric['values'] = [];
@@ -141,11 +128,7 @@ export class RequestMetrics {
   }
 }
 
-/**
- * Registers `http_requests_total` and `http_request_duration_seconds` on `registry`,
- * counted by the RequestMetrics returned. A registry takes any object with a name, get()
- * and reset(): these read the counts at scrape time.
- */
+/** Registers the two request metrics on `registry`, read at scrape time. */
 export function registerRequestMetrics(registry: Registry): RequestMetrics {
   const requests = new RequestMetrics();
   for (const [name, get] of [
@@ -161,11 +144,7 @@ export function registerRequestMetrics(registry: Registry): RequestMetrics {
   return requests;
 }
 
-/**
- * Creates an app's registry with the HTTP metrics (`http_requests_total`,
- * `http_request_duration_seconds`) and, unless `defaultMetrics` is false, the process
- * metrics of prom-client. Register app-specific metrics on `registry`.
- */
+/** An app's registry with the HTTP metrics and, unless disabled, prom-client's process metrics. */
 export function createAppMetrics(options: { defaultMetrics?: boolean } = {}): AppMetrics {
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
@@ -176,8 +155,7 @@ export function createAppMetrics(options: { defaultMetrics?: boolean } = {}): Ap
     try {
       await next();
     } finally {
-      // A thrown error rendered further out still leaves its status here; the error
-      // renderers sit inside this middleware, so ctx.status is final for most requests.
+      // The error renderers sit inside this middleware, so ctx.status is final for most requests.
       requests.record(
         METHODS.has(ctx.method) ? ctx.method : 'OTHER',
         routeOf(ctx),

@@ -1,7 +1,4 @@
-/**
- * Secrets a template, tutorial or manifest left as they were: refused in production, so a
- * deployment cannot start on `CHANGE_ME` (README "Deploying" shows how to generate them).
- */
+// Placeholder secrets (CHANGE_ME…) are refused in production (README "Deploying").
 
 /** The shortest secret accepted in production: 32 characters (`openssl rand -base64 32` gives 44). */
 export const MIN_SECRET_LENGTH = 32;
@@ -11,14 +8,12 @@ const PLACEHOLDER =
   /change[\W_]*me|example|placeholder|replace[\W_]*me|fill[\W_]*me|your[\W_]*(secret|token|key|password)|<[^>]*>/i;
 
 export interface SecretProblem {
-  /** The variable. */
   name: string;
   message: string;
 }
 
 const GENERATE = 'generate one with `openssl rand -base64 32`';
 
-/** What is wrong with one secret value, if anything. */
 function problemOf(value: string): string | undefined {
   if (PLACEHOLDER.test(value)) return `is a placeholder; ${GENERATE}`;
   if (value.length < MIN_SECRET_LENGTH) {
@@ -27,12 +22,7 @@ function problemOf(value: string): string | undefined {
   return undefined;
 }
 
-/**
- * The placeholder secrets among `names` in `env` (already parsed: an unset variable is
- * skipped, requiredness is each app's rule). A comma-separated list (COOKIE_KEYS) is checked
- * key by key; a URL (DATABASE_URL, REDIS_URL) only by its password, and only for placeholder
- * words, since a managed database may use a short one.
- */
+/** Lists are checked key by key; a URL only by its password, and only for placeholder words. */
 export function placeholderSecrets(
   env: Readonly<Record<string, unknown>>,
   names: readonly string[],

@@ -19,11 +19,7 @@ function withTimeout(probe: ReadinessProbe, ms: number): Promise<unknown> {
   return Promise.race([Promise.resolve().then(probe), timeout]).finally(() => clearTimeout(timer));
 }
 
-/**
- * Runs every probe in parallel, each bounded by `timeoutMs` (default 1 s) so a dead
- * dependency makes the check answer quickly instead of hanging the orchestrator's probe.
- * `draining()` true (shutdown began) reports not ready whatever the dependencies say.
- */
+/** Probes in parallel, each bounded by `timeoutMs` (default 1 s); not ready once draining. */
 export function createReadinessCheck(
   probes: Record<string, ReadinessProbe | undefined>,
   options: {

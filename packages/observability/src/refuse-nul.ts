@@ -1,16 +1,9 @@
 import type { Context, Middleware } from 'koa';
 
-/**
- * PostgreSQL refuses U+0000 in text and jsonb, so a NUL that reached a query would fail it
- * with a 500. No field of either app has a use for one: both refuse it at the edge as
- * invalid input (README "Bad input").
- */
+// PostgreSQL refuses U+0000 in text and jsonb; no field needs one, so it is refused at the edge.
 const NUL = '\u0000';
 
-/**
- * True when a string, or any key or string inside arrays and objects, holds a NUL.
- * Iterative: a parsed JSON body may nest deeper than the call stack.
- */
+/** Iterative: a parsed JSON body may nest deeper than the call stack. */
 export function containsNul(value: unknown): boolean {
   const pending: unknown[] = [value];
   while (pending.length > 0) {
@@ -43,15 +36,10 @@ export interface RefuseNulOptions {
   refuse(ctx: Context): void | Promise<void>;
 }
 
-/**
- * Refuses a request whose decoded path, query or parsed body (`ctx.request.body`, so mount
- * it after the body parser) holds a NUL. Raw bodies the parser skipped (file uploads,
- * which may hold any byte) are not looked at.
- */
+/** Mount after the body parser; raw bodies it skipped (uploads) are not looked at. */
 export function refuseNul(options: RefuseNulOptions): Middleware {
   return async function nulRefuser(ctx, next) {
-    // The HTTP parser refuses a raw NUL in the request line, so only an escape (%00) can
-    // bring one into the path or the query: most requests have neither to look at.
+    // The HTTP parser refuses a raw NUL in the request line, so only an escape (%00) can bring one.
     const path = ctx.path;
     if (
       (path.includes('%') && decodedPath(path).includes(NUL)) ||

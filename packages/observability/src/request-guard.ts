@@ -1,25 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 
-/**
- * The last line of defence of "one request never takes a process down" (docs/robustness.md):
- * an error that escapes every handler — an `error` event nobody listens to, a throw in a
- * timer or a rejected promise nobody awaits — is logged and ends only the request it came
- * from, found through the async context the request started. Other requests go on.
- * Handlers still map every error they expect; this catches the ones nobody expected.
- * Errors that keep escaping mean the process itself is broken: past ESCAPED_ERROR_LIMIT
- * within ESCAPED_ERROR_WINDOW_MS the guard asks for a shutdown instead.
- */
+// Errors that escape every handler end only their own request (docs/robustness.md "The last-resort guard").
 
 interface GuardLogger {
   error(obj: object, msg?: string): void;
   fatal(obj: object, msg?: string): void;
 }
 
-/**
- * This many escaped errors within ESCAPED_ERROR_WINDOW_MS end the process: one is a bug in
- * one request's path, ten a minute is state gone wrong that a fresh process clears.
- */
+/** One is a bug in one request's path; ten a minute is state gone wrong that a restart clears. */
 export const ESCAPED_ERROR_LIMIT = 10;
 export const ESCAPED_ERROR_WINDOW_MS = 60_000;
 
@@ -83,10 +72,7 @@ function onEscape(kind: 'uncaught exception' | 'unhandled rejection', error: unk
   guard.onRepeatedEscapes();
 }
 
-/**
- * Installs the process-wide handlers, once; runServices calls it after start-up succeeded
- * (a failure to start must still end the process), with its shutdown as `onRepeatedEscapes`.
- */
+/** Once, after start-up succeeded (a failed start must still end the process). */
 export function installLastResortGuard(logger: GuardLogger, onRepeatedEscapes: () => void): void {
   const first = installed === undefined;
   installed = { logger, onRepeatedEscapes, times: [], stopping: false };

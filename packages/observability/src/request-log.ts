@@ -5,7 +5,6 @@ import type { Logger } from 'pino';
 /** What an inbound X-Request-Id may be: short and log-safe (no spaces, quotes or newlines). */
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
-/** The caller's X-Request-Id when sane, else a fresh UUID. */
 export function requestIdOf(inbound: string): string {
   return REQUEST_ID.test(inbound) ? inbound : randomUUID();
 }
@@ -22,18 +21,11 @@ export interface RequestLogOptions {
   subjectOf?: (ctx: Context) => string | undefined;
   /** Paths logged at debug instead of info (probes and scrapes every few seconds). */
   quietPaths?: readonly string[];
-  /**
-   * false: a matched request logs its route template only, not the path (the auth
-   * server's paths carry interaction uids, which equal the `_interaction` cookie).
-   * Default true.
-   */
+  /** false: log the route template, not the path (the auth server's carry interaction uids). */
   logPath?: boolean;
 }
 
-/**
- * `ctx.state` of a logged request. The child logger costs a serialisation of its bindings,
- * so it is made on first use: most requests log nothing but their one line.
- */
+// The child logger is made on first use: most requests log nothing but their one line.
 class LoggedRequestState implements RequestLogState {
   #child: Logger | undefined;
   constructor(
@@ -53,12 +45,7 @@ class LoggedRequestState implements RequestLogState {
   }
 }
 
-/**
- * The app's one request-logging path: takes or makes the request id, echoes it as
- * X-Request-Id, gives the request a child logger (`ctx.state.log`, made when first read),
- * and writes one line when the response is ready. Neither headers nor the query string are
- * logged: they carry credentials and filters with personal data.
- */
+/** One line per request; never headers or the query string (credentials, personal data). */
 export function requestLog(logger: Logger, options: RequestLogOptions = {}): Middleware {
   const quiet = new Set(options.quietPaths ?? []);
   return async function logRequest(ctx, next) {
@@ -68,7 +55,6 @@ export function requestLog(logger: Logger, options: RequestLogOptions = {}): Mid
     const state = new LoggedRequestState(logger, id);
     // Anything an earlier middleware put on the state stays.
     ctx.state = Object.assign(state, ctx.state);
-    // Set on the node response directly: the value is known to be a valid header value.
     ctx.res.setHeader('X-Request-Id', id);
     try {
       await next();

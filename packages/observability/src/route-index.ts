@@ -15,13 +15,7 @@ function literalHead(path: string | RegExp): string | undefined {
   return PATTERN.test(head) ? undefined : head.toLowerCase();
 }
 
-/**
- * Makes `router` try, for each request, only the layers whose path could match it: those
- * whose literal first segment is the request's (compared without case, as the router's
- * patterns are) and those starting with a pattern. The router otherwise tests every
- * route's regular expression on every request; what it matches, and so every answer
- * (404, 405), stays the same. Call it once all routes are registered.
- */
+/** Tries only the layers whose literal first segment could match; every answer stays the same. */
 export function indexRoutesByFirstSegment<S, C>(router: Router<S, C>): Router<S, C> {
   const stack = router.stack as unknown as IndexedLayer[];
   const patterns = stack.filter((layer) => literalHead(layer.path) === undefined);

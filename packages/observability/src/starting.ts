@@ -6,11 +6,7 @@ function json(res: ServerResponse, status: number, body: object): void {
   res.end(JSON.stringify(body));
 }
 
-/**
- * What a service answers between binding its port and having its app built (while it
- * waits for the database at startup): alive on /healthz, not ready on /readyz, and 503
- * with Retry-After for everything else, so orchestrators and clients know to wait.
- */
+/** Between binding and app built: alive on /healthz, not ready, 503 + Retry-After elsewhere. */
 export function startingHandler(req: IncomingMessage, res: ServerResponse): void {
   const path = (req.url ?? '/').split('?')[0];
   if (path === '/healthz') return json(res, 200, { status: 'ok' });

@@ -38,23 +38,12 @@ export interface TestAuthServer {
     body?: unknown,
     token?: string | null,
   ): Promise<AdminResponse>;
-  /**
-   * Another instance of the same deployment, as a second process would run: on this
-   * server's database and DATA_DIR (so with the same generated cookie keys, admin token and
-   * key-encryption key), with this server's env and deps and the given ones over them, on
-   * ports of its own. The caller may close it; this server's close closes it too.
-   */
+  /** A second instance on this server's database and DATA_DIR (same generated secrets), closed with it. */
   startInstance(env?: Record<string, string>, deps?: Partial<AuthDeps>): Promise<TestAuthServer>;
   close(): Promise<void>;
 }
 
-/**
- * Starts the real authorization server with a DATA_DIR of its own and the test defaults
- * (port 0, no demo seed, tokens for TEST_API_AUDIENCE); `env` overrides them. With
- * `deps.db` it runs on that database (the API's tests share theirs) and leaves it open at
- * close; otherwise it gets a fresh test database and drops it at close. A second instance
- * on the same database: `startInstance` of the first.
- */
+/** The real auth server with test defaults; a fresh database unless `deps.db` is given. */
 export async function startTestAuthServer(
   env: Record<string, string> = {},
   deps: Partial<AuthDeps> = {},
@@ -89,7 +78,6 @@ const TEST_DEFAULTS = {
   SEED_DEMO: 'false',
 };
 
-/** One running server on `db`; its DATA_DIR is in `env` and outlives it. */
 async function startInstance(
   env: Record<string, string>,
   deps: Partial<AuthDeps>,

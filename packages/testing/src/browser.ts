@@ -1,16 +1,5 @@
-/**
- * The browser every browser test drives: `CHROMIUM_PATH` when set, otherwise the Chromium
- * that the npm package @sparticuz/chromium ships inside itself (installed with the workspace,
- * so `npm test` needs no system browser and no download). Its headless shell and the
- * libraries it links (NSS, NSPR, expat: the package's Amazon Linux 2023 pack) are unpacked
- * once per version to the temporary directory, and the libraries are put first on the
- * browser's LD_LIBRARY_PATH, so it runs on a machine with only glibc, as on Lambda (the
- * package itself does this on Lambda only). Those libraries need glibc 2.34 or newer; on an
- * older glibc the system's are used (libnss3, libnspr4), as Debian's chromium would.
- *
- * The package's recommended flags are not used: they switch off web security (CORS, which
- * these tests check) and allow mixed content. Ours keep the browser's rules as a user has them.
- */
+// The packaged Chromium and its libraries, unpacked once (README: the web demo's tests). Its
+// recommended flags are not used: they switch off web security (CORS), which the tests check.
 import { createReadStream, createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -43,11 +32,9 @@ export const PACK_GLIBC = { major: 2, minor: 34 };
 
 interface PackagedChromium {
   executable: string;
-  /** The unpacked libraries, or undefined when this glibc cannot load them. */
   libraries: string | undefined;
 }
 
-/** The package's `bin` directory (brotli files) and its version. */
 function packageFiles(): { bin: string; version: string } {
   const entry = createRequire(import.meta.url).resolve('@sparticuz/chromium');
   const root = path.join(path.dirname(entry), '..');
@@ -66,7 +53,6 @@ export function glibcAtLeast({ major, minor }: { major: number; minor: number })
   return have > major || (have === major && haveMinor >= minor);
 }
 
-/** Writes the regular files of a (ustar) tar archive under `dir`. */
 async function untar(archive: Buffer, dir: string): Promise<void> {
   for (let at = 0; at + 512 <= archive.length;) {
     const header = archive.subarray(at, at + 512);
@@ -99,10 +85,7 @@ async function unpack(bin: string, dir: string): Promise<void> {
   }
 }
 
-/**
- * The package's Chromium, unpacked once per version. Unpacked beside its final place and
- * renamed there, so a parallel test worker sees all of it or none of it.
- */
+/** Unpacked beside its final place and renamed there, so a parallel worker sees all or none. */
 async function packagedChromium(): Promise<PackagedChromium> {
   const { bin, version } = packageFiles();
   const dir = path.join(tmpdir(), `portcullis-chromium-${version}`);
@@ -137,15 +120,11 @@ async function chosenChromium(environment: NodeJS.ProcessEnv): Promise<PackagedC
 
 export interface ChromiumLaunch {
   executablePath: string;
-  /** The browser's environment: `environment` with the package's libraries first. */
   env: NodeJS.ProcessEnv;
-  /** Where those libraries are; undefined when the system's are used. */
   libraries: string | undefined;
 }
 
-/** Which Chromium to launch, and with what environment, given `environment`. */
 export async function chromiumLaunch(
-  // A test helper, as under test/ (where the lint rule allows reading the environment).
   // eslint-disable-next-line no-restricted-syntax
   environment: NodeJS.ProcessEnv = process.env,
 ): Promise<ChromiumLaunch> {
@@ -173,11 +152,7 @@ export async function launchBrowser(): Promise<Browser> {
   }
 }
 
-/**
- * A CDP virtual authenticator on `page` (WebAuthn in the real browser, no device): a
- * platform authenticator holding discoverable credentials that verifies its user. Returns
- * its id and the CDP session that drives it.
- */
+/** A CDP virtual authenticator: a platform one with discoverable credentials that verifies its user. */
 export async function addVirtualAuthenticator(
   page: Page,
   /** e.g. `{ defaultBackupEligibility: true, defaultBackupState: true }`: a synced passkey. */
@@ -202,11 +177,7 @@ export async function addVirtualAuthenticator(
 /** The README's pictures (docs/img/), as readmeScreenshot takes them. */
 export const README_IMG = new URL('../../../docs/img/', import.meta.url);
 
-/**
- * A README picture (`file`, a URL in the tree, e.g. `new URL('x.png', README_IMG)`) taken
- * from `target`: written when missing or when `UPDATE_SCREENSHOTS=1`, never on an ordinary
- * run, so tests leave the tree clean.
- */
+/** Writes the picture only when missing or with `UPDATE_SCREENSHOTS=1`, so tests leave the tree clean. */
 export async function readmeScreenshot(
   target: Pick<Page, 'screenshot'>,
   file: URL,
@@ -226,11 +197,7 @@ export interface BrowserSignIn {
   close(): Promise<void>;
 }
 
-/**
- * What the sign-in pages are driven with in Chromium: an auth server whose issuer is
- * `http://localhost:<port>` (WebAuthn wants a secure context whose host is the RP id,
- * and localhost is one), a callback page to land on, and the browser.
- */
+/** Issuer `http://localhost:<port>`: WebAuthn wants a secure context whose host is the RP id. */
 export async function startBrowserSignIn(): Promise<BrowserSignIn> {
   const port = await freePort();
   const auth = await startTestAuthServer({
@@ -257,10 +224,7 @@ export async function startBrowserSignIn(): Promise<BrowserSignIn> {
   };
 }
 
-/**
- * startBrowserSignIn for the tests of one file: started before them (up to 90 s: the first
- * start on a machine unpacks Chromium), closed after them. `started` receives its parts.
- */
+/** Started before the file's tests (up to 90 s: the first start unpacks Chromium), closed after. */
 export function browserSignInForFile(started: (stack: BrowserSignIn) => void): void {
   let stack: BrowserSignIn | undefined;
   beforeAll(async () => {

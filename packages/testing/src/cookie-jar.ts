@@ -6,11 +6,7 @@ export interface StoredCookie {
   raw: string;
 }
 
-/**
- * Just enough of a browser cookie store for tests: one store keyed by name and path
- * (browsers do not separate cookies by port, and neither does this), deletion by an empty
- * value, `Max-Age=0` or an `Expires` in the past.
- */
+/** Keyed by name and path (browsers do not separate by port, nor does this). */
 export class CookieJar {
   private readonly cookies = new Map<string, StoredCookie>();
 
@@ -49,7 +45,6 @@ export class CookieJar {
       .join('; ');
   }
 
-  /** The value of the cookie `name` (any path). */
   get(name: string): string | undefined {
     return this.cookie(name)?.value;
   }

@@ -8,7 +8,6 @@ export const REDIRECT_URI = 'http://localhost:5173/callback';
 let seq = 0;
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(seq++).toString(36)}`;
 
-/** A user created through the admin API, with the password it signs in with. */
 export async function createUser(t: TestAuthServer, roles: string[] = ['editor']) {
   const email = `${unique('user')}@example.com`;
   const password = `pw-${randomBytes(8).toString('hex')}`;
@@ -17,7 +16,6 @@ export async function createUser(t: TestAuthServer, roles: string[] = ['editor']
   return { id: res.body.id as string, email, password, roles };
 }
 
-/** A client registered through the admin API, with a unique client_id. */
 export async function createClient(t: TestAuthServer, metadata: Record<string, unknown>) {
   const res = await t.admin('POST', '/admin/clients', { client_id: unique('client'), ...metadata });
   if (res.status !== 201) throw new Error(`client: ${res.status} ${JSON.stringify(res.body)}`);

@@ -1,9 +1,4 @@
-/**
- * What the tests of every app share: the one way to start a real authorization server (and
- * more instances of it), users and clients made through its admin API, sign-ins driven
- * through its pages, a test issuer for tokens the real one never signs, a browser-like
- * cookie jar, and the test audience. Test files import it as `@portcullis/testing`.
- */
+// What the tests of every app share, imported as `@portcullis/testing`.
 export {
   startTestAuthServer,
   type AdminResponse,

@@ -1,10 +1,4 @@
-/**
- * TEST ISSUER — not the Portcullis authorization server. A JWKS endpoint on 127.0.0.1:0
- * and a minter of RFC 9068 access tokens (RS256, typ at+jwt) with whatever claims and
- * header it is told: for tokens the real server never issues (an exp in the past, a
- * foreign `iss` or `aud`, another `typ`, an unknown `kid`, subjects that do not exist).
- * Tokens the real server does issue come from the real server (startTestAuthServer).
- */
+// TEST ISSUER, not the auth server: for tokens the real one never issues (expired, foreign, unknown kid).
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,9 +6,7 @@ import { CompactSign, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type 
 
 /** A JWKS endpoint on 127.0.0.1:0 that counts its requests; `keys` and `status` may change. */
 export interface JwksServer {
-  /** The JWKS URL (`…/.well-known/jwks.json`). */
   url: string;
-  /** The server's origin, usable as an issuer identifier. */
   origin: string;
   keys: JWK[];
   requests: number;
@@ -63,7 +55,6 @@ export interface TestIssuer {
   issuer: string;
   jwksUrl: string;
   audience: string;
-  /** Signs an access token for the API. */
   tokenFor(options: TokenOptions): Promise<string>;
   /** Signs arbitrary header + payload with the issuer key (for rejection tests). */
   signRaw(header: Record<string, unknown>, payload: Record<string, unknown>): Promise<string>;

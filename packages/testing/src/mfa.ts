@@ -4,11 +4,7 @@ import { browserLogin } from './sign-in.js';
 import type { Browser } from './cookie-jar.js';
 import { REDIRECT_URI } from './factories.js';
 
-/**
- * The auth server's second factor driven as a user would (README "Multi-factor sign-in"):
- * the account page to enrol an authenticator app, the factor page of a sign-in. Codes are
- * computed here with otpauth from the secret the enrolment page shows.
- */
+// The second factor driven as a user would (README "Multi-factor sign-in"), codes made with otpauth.
 type Issuer = { issuer: string };
 type WithDatabase = Pick<TestAuthServer, 'database'>;
 type User = { email: string; password: string };
@@ -21,10 +17,7 @@ export function totpCode(secret: string, at = Date.now()): string {
   return new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: at });
 }
 
-/**
- * Posts the factor form (`totp` with `code`, or `recovery` with `recovery_code`) of the
- * interaction at `at` (a factor page) and follows on to `stopAt`; returns that URL.
- */
+/** Posts the factor form of the interaction at `at` and follows on to `stopAt`; returns that URL. */
 export async function submitSecondFactor(
   t: Issuer,
   b: Browser,
@@ -43,10 +36,6 @@ export async function submitSecondFactor(
   return browserLogin(next, { email: '', password: '' }, { b, stopAt });
 }
 
-/**
- * Signs in at the account page with the password, and with the app's code from `code`
- * when the user has one; returns the account page's HTML.
- */
 export async function accountSignIn(
   t: Issuer,
   b: Browser,
@@ -64,11 +53,7 @@ export async function accountSignIn(
   return page.text();
 }
 
-/**
- * Enrols an authenticator app for `user` through the account page (a fresh password
- * sign-in, the QR page's key, one code at `at`); returns the key and the recovery codes.
- * The code of `at`'s period is used up: the next code must be of a later period.
- */
+/** Enrols an authenticator app; `at`'s period's code is used up, the next must be later. */
 export async function enrolTotp(t: Issuer, b: Browser, user: User, at = Date.now()) {
   const account = await accountSignIn(t, b, user);
   const start = await b.postForm(`${t.issuer}/account/totp/start`, { csrf: csrfOf(account) });
@@ -85,11 +70,7 @@ export async function enrolTotp(t: Issuer, b: Browser, user: User, at = Date.now
   return { secret, recoveryCodes };
 }
 
-/**
- * Moves the sign-in time of the user's sessions `seconds` back (forward when negative), as
- * oidc-provider stored it: each session reads as signed in that long before. Returns how
- * many sessions it moved.
- */
+/** Moves the sessions' sign-in time `seconds` back, as oidc-provider stored it; returns how many. */
 export async function ageSignIn(t: WithDatabase, userId: string, seconds: number) {
   const result = await t.database.db.raw(
     `update oidc_payloads

@@ -2,12 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 
-/**
- * Ports handed out by freePort come from below Linux's ephemeral range (32768-60999), which
- * outgoing connections draw their local ports from: a port the kernel picked with
- * `listen(0)` could be taken by one of the test's own client connections before the server
- * it was meant for binds it (EADDRINUSE, seen in CI under 100 concurrent requests).
- */
+// Below Linux's ephemeral range: a `listen(0)` port could be taken by a test's own client first.
 const PORT_RANGE = { from: 20_000, to: 32_000 };
 const handedOut = new Set<number>();
 
@@ -19,11 +14,7 @@ function bindable(port: number): Promise<boolean> {
   });
 }
 
-/**
- * A free TCP port, for servers whose URL must be known before they start: random in
- * PORT_RANGE (so that test processes running side by side rarely meet), never the same
- * twice in one process, and nothing listening on it when it is returned.
- */
+/** Random in PORT_RANGE, never twice in one process, free when returned. */
 export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const port = PORT_RANGE.from + randomInt(PORT_RANGE.to - PORT_RANGE.from);
@@ -34,11 +25,7 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free port in ${PORT_RANGE.from}-${PORT_RANGE.to} after 100 tries`);
 }
 
-/**
- * A fetch whose requests leave from `localAddress` (127.0.0.2, 127.0.0.3, …: all loopback on
- * Linux), so a server that does not trust X-Forwarded-For sees a second client machine.
- * Enough of fetch for form and JSON requests, openid-client's `customFetch` included.
- */
+/** Leaves from `localAddress` (127.0.0.x), so a server not trusting X-Forwarded-For sees another machine. */
 export function fetchFrom(localAddress: string): typeof fetch {
   return async (input, init = {}) => {
     const url = new URL(input instanceof Request ? input.url : String(input));

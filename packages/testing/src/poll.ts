@@ -1,7 +1,4 @@
-/**
- * Calls `probe` every 100 ms until its value is `ok` or `ms` have passed; returns the last
- * value, for the test to assert on (so a timeout fails with what was seen).
- */
+/** Returns the last value, so a timeout fails with what was seen. */
 export async function until<T>(
   probe: () => Promise<T>,
   ok: (value: T) => boolean,

@@ -1,9 +1,6 @@
 import { Redis } from 'ioredis';
 
-/**
- * Deletes every key under `prefix`: a test run's own keys on a Redis that other runs on
- * the machine share (each run takes a REDIS_KEY_PREFIX of its own).
- */
+/** A run's own keys on a Redis that other runs share. */
 export async function deleteRedisKeys(redisUrl: string, prefix: string): Promise<void> {
   const client = new Redis(redisUrl);
   try {

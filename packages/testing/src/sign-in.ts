@@ -10,15 +10,10 @@ export interface BrowserLoginOptions {
   consent?: 'allow' | 'deny';
   /** Where to stop: a URL prefix (default REDIRECT_URI) or a test of each URL. */
   stopAt?: string | ((url: URL) => boolean);
-  /** Collects every HTML page seen, in order. */
   pages?: string[];
 }
 
-/**
- * Drives the browser part of a login: follows redirects, fills the login form and the
- * consent page, and stops at `stopAt` or at the first page that is neither. Returns that
- * URL (at the client's redirect_uri: with code and iss).
- */
+/** Follows redirects through login and consent; returns the URL it stopped at. */
 export async function browserLogin(
   start: string,
   user: { email: string; password: string },
@@ -60,10 +55,7 @@ export async function browserLogin(
   throw new Error('too many redirects');
 }
 
-/**
- * A complete Authorization Code + PKCE sign-in with openid-client through the login form
- * (and consent, when the client is not first-party); returns the token response.
- */
+/** Authorization Code + PKCE with openid-client through the login form; returns the tokens. */
 export async function pkceSignIn(
   config: oidc.Configuration,
   user: { email: string; password: string },
@@ -113,10 +105,7 @@ export async function submitDeviceCode(
   return b.postForm(`${t.issuer}/device`, { xsrf: formField(page, 'xsrf')!, user_code: typed });
 }
 
-/**
- * The user's side of the device flow: submits the code, confirms (or aborts) on the
- * confirmation page and signs in. Returns the last page (or the abort's answer).
- */
+/** Submits the code, confirms (or aborts) and signs in; returns the last page. */
 export async function approveDevice(
   t: Pick<TestAuthServer, 'issuer'>,
   b: Browser,

@@ -8,13 +8,8 @@ import type {
   PaymentPage,
 } from '../types.js';
 
-/** Options of payments.create(). */
 export interface CreatePaymentOptions extends CallOptions {
-  /**
-   * Key of the logical operation. Generated (crypto.randomUUID) when absent and then
-   * reused on every retry; pass the one from a failed call's `error.request` to try
-   * the same payment again later without charging twice.
-   */
+  /** Generated when absent and reused on retries; pass a failed call's to retry without charging twice. */
   idempotencyKey?: string;
 }
 

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 
 /**
- * Each refresh token row names the token it was rotated from. The reuse interval (README
- * "Refresh-token rotation") needs it: a just-rotated token may be retried only while none
+ * Each refresh token row names the token it was rotated from. The reuse interval (docs/security.md
+ * "Refresh-token rotation and the reuse interval") needs it: a just-rotated token may be retried only while none
  * of its successors has been used, and of two successors of one token only the first one
  * used stays valid. Both checks are lookups by this column inside the consume statement.
  */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * `disabled_at`: an administrator disabled the account (README "Admin"): it cannot sign
+ * `disabled_at`: an administrator disabled the account (docs/security.md "Disabled accounts and password resets"): it cannot sign
  * in and no credential acts for it until it is enabled again; null for an active account.
  */
 export async function up(knex: Knex): Promise<void> {
