@@ -134,6 +134,17 @@ describe('admin API', () => {
     expect(refusal).toMatchObject({ status: 401 });
   });
 
+  test('clients: a generated id is hex, so a command line never takes it for an option', async () => {
+    for (let i = 0; i < 5; i++) {
+      const res = await t.admin('POST', '/admin/clients', {
+        grant_types: ['client_credentials'],
+        roles: ['viewer'],
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.client_id).toMatch(/^[0-9a-f]{32}$/);
+    }
+  });
+
   test('clients: invalid metadata is 422 with fields', async () => {
     const res = await t.admin('POST', '/admin/clients', {
       redirect_uris: ['not a url'],

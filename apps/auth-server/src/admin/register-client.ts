@@ -44,7 +44,8 @@ export async function registerClient(
   const clientSecret = hasSecret ? newClientSecret() : undefined;
   const usesCode = input.grant_types.includes('authorization_code');
   const metadata: ClientMetadata = withFapiDefaults({
-    client_id: input.client_id ?? randomBytes(16).toString('base64url'),
+    // Hex, never base64url: an id beginning with '-' reads as an option on a command line.
+    client_id: input.client_id ?? randomBytes(16).toString('hex'),
     ...(input.client_name ? { client_name: input.client_name } : {}),
     redirect_uris: input.redirect_uris,
     ...(input.post_logout_redirect_uris
