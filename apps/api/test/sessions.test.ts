@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { EventEmitter } from 'node:events';
 import { createAccountsRepo } from '@portcullis/accounts';
-import { createSharedDenyList } from '@portcullis/db';
-import { until, rethrow } from '@portcullis/testing';
+import { denySubjectElsewhere, until } from '@portcullis/testing';
 import { makeUser } from './helpers/factories.js';
 import { startTestApi, type TestApi } from './helpers/harness.js';
 import { login, ORIGIN, PASSWORD, setCookieOf, sidOf, withSession } from './helpers/credentials.js';
@@ -86,14 +84,7 @@ describe('POST /login', () => {
     const { user, sid } = await signedIn();
     expect((await me(sid, user.id)).status).toBe(200);
     // What the auth server's admin API writes: a row in the shared revocations table only.
-    const elsewhere = createSharedDenyList({
-      db: api.database.db,
-      onError: rethrow,
-      bus: new EventEmitter(),
-    });
-    const at = Date.now() / 1000;
-    await elsewhere.denySubject(user.id, at, Math.ceil(at) + 3600);
-    await elsewhere.close();
+    await denySubjectElsewhere(api.database.db, user.id);
     const status = await until(
       async () => (await me(sid, user.id)).status,
       (s) => s === 401,

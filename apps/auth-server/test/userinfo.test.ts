@@ -1,6 +1,4 @@
-import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createSharedDenyList } from '@portcullis/db';
 import { generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import * as oidc from 'openid-client';
 import {
@@ -12,7 +10,7 @@ import {
   publicSpa,
   startTestAuthServer,
   type TestAuthServer,
-  rethrow,
+  denySubjectElsewhere,
   until,
 } from '@portcullis/testing';
 
@@ -160,14 +158,7 @@ describe('userinfo (/me) with the access token of the code flow', () => {
     const { user, tokens } = await signedInUser();
     expect((await me(tokens.access_token)).status).toBe(200);
     // As the API's POST /logout/all writes it, through the revocations table.
-    const api = createSharedDenyList({
-      db: t.database.db,
-      onError: rethrow,
-      bus: new EventEmitter(),
-    });
-    const now = Date.now() / 1000;
-    await api.denySubject(user.id, now, Math.floor(now) + 86_400);
-    await api.close();
+    await denySubjectElsewhere(t.database.db, user.id, 86_400);
     // The auth server learns of it by its own poll of the table.
     await until(
       async () => (await me(tokens.access_token)).status,

@@ -41,3 +41,4 @@ export {
   submitDeviceCode,
   type BrowserLoginOptions,
 } from './sign-in.js';
+export { denySubjectElsewhere } from './revocations.js';
