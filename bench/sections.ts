@@ -217,20 +217,10 @@ export const sections: Record<string, () => Promise<Row[]>> = {
       const koa = await startCounted('koa-hello.ts');
       counted.push(koa);
       const bare = await koa.count(koa.target.info['url']!);
-      const api = await startCounted('api.ts', {
-        DATABASE_URL: info['databaseUrl']!,
-        ISSUER: info['issuer']!,
-      });
+      const { api, base, orderUrl } = await countedApiWithOrder(info, token);
       counted.push(api);
-      const base = api.target.info['url']!;
-      const created = await fetch(`${base}/orders`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ customer: 'bench', amount: 1999, currency: 'EUR' }),
-      });
-      if (created.status !== 201) throw new Error(`creating the order answered ${created.status}`);
       const healthz = await api.count(`${base}/healthz`);
-      const order = await api.count(`${base}${created.headers.get('location')!}`, { headers });
+      const order = await api.count(orderUrl, { headers });
       return [
         { section: 'instructions', metric: 'bare Koa Ir/request', value: bare },
         { section: 'instructions', metric: 'GET /healthz Ir/request', value: healthz },
@@ -388,19 +378,8 @@ export const sections: Record<string, () => Promise<Row[]>> = {
       const credentials = [info['url']!, info['clientId']!, info['clientSecret']!] as const;
       const bearer = await clientCredentials(...credentials);
       const bound = await clientCredentials(...credentials, 'api', key);
-      const api = await startCounted('api.ts', {
-        DATABASE_URL: info['databaseUrl']!,
-        ISSUER: info['issuer']!,
-      });
+      const { api, orderUrl: url } = await countedApiWithOrder(info, bearer);
       counted.push(api);
-      const base = api.target.info['url']!;
-      const created = await fetch(`${base}/orders`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ customer: 'bench', amount: 1999, currency: 'EUR' }),
-      });
-      if (created.status !== 201) throw new Error(`creating the order answered ${created.status}`);
-      const url = `${base}${created.headers.get('location')!}`;
       // Signed as sent: this process's work is not counted, and every iat is fresh.
       const ath = athOf(bound);
       const options = { requests: 2000, warmup: 1500 };
@@ -798,6 +777,25 @@ export const sections: Record<string, () => Promise<Row[]>> = {
  * Rotates the refresh-token chains a target printed (`refreshTokens`, of `spaClientId`):
  * `rotate(i)` redeems chain i's token and keeps the next one; `count` is every success.
  */
+/** The API under callgrind on the auth server's database, and one order to read (made with `token`). */
+async function countedApiWithOrder(info: Record<string, string>, token: string) {
+  const api = await startCounted('api.ts', {
+    DATABASE_URL: info['databaseUrl']!,
+    ISSUER: info['issuer']!,
+  });
+  const base = api.target.info['url']!;
+  const created = await fetch(`${base}/orders`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ customer: 'bench', amount: 1999, currency: 'EUR' }),
+  });
+  if (created.status !== 201) {
+    await api.stop();
+    throw new Error(`creating the order answered ${created.status}`);
+  }
+  return { api, base, orderUrl: `${base}${created.headers.get('location')!}` };
+}
+
 function rotations(target: Target) {
   const tokens = [...(target.info['refreshTokens'] as string[])];
   const url = new URL('/token', target.info['url'] as string);
