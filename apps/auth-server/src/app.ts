@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import type { AccountsRepo, SignInLimiter } from '@portcullis/accounts';
+import type { AccountTokens, AccountsRepo, SignInLimiter } from '@portcullis/accounts';
 import type { Db, SharedDenyList } from '@portcullis/db';
 import {
   indexRoutesByFirstSegment,
@@ -14,11 +14,13 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AuthConfig } from './config.js';
 import type { AuditRepo } from './data/audit-repo.js';
+import type { Mailer } from './mail/mailer.js';
 import type { Mfa } from './mfa/index.js';
 import type { DeviceGuard } from './provider/device-guard.js';
 import { trustProxyAs, type ProviderHost } from './provider/provider-host.js';
 import { createAuthRoutes, providerPaths } from './routes.js';
 import { baseHeaders } from './security-headers.js';
+import type { UiFactory } from './ui/index.js';
 import { unavailableAs503 } from './unavailable.js';
 
 /** What callers pass to startAuthServer; everything optional has a default from config. */
@@ -55,6 +57,14 @@ export interface AuthAppParts {
   metrics: AppMetrics;
   /** GET /readyz: database and, with REDIS_URL, Redis. */
   checkReady: () => Promise<ReadinessReport>;
+  /** Each page's language, translations and brand (ui/). */
+  ui: UiFactory;
+  /** Outgoing mail (mail/). */
+  mailer: Mailer;
+  /** Single-use links and codes mailed to people. */
+  accountTokens: AccountTokens;
+  /** The self-service policy (SIGNUP*, PASSWORD_RESET_TTL, …). */
+  selfService: AuthConfig['selfService'];
 }
 
 /** A NUL in the path or query is refused: PostgreSQL cannot store one (README "Bad input"). */

@@ -8,6 +8,7 @@ import {
   type RedisSettings,
 } from '@portcullis/db';
 import { z } from 'zod';
+import { LANGUAGES, type Language, type UiSettings } from './ui/index.js';
 import { DEFAULT_MAX_ASSERTION_LIFETIME } from './provider/client-assertion.js';
 import type { ClientAuthLimits } from './provider/client-auth-limits.js';
 import {
@@ -27,6 +28,8 @@ import {
 const boolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const limitCount = z.coerce.number().int().min(1).max(1_000_000);
+
+const CSS_COLOR = /^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/;
 
 const HOST_NAME = /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/;
 
@@ -96,6 +99,46 @@ const schema = z
       .optional(),
     /** WebAuthn relying party id (README "Passkeys"): the issuer's host or a parent domain. */
     WEBAUTHN_RP_ID: z.string().regex(HOST_NAME, 'must be a lower-case host name').optional(),
+    /** The pages' look and language (README "Branding and languages"). */
+    UI_DEFAULT_LANGUAGE: z.enum(LANGUAGES as [Language, ...Language[]]).default('en'),
+    BRAND_NAME: z.string().trim().min(1).max(60).default('Portcullis'),
+    BRAND_LOGO_URL: z
+      .string()
+      .refine((v) => v.startsWith('https://') || /^\/[^/\\]/.test(v), 'must be https:// or a path')
+      .optional(),
+    BRAND_COLOR: z
+      .string()
+      .regex(CSS_COLOR, 'must be a hex colour like #1a56db')
+      .default('#1a56db'),
+    BRAND_BACKGROUND: z
+      .string()
+      .regex(CSS_COLOR, 'must be a hex colour like #f4f5f7')
+      .default('#f4f5f7'),
+    /** Outgoing mail (README "E-mail"): unset, mail goes to the log and DATA_DIR/mail. */
+    SMTP_URL: z
+      .url()
+      .refine((v) => /^smtps?:\/\//.test(v), 'must be smtp:// or smtps://')
+      .optional(),
+    MAIL_FROM: z.string().min(3).max(200).default('Portcullis <no-reply@localhost>'),
+    /** Self-service accounts (README "Sign-up and password reset"). */
+    SIGNUP: z.enum(['off', 'open']).default('off'),
+    SIGNUP_ROLES: z
+      .string()
+      .regex(/^[a-z][a-z0-9_-]*(,[a-z][a-z0-9_-]*)*$|^$/, 'must be a comma-separated role list')
+      .default('viewer'),
+    /** before-sign-in: an unverified address cannot sign in; before-roles: it signs in without roles. */
+    SIGNUP_VERIFY: z.enum(['before-sign-in', 'before-roles']).default('before-sign-in'),
+    PASSWORD_RESET_TTL: z.coerce.number().int().min(900).max(3600).default(1800),
+    EMAIL_VERIFICATION_TTL: z.coerce
+      .number()
+      .int()
+      .min(900)
+      .max(7 * 86_400)
+      .default(86_400),
+    /** Mail-sending account requests (sign-up, forgotten password, …) per address and per IP. */
+    ACCOUNT_MAIL_ADDRESS_LIMIT: limitCount.default(3),
+    ACCOUNT_MAIL_IP_LIMIT: limitCount.default(20),
+    ACCOUNT_MAIL_LIMIT_WINDOW: z.coerce.number().int().min(60).max(86_400).default(3600),
   })
   .superRefine((env, ctx) => {
     const issuerHost = URL.parse(env.ISSUER)?.hostname;
@@ -138,7 +181,14 @@ const schema = z
   });
 
 /** Checked with placeholderSecrets in production. */
-const SECRETS = ['ADMIN_TOKEN', 'COOKIE_KEYS', 'KEY_ENCRYPTION_KEY', 'DATABASE_URL', 'REDIS_URL'];
+const SECRETS = [
+  'ADMIN_TOKEN',
+  'COOKIE_KEYS',
+  'KEY_ENCRYPTION_KEY',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'SMTP_URL',
+];
 
 type OwnConfig = Readonly<{
   port: number;
@@ -169,6 +219,19 @@ type OwnConfig = Readonly<{
   keyEncryptionKey: string | undefined;
   /** WEBAUTHN_RP_ID; unset: the issuer's host. */
   webauthnRpId: string | undefined;
+  /** Language and brand of the pages (UI_DEFAULT_LANGUAGE, BRAND_*). */
+  ui: UiSettings;
+  /** SMTP_URL (unset: the development mailbox), MAIL_FROM. */
+  mail: Readonly<{ smtpUrl: string | undefined; from: string }>;
+  /** SIGNUP*, PASSWORD_RESET_TTL, EMAIL_VERIFICATION_TTL, ACCOUNT_MAIL_*. */
+  selfService: Readonly<{
+    signup: 'off' | 'open';
+    signupRoles: string[];
+    signupVerify: 'before-sign-in' | 'before-roles';
+    passwordResetTtl: number;
+    emailVerificationTtl: number;
+    mailLimits: Readonly<{ perAddress: number; perIp: number; windowSec: number }>;
+  }>;
 }>;
 
 export type AuthConfig = ProcessSettings & DatabaseSettings & RedisSettings & OwnConfig;
@@ -209,5 +272,27 @@ export function parseAuthConfig(env: Record<string, string | undefined>): AuthCo
     cookieKeys: e.COOKIE_KEYS?.split(',').map((k) => k.trim()),
     keyEncryptionKey: e.KEY_ENCRYPTION_KEY,
     webauthnRpId: e.WEBAUTHN_RP_ID,
+    ui: {
+      defaultLanguage: e.UI_DEFAULT_LANGUAGE,
+      brand: {
+        productName: e.BRAND_NAME,
+        logoUrl: e.BRAND_LOGO_URL,
+        primaryColor: e.BRAND_COLOR,
+        backgroundColor: e.BRAND_BACKGROUND,
+      },
+    },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    selfService: {
+      signup: e.SIGNUP,
+      signupRoles: e.SIGNUP_ROLES ? e.SIGNUP_ROLES.split(',') : [],
+      signupVerify: e.SIGNUP_VERIFY,
+      passwordResetTtl: e.PASSWORD_RESET_TTL,
+      emailVerificationTtl: e.EMAIL_VERIFICATION_TTL,
+      mailLimits: {
+        perAddress: e.ACCOUNT_MAIL_ADDRESS_LIMIT,
+        perIp: e.ACCOUNT_MAIL_IP_LIMIT,
+        windowSec: e.ACCOUNT_MAIL_LIMIT_WINDOW,
+      },
+    },
   });
 }

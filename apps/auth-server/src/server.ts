@@ -23,10 +23,12 @@ import {
 } from './provider/configuration.js';
 import { createClientAuthLimits } from './provider/client-auth-limits.js';
 import { createDeviceGuard } from './provider/device-guard.js';
+import { createMailer } from './mail/mailer.js';
 import { createMfa } from './mfa/index.js';
 import { createKeyManager } from './provider/keys.js';
 import { createProviderHost, type ProviderHost } from './provider/provider-host.js';
 import { loadSecrets } from './secrets.js';
+import { createUi } from './ui/index.js';
 import { DependencyUnavailableError } from './unavailable.js';
 import { seedDemo } from './seed.js';
 
@@ -222,6 +224,10 @@ export async function startAuthServer(
       keyPrefix: `${config.redisKeyPrefix}rl:signin:`,
       unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
     }),
+    ui: createUi(config.ui),
+    mailer: createMailer({ ...config.mail, dataDir: config.dataDir, logger }),
+    accountTokens: repos.accountTokens,
+    selfService: config.selfService,
   });
   handler = app.callback();
 

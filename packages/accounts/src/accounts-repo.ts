@@ -11,6 +11,8 @@ export interface User {
   roles: string[];
   /** When an administrator disabled the account; null while it is active. */
   disabledAt: Date | null;
+  /** When the address was proven (a mailed link); null while it is not. */
+  emailVerifiedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -25,6 +27,8 @@ export interface NewUser {
   password: string;
   roles: string[];
   name?: string | null | undefined;
+  /** false for a sign-up whose address is not proven yet; default true (an administrator's). */
+  emailVerified?: boolean | undefined;
 }
 
 export interface AccountsRepo {
@@ -54,6 +58,7 @@ export function toUser(row: UserRow): User {
     name: row.name,
     roles: row.roles,
     disabledAt: row.disabled_at ?? null,
+    emailVerifiedAt: row.email_verified_at ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -102,6 +107,7 @@ export function createAccountsRepo(db: Db): AccountsRepo {
         name: input.name ?? null,
         roles: toJsonb(input.roles),
         password_hash: await hashPassword(input.password),
+        email_verified_at: input.emailVerified === false ? null : db.fn.now(),
       };
       const [inserted] = await db('users').insert(row).returning('*');
       return toUser(inserted as UserRow);

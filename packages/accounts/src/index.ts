@@ -27,3 +27,10 @@ export {
   type SignInLimiter,
   type SignInLimits,
 } from './attempt-limiter.js';
+export {
+  createAccountTokens,
+  type AccountTokens,
+  type IssuedToken,
+  type TokenGrant,
+  type TokenPurpose,
+} from './account-tokens.js';

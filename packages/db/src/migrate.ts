@@ -17,6 +17,7 @@ import * as m015 from './migrations/015-totp-enrolment-owner.js';
 import * as m016 from './migrations/016-refresh-rotation-started.js';
 import * as m017 from './migrations/017-refresh-rotation-count.js';
 import * as m018 from './migrations/018-user-disabled.js';
+import * as m019 from './migrations/019-account-mail.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -43,6 +44,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['016-refresh-rotation-started', m016],
   ['017-refresh-rotation-count', m017],
   ['018-user-disabled', m018],
+  ['019-account-mail', m019],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -7,6 +7,8 @@ export interface UserRow {
   password_hash: string;
   /** Null for an active account (migration 018). */
   disabled_at: Date | null;
+  /** When the address was proven; null until then (migration 019). */
+  email_verified_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -1,4 +1,9 @@
-import { createAccountsRepo, type AccountsRepo } from '@portcullis/accounts';
+import {
+  createAccountTokens,
+  createAccountsRepo,
+  type AccountTokens,
+  type AccountsRepo,
+} from '@portcullis/accounts';
 import { createRevocationStore, type Db, type RevocationStore } from '@portcullis/db';
 import { createAuditRepo, type AuditRepo } from './audit-repo.js';
 import { createClientsRepo, type ClientsRepo } from './clients-repo.js';
@@ -11,6 +16,8 @@ import { createSigningKeysRepo, type SigningKeysRepo } from './signing-keys-repo
 /** Every data module of the auth server, gathered once; the rest receives this, never knex. */
 export interface Repos {
   accounts: AccountsRepo;
+  /** Single-use links and codes mailed to people (reset, verification, e-mail change). */
+  accountTokens: AccountTokens;
   clients: ClientsRepo;
   audit: AuditRepo;
   /** Sealed with KEY_ENCRYPTION_KEY. */
@@ -30,6 +37,7 @@ export function createRepos(db: Db, secrets: { keyEncryptionKey: Buffer }): Repo
   const clients = createClientsRepo(db);
   return {
     accounts: createAccountsRepo(db),
+    accountTokens: createAccountTokens(db),
     clients,
     audit: createAuditRepo(db),
     signingKeys: createSigningKeysRepo(db, secrets.keyEncryptionKey),

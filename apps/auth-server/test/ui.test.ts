@@ -1,0 +1,36 @@
+import { describe, expect, it } from '@jest/globals';
+import { chooseLanguage, LANGUAGES, translator } from '../src/ui/index.js';
+import { catalogs } from '../src/ui/locales/index.js';
+
+/** Every key path of a catalogue, `ns:a.b`. */
+function keys(tree: Record<string, unknown>, prefix = ''): string[] {
+  return Object.entries(tree).flatMap(([k, v]) =>
+    typeof v === 'string'
+      ? [`${prefix}${k}`]
+      : keys(v as Record<string, unknown>, `${prefix}${k}.`),
+  );
+}
+
+describe('page languages', () => {
+  it('every shipped language has every key of English, and no other', () => {
+    const reference = keys(catalogs.en);
+    for (const language of LANGUAGES) {
+      expect(keys(catalogs[language]).sort()).toEqual([...reference].sort());
+      for (const key of keys(catalogs[language])) {
+        const [ns, ...rest] = key.split('.');
+        const value = translator(language)(`${ns}:${rest.join('.')}`);
+        expect(value).not.toBe('');
+      }
+    }
+  });
+
+  it('picks ui_locales, then Accept-Language by q, then the default', () => {
+    expect(chooseLanguage({ uiLocales: 'fr de-CH en', fallback: 'en' })).toBe('de');
+    expect(chooseLanguage({ acceptLanguage: 'fr;q=1, en;q=0.5, de;q=0.8', fallback: 'en' })).toBe(
+      'de',
+    );
+    expect(chooseLanguage({ uiLocales: 'en', acceptLanguage: 'de', fallback: 'de' })).toBe('en');
+    expect(chooseLanguage({ acceptLanguage: 'de;q=0, *', fallback: 'en' })).toBe('en');
+    expect(chooseLanguage({ uiLocales: ['de'], acceptLanguage: 'xx', fallback: 'en' })).toBe('en');
+  });
+});
