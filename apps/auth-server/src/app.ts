@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { AuthConfig } from './config.js';
 import type { AuditRepo } from './data/audit-repo.js';
 import type { Mailer } from './mail/mailer.js';
+import type { MailRequestLimiter } from './mail/request-limits.js';
 import type { Mfa } from './mfa/index.js';
 import type { DeviceGuard } from './provider/device-guard.js';
 import { trustProxyAs, type ProviderHost } from './provider/provider-host.js';
@@ -63,6 +64,8 @@ export interface AuthAppParts {
   mailer: Mailer;
   /** Single-use links and codes mailed to people. */
   accountTokens: AccountTokens;
+  /** ACCOUNT_MAIL_*: requests that mail someone, per IP and per address. */
+  mailRequestLimiter: MailRequestLimiter;
   /** The self-service policy (SIGNUP*, PASSWORD_RESET_TTL, …). */
   selfService: AuthConfig['selfService'];
 }

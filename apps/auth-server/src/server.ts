@@ -24,6 +24,7 @@ import {
 import { createClientAuthLimits } from './provider/client-auth-limits.js';
 import { createDeviceGuard } from './provider/device-guard.js';
 import { createMailer } from './mail/mailer.js';
+import { createMailRequestLimiter } from './mail/request-limits.js';
 import { createMfa } from './mfa/index.js';
 import { createKeyManager } from './provider/keys.js';
 import { createProviderHost, type ProviderHost } from './provider/provider-host.js';
@@ -227,6 +228,11 @@ export async function startAuthServer(
     ui: createUi(config.ui),
     mailer: createMailer({ ...config.mail, dataDir: config.dataDir, logger }),
     accountTokens: repos.accountTokens,
+    mailRequestLimiter: createMailRequestLimiter(config.selfService.mailLimits, {
+      redis,
+      keyPrefix: `${config.redisKeyPrefix}rl:mail:`,
+      unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
+    }),
     selfService: config.selfService,
   });
   handler = app.callback();
