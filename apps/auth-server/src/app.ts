@@ -19,6 +19,7 @@ import type { MailRequestLimiter } from './mail/request-limits.js';
 import type { Mfa } from './mfa/index.js';
 import type { DeviceGuard } from './provider/device-guard.js';
 import { trustProxyAs, type ProviderHost } from './provider/provider-host.js';
+import type { LogoutEverywhere } from './provider/subject-logout.js';
 import { createAuthRoutes, providerPaths } from './routes.js';
 import { baseHeaders } from './security-headers.js';
 import type { UiFactory } from './ui/index.js';
@@ -66,6 +67,8 @@ export interface AuthAppParts {
   accountTokens: AccountTokens;
   /** ACCOUNT_MAIL_*: requests that mail someone, per IP and per address. */
   mailRequestLimiter: MailRequestLimiter;
+  /** Ends every session and token of a user (provider/subject-logout.ts). */
+  logoutEverywhere: LogoutEverywhere;
   /** The self-service policy (SIGNUP*, PASSWORD_RESET_TTL, …). */
   selfService: AuthConfig['selfService'];
 }

@@ -28,6 +28,7 @@ import { createMailRequestLimiter } from './mail/request-limits.js';
 import { createMfa } from './mfa/index.js';
 import { createKeyManager } from './provider/keys.js';
 import { createProviderHost, type ProviderHost } from './provider/provider-host.js';
+import { createLogoutEverywhere } from './provider/subject-logout.js';
 import { loadSecrets } from './secrets.js';
 import { createUi } from './ui/index.js';
 import { DependencyUnavailableError } from './unavailable.js';
@@ -234,6 +235,7 @@ export async function startAuthServer(
       unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
     }),
     selfService: config.selfService,
+    logoutEverywhere: createLogoutEverywhere(denyList, deps.now),
   });
   handler = app.callback();
 

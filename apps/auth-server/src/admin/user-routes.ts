@@ -3,7 +3,7 @@ import type Router from '@koa/router';
 import type { AccountsRepo, User } from '@portcullis/accounts';
 import type { SharedDenyList } from '@portcullis/db';
 import type { AuditRepo } from '../data/audit-repo.js';
-import { REFRESH_TOKEN_TTL } from '../provider/configuration.js';
+import { createLogoutEverywhere } from '../provider/subject-logout.js';
 import { AdminError } from './errors.js';
 import { parse, userView } from './routes.js';
 import { passwordResetSchema, userPatchSchema } from './schemas.js';
@@ -30,11 +30,7 @@ export function userRoutes(router: Router, deps: UserAdminDeps): void {
     return u;
   }
 
-  /** Tokens and artifacts issued until now are cut off; the row outlives any of them. */
-  async function revokeEverything(userId: string) {
-    const at = now() / 1000;
-    await deps.denyList.denySubject(userId, at, Math.ceil(at) + REFRESH_TOKEN_TTL);
-  }
+  const revokeEverything = createLogoutEverywhere(deps.denyList, now);
 
   router.patch('/admin/users/:id', async function changeRoles(ctx) {
     const { roles } = parse(userPatchSchema, ctx.request.body);

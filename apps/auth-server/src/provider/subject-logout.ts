@@ -1,6 +1,7 @@
 import { predatesLogout } from '@portcullis/claims';
 import type { SharedDenyList } from '@portcullis/db';
 import type { AdapterPayload } from 'oidc-provider';
+import { REFRESH_TOKEN_TTL } from './configuration.js';
 
 /** Subject revocations read in the artifact's own statement (as fresh as a new poll). */
 export interface FreshRevocations {
@@ -36,5 +37,19 @@ export function createLogoutGuard(
     } else if (TOKEN_MINTING.has(model)) await denyList.sync({ fresh: true });
     // Same-process revocations and the last poll, in every case.
     return denyList.isDenied({ sub, iat });
+  };
+}
+
+/** Ends every session and token of a user issued until now (a new password, a disabled account). */
+export type LogoutEverywhere = (userId: string) => Promise<void>;
+
+export function createLogoutEverywhere(
+  denyList: Pick<SharedDenyList, 'denySubject'>,
+  now: () => number = Date.now,
+): LogoutEverywhere {
+  return async function logoutEverywhere(userId) {
+    const at = now() / 1000;
+    // The row outlives every artifact it cuts off.
+    await denyList.denySubject(userId, at, Math.ceil(at) + REFRESH_TOKEN_TTL);
   };
 }
