@@ -1,3 +1,4 @@
+import type { ForceResetDeps } from './force-reset-routes.js';
 import { createHash } from 'node:crypto';
 import { constantTimeEqual } from '@portcullis/observability';
 import type Router from '@koa/router';
@@ -44,6 +45,8 @@ export interface AdminDeps {
   mfa: MfaCore;
   /** Disabling a user and resetting a password end their sessions (user-routes.ts). */
   denyList: Pick<SharedDenyList, 'denySubject'>;
+  /** POST /admin/users/:id/password-reset (force-reset-routes.ts); absent: no such route. */
+  forceReset?: Omit<ForceResetDeps, 'accounts' | 'audit'>;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
