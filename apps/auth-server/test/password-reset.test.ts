@@ -6,6 +6,7 @@ import {
   createUser,
   discover,
   enrolTotp,
+  pkceSignIn,
   publicSpa,
   REDIRECT_URI,
   startMailbox,
@@ -274,5 +275,64 @@ describe('forgotten password', () => {
     });
     expect(await res.text()).toContain('Wenn es ein Konto');
     expect((await mailbox.next(user.email)).subject).toContain('zurücksetzen');
+  });
+
+  test('an administrator forces a reset: the password and sessions stop working, a link is mailed', async () => {
+    const user = await createUser(t);
+    const spa = await publicSpa(t);
+    const config = await discover(t, spa.client_id);
+    const tokens = await pkceSignIn(config, user, { scope: 'openid offline_access' });
+
+    const forced = await t.admin('POST', `/admin/users/${user.id}/password-reset`);
+    expect(forced.status).toBe(200);
+    expect(forced.body).toMatchObject({ id: user.id, reset_link_mailed: true });
+    expect(JSON.stringify(forced.body)).not.toMatch(/password"/);
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+    expect(await signsIn(user.email, user.password)).toBe(false);
+
+    const mail = await mailbox.next(user.email);
+    expect(mail.text).toContain('An administrator reset the password');
+    const link = mail.links.find((l) => l.includes('/password/reset?token='))!;
+    expect((await reset(browser(), link, NEW_PASSWORD)).status).toBe(200);
+    expect(await signsIn(user.email, NEW_PASSWORD)).toBe(true);
+
+    const audit = await t.admin('GET', '/admin/audit?kind=password_reset');
+    const entry = (audit.body.items as { subject: string; detail: object }[]).find(
+      (e) => e.subject === user.id && 'forced' in e.detail,
+    );
+    expect(entry?.detail).toMatchObject({ via: 'admin', forced: true, mailed: true });
+    expect((await t.admin('POST', '/admin/users/no-such-user/password-reset')).status).toBe(404);
+  });
+
+  test('two instances on one database send each mail once', async () => {
+    const other = await t.startInstance();
+    try {
+      const users = await Promise.all(Array.from({ length: 8 }, () => createUser(t)));
+      // Alternating instances, all at once: both workers run over the same rows.
+      await Promise.all(
+        users.map(async (user, i) => {
+          const issuer = i % 2 ? other.issuer : t.issuer;
+          const b = browser();
+          const html = await (await b.get(`${issuer}/password/forgot`)).text();
+          const res = await b.postForm(`${issuer}/password/forgot`, {
+            csrf: csrfOf(html),
+            email: user.email,
+          });
+          expect(res.status).toBe(200);
+        }),
+      );
+      const emails = users.map((u) => u.email);
+      const rows = await until(
+        () => t.database.db('mail_outbox').whereIn('recipient', emails).whereNotNull('sent_at'),
+        (r) => r.length === emails.length,
+        10_000,
+      );
+      expect(rows).toHaveLength(emails.length);
+      for (const email of emails) expect(mailbox.to(email)).toHaveLength(1);
+    } finally {
+      await other.close();
+    }
   });
 });
