@@ -1,10 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
-import { startMailbox, until, type Mailbox } from '@portcullis/testing';
+import { startMailbox, startTestAuthServer, until, type Mailbox } from '@portcullis/testing';
 import { createMailer } from '../src/mail/mailer.js';
 import { createMailOutbox, type MailOutbox, type OutboxSettings } from '../src/mail/outbox.js';
 
@@ -15,7 +16,10 @@ let database: TestDatabase;
 let dataDir: string;
 const outboxes: MailOutbox[] = [];
 const lines: Record<string, unknown>[] = [];
-const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+const logger = pino(
+  { level: 'info' },
+  { write: (line: string) => void lines.push(JSON.parse(line)) },
+);
 
 beforeAll(async () => {
   mailbox = await startMailbox();
@@ -100,9 +104,9 @@ describe('mail outbox', () => {
     const a = outbox();
     const b = outbox();
     const recipients = Array.from({ length: 12 }, (_, i) => `twice-${i}@example.com`);
-    await database.db('mail_outbox').insert(
-      recipients.map((to) => ({ recipient: to, subject: `To ${to}`, text: 'once' })),
-    );
+    await database
+      .db('mail_outbox')
+      .insert(recipients.map((to) => ({ recipient: to, subject: `To ${to}`, text: 'once' })));
     const [sentA, sentB] = await Promise.all([a.deliverDue(), b.deliverDue()]);
     expect(sentA + sentB).toBe(recipients.length);
     for (const to of recipients) expect(mailbox.to(to)).toHaveLength(1);
@@ -120,5 +124,39 @@ describe('mail outbox', () => {
     await mailer.send({ to: 'prod@example.com', subject: 'Link', text: 'https://x.test/?token=t' });
     expect(JSON.parse(logged[0]!)).toMatchObject({ to: 'prod@example.com', subject: 'Link' });
     expect(logged.join('')).not.toContain('token=t');
+  });
+
+  it('in production without SMTP_URL: a warning at start, and no one-time link in the log', async () => {
+    const secret = () => randomBytes(32).toString('base64url');
+    const t = await startTestAuthServer({
+      NODE_ENV: 'production',
+      ISSUER: 'https://auth.example.test',
+      ADMIN_TOKEN: secret(),
+      COOKIE_KEYS: `${secret()},${secret()}`,
+      KEY_ENCRYPTION_KEY: secret(),
+    });
+    try {
+      const warning = t.logs.find((l) => String(l['msg']).includes('SMTP_URL is not set'));
+      expect(warning).toMatchObject({ level: 40 });
+      const user = await t.admin('POST', '/admin/users', {
+        email: 'prod-user@example.com',
+        password: 'long-password-1',
+        roles: [],
+      });
+      expect((await t.admin('POST', `/admin/users/${user.body.id}/password-reset`)).status).toBe(
+        200,
+      );
+      const logged = await until(
+        async () => t.logs.find((l) => l['msg'] === 'mail'),
+        (l) => l !== undefined,
+        5000,
+      );
+      expect(logged).toMatchObject({ to: 'prod-user@example.com' });
+      expect(JSON.stringify(t.logs)).not.toContain('token=');
+      const dir = path.dirname(String(logged!['file']));
+      expect(await readdir(dir)).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -165,7 +165,8 @@ describe('forgotten password', () => {
     const user = await createUser(t);
     await forgot(browser(), user.email);
     const link = await resetLink(user.email);
-    await t.database.db('account_tokens')
+    await t.database
+      .db('account_tokens')
       .where({ user_id: user.id, purpose: 'password_reset' })
       .update({ expires_at: new Date(Date.now() - 1000) });
     expect((await browser().get(link)).status).toBe(400);
@@ -250,7 +251,7 @@ describe('forgotten password', () => {
     const b = browser();
     const at = await browserLogin(url.href, { ...user, password: NEW_PASSWORD }, { b, pages });
     expect(at.href.startsWith(REDIRECT_URI)).toBe(false);
-    expect((await (await b.get(at.href)).text())).toContain('name="code"');
+    expect(await (await b.get(at.href)).text()).toContain('name="code"');
   });
 
   test('from a sign-in, the link leads back to it', async () => {

@@ -94,7 +94,10 @@ export function createMailOutbox(
       await db('mail_outbox')
         .where({ id: row.id })
         .update({ next_attempt_at: later(delay), last_error: lastError });
-      logger.warn({ mail: row.id, attempts: row.attempts, error: lastError }, 'mail not sent, retrying');
+      logger.warn(
+        { mail: row.id, attempts: row.attempts, error: lastError },
+        'mail not sent, retrying',
+      );
       schedule(delay);
       return false;
     }

@@ -169,7 +169,11 @@ ${interaction ? `<input type="hidden" name="interaction" value="${escapeHtml(int
       // A disabled account gets nothing: a reset must not undo an administrator's decision.
       if (!user || user.disabledAt !== null) return;
       await mailResetLink(
-        { accountTokens: deps.accountTokens, mailer: deps.mailer, ttlSeconds: deps.passwordResetTtl },
+        {
+          accountTokens: deps.accountTokens,
+          mailer: deps.mailer,
+          ttlSeconds: deps.passwordResetTtl,
+        },
         { issuer: issuer(), user, ui, interaction },
       );
     })().catch((error: unknown) => deps.logger.error({ err: error }, 'password reset mail'));
@@ -232,8 +236,8 @@ ${interaction ? `<input type="hidden" name="interaction" value="${escapeHtml(int
       subject: user.id,
       detail: { via: 'self_service', ip: ctx.ip },
     });
-    await mailPasswordChanged(deps.mailer, { issuer: issuer(), user, ui }).catch(
-      (error: unknown) => deps.logger.error({ err: error }, 'password changed mail'),
+    await mailPasswordChanged(deps.mailer, { issuer: issuer(), user, ui }).catch((error: unknown) =>
+      deps.logger.error({ err: error }, 'password changed mail'),
     );
     const next = interaction
       ? `<p><a href="/interaction/${escapeHtml(interaction)}">${ui.t('password:continueSignIn')}</a></p>`

@@ -1,13 +1,15 @@
 /** The forgotten-password pages and mails (self-service/password-routes.ts). */
 export const password = {
   forgotTitle: 'Forgot your password?',
-  forgotIntro: 'Enter the email address of your account. We will send you a link to choose a new password.',
+  forgotIntro:
+    'Enter the email address of your account. We will send you a link to choose a new password.',
   email: 'Email',
   sendLink: 'Send link',
   sentTitle: 'Check your email',
   sent: 'If an account exists for {{email}}, we sent a link to it. The link works once and for {{minutes}} minutes.',
   backToSignIn: 'Back to sign-in',
-  tooMany: 'Too many requests for this address or from your network. Try again in {{seconds}} seconds.',
+  tooMany:
+    'Too many requests for this address or from your network. Try again in {{seconds}} seconds.',
   resetTitle: 'Choose a new password',
   newPassword: 'New password',
   save: 'Save password',
