@@ -1,4 +1,3 @@
-import type { ForceResetDeps } from './force-reset-routes.js';
 import { createHash } from 'node:crypto';
 import { constantTimeEqual } from '@portcullis/observability';
 import type Router from '@koa/router';
@@ -13,6 +12,7 @@ import type { MfaCore } from '../mfa/index.js';
 import { keyState, type KeyManager } from '../provider/keys.js';
 import type { ProviderHost } from '../provider/provider-host.js';
 import { AdminError } from './errors.js';
+import type { ForceResetDeps } from './force-reset-routes.js';
 import {
   publicMetadata,
   registerClient,
