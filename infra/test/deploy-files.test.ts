@@ -267,6 +267,19 @@ describe('infra/docker/compose.yaml (local)', () => {
     );
   });
 
+  it('sends mail to MailDev, whose web inbox is on the host at 1080', () => {
+    const { smtpUrl } = parseAuthConfig(env).mail;
+    const maildev = services['maildev']!;
+    expect(maildev['image']).toMatch(/^maildev\/maildev:/);
+    const smtp = new URL(smtpUrl!);
+    expect(`${smtp.protocol}//${smtp.hostname}`).toBe('smtp://maildev');
+    expect(smtp.port).toBe(maildev['environment']['MAILDEV_SMTP_PORT']);
+    expect(maildev['ports']).toEqual([
+      `127.0.0.1:1080:${maildev['environment']['MAILDEV_WEB_PORT']}`,
+    ]);
+    expect(app['depends_on']['maildev']).toEqual({ condition: 'service_healthy' });
+  });
+
   it('switches uploads to MinIO with the s3 profile', () => {
     const s3 = parseApiConfig(
       interpolateEnv(app['environment'], { UPLOADS_STORE: 's3', S3_BUCKET: 'portcullis-uploads' }),

@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { AuthConfig } from './config.js';
 import type { AuditRepo } from './data/audit-repo.js';
 import type { Mailer } from './mail/mailer.js';
+import type { OutboxSettings } from './mail/outbox.js';
 import type { MailRequestLimiter } from './mail/request-limits.js';
 import type { Mfa } from './mfa/index.js';
 import type { DeviceGuard } from './provider/device-guard.js';
@@ -41,6 +42,8 @@ export interface AuthDeps {
   showSecret?: (text: string) => void;
   /** Milliseconds clock for signing-key activation and retirement; default Date.now. */
   now?: () => number;
+  /** The mail outbox's retry timing (docs/mail.md); tests shorten it. */
+  mailOutbox?: OutboxSettings;
 }
 
 /** The parts the Koa app is wired from (built by server.ts). */

@@ -3,6 +3,7 @@ import { readinessEndpoint } from '@portcullis/observability';
 import type { AuthAppParts } from './app.js';
 import { interactionErrors } from './interactions/errors.js';
 import { checkCsrf, csrfToken, interactionRoutes } from './interactions/routes.js';
+import { passwordRoutes } from './self-service/password-routes.js';
 
 /** oidc-provider's own endpoints; what Portcullis changes in them: provider/extensions.ts. */
 export const PROVIDER_ROUTES = {
@@ -57,6 +58,20 @@ export function createAuthRoutes(parts: AuthAppParts) {
     signInLimiter: parts.signInLimiter,
     csrfKey,
     mfa,
+  });
+  // /password/forgot and /password/reset (self-service/password-routes.ts).
+  passwordRoutes(pages, {
+    host: parts.host,
+    accounts: parts.accounts,
+    accountTokens: parts.accountTokens,
+    audit: parts.audit,
+    mailer: parts.mailer,
+    mailRequestLimiter: parts.mailRequestLimiter,
+    logoutEverywhere: parts.logoutEverywhere,
+    ui: parts.ui,
+    logger: parts.logger,
+    csrfKey,
+    passwordResetTtl: parts.selfService.passwordResetTtl,
   });
   return { operational, pages };
 }

@@ -24,6 +24,7 @@ import {
 import { createClientAuthLimits } from './provider/client-auth-limits.js';
 import { createDeviceGuard } from './provider/device-guard.js';
 import { createMailer } from './mail/mailer.js';
+import { createMailOutbox } from './mail/outbox.js';
 import { createMailRequestLimiter } from './mail/request-limits.js';
 import { createMfa } from './mfa/index.js';
 import { createKeyManager } from './provider/keys.js';
@@ -170,6 +171,24 @@ export async function startAuthServer(
     rpId: config.webauthnRpId,
     now: deps.now,
   });
+  if (!config.mail.smtpUrl && config.env === 'production') {
+    logger.warn(
+      { dir: path.join(config.dataDir, 'mail') },
+      'SMTP_URL is not set: mail is not sent, only written to the development mailbox here',
+    );
+  }
+  // Every mail is queued in the database and sent by this instance's worker (docs/mail.md).
+  const mailer = createMailOutbox(
+    db,
+    createMailer({
+      ...config.mail,
+      dataDir: config.dataDir,
+      logger,
+      logText: config.env !== 'production',
+    }),
+    logger,
+    deps.mailOutbox,
+  );
   const host = await createProviderHost({
     issuer,
     logger,
@@ -202,6 +221,8 @@ export async function startAuthServer(
     },
   });
 
+  const logoutEverywhere = createLogoutEverywhere(denyList, deps.now);
+  const ui = createUi(config.ui);
   const app = createAuthApp(config, {
     logger,
     host,
@@ -226,8 +247,8 @@ export async function startAuthServer(
       keyPrefix: `${config.redisKeyPrefix}rl:signin:`,
       unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
     }),
-    ui: createUi(config.ui),
-    mailer: createMailer({ ...config.mail, dataDir: config.dataDir, logger }),
+    ui,
+    mailer,
     accountTokens: repos.accountTokens,
     mailRequestLimiter: createMailRequestLimiter(config.selfService.mailLimits, {
       redis,
@@ -235,7 +256,7 @@ export async function startAuthServer(
       unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
     }),
     selfService: config.selfService,
-    logoutEverywhere: createLogoutEverywhere(denyList, deps.now),
+    logoutEverywhere,
   });
   handler = app.callback();
 
@@ -253,6 +274,16 @@ export async function startAuthServer(
       mfa,
       denyList,
       ...(deps.now ? { now: deps.now } : {}),
+      forceReset: {
+        passwordMail: {
+          accountTokens: repos.accountTokens,
+          mailer,
+          ttlSeconds: config.selfService.passwordResetTtl,
+          ui,
+          issuer: () => host.current.issuer,
+        },
+        logoutEverywhere,
+      },
     },
     logger,
   );
@@ -285,6 +316,7 @@ export async function startAuthServer(
     ),
   ];
   for (const t of timers) t.unref();
+  mailer.start();
 
   logger.info({ url, issuer, admin: adminUrl }, 'authorization server listening');
 
@@ -303,6 +335,7 @@ export async function startAuthServer(
       host.close();
       await Promise.allSettled([drain.close(), adminDrain.close()]);
       await Promise.allSettled([...pending]);
+      await mailer.close();
       if (!deps.denyList) await denyList.close();
       if (ownsRedis) redis?.disconnect();
     },

@@ -136,7 +136,7 @@ describe('npm run admin', () => {
     );
   });
 
-  test('user:roles, user:disable, user:enable, user:reset-password; client:update, client:rotate-secret', async () => {
+  test('user:roles, user:disable, user:enable, user:reset-password, user:force-reset; client:update, client:rotate-secret', async () => {
     const env = adminEnv();
     const user = await createUser(t, ['viewer']);
     const roles = await admin(['user:roles', user.id, '--roles', 'editor,viewer', '--json'], env);
@@ -158,6 +158,14 @@ describe('npm run admin', () => {
     const weak = await admin(['user:reset-password', user.id, '--password', 'short'], env);
     expect(weak.code).toBe(1);
     expect(weak.stderr).toContain('validation_failed');
+
+    // Without SMTP_URL the link goes to the development mailbox; the queued mail is in the outbox.
+    const forced = await admin(['user:force-reset', user.id, '--json'], env);
+    expect(forced.code).toBe(0);
+    expect(JSON.parse(forced.stdout)).toMatchObject({ id: user.id, reset_link_mailed: true });
+    const queued = await t.database.db('mail_outbox').where({ recipient: user.email }).first();
+    expect(queued).toBeDefined();
+    expect((await admin(['user:force-reset'], env)).code).toBe(64);
 
     const created = await admin(
       ['client:create', '--grant-types', 'client_credentials', '--roles', 'viewer', '--json'],

@@ -198,9 +198,10 @@ export interface BrowserSignIn {
 }
 
 /** Issuer `http://localhost:<port>`: WebAuthn wants a secure context whose host is the RP id. */
-export async function startBrowserSignIn(): Promise<BrowserSignIn> {
+export async function startBrowserSignIn(env: Record<string, string> = {}): Promise<BrowserSignIn> {
   const port = await freePort();
   const auth = await startTestAuthServer({
+    ...env,
     AUTH_PORT: String(port),
     ISSUER: `http://localhost:${port}`,
   });
@@ -225,10 +226,14 @@ export async function startBrowserSignIn(): Promise<BrowserSignIn> {
 }
 
 /** Started before the file's tests (up to 90 s: the first start unpacks Chromium), closed after. */
-export function browserSignInForFile(started: (stack: BrowserSignIn) => void): void {
+export function browserSignInForFile(
+  started: (stack: BrowserSignIn) => void,
+  /** More auth-server variables, read when the file's tests start (e.g. a mailbox's SMTP_URL). */
+  env: () => Record<string, string> = () => ({}),
+): void {
   let stack: BrowserSignIn | undefined;
   beforeAll(async () => {
-    stack = await startBrowserSignIn();
+    stack = await startBrowserSignIn(env());
     started(stack);
   }, 90_000);
   afterAll(() => stack?.close());

@@ -5,6 +5,7 @@ import { bodyFailureOf, logAppErrors, refuseNul, routePaths } from '@portcullis/
 import type { Logger } from 'pino';
 import { adminErrors, AdminError } from './errors.js';
 import { factorRoutes } from './factor-routes.js';
+import { forceResetRoutes } from './force-reset-routes.js';
 import { adminRoutes, requireAdminToken, type AdminDeps } from './routes.js';
 import { userRoutes } from './user-routes.js';
 
@@ -16,6 +17,7 @@ export function createAdminApp(deps: AdminDeps, logger: Logger): Koa & { routePa
   adminRoutes(router, deps);
   factorRoutes(router, deps);
   userRoutes(router, deps);
+  if (deps.forceReset) forceResetRoutes(router, { ...deps, ...deps.forceReset });
   app.use(adminErrors(logger));
   app.use(async function noStore(ctx, next) {
     ctx.set('Cache-Control', 'no-store');

@@ -12,6 +12,7 @@ import type { MfaCore } from '../mfa/index.js';
 import { keyState, type KeyManager } from '../provider/keys.js';
 import type { ProviderHost } from '../provider/provider-host.js';
 import { AdminError } from './errors.js';
+import type { ForceResetDeps } from './force-reset-routes.js';
 import {
   publicMetadata,
   registerClient,
@@ -44,6 +45,8 @@ export interface AdminDeps {
   mfa: MfaCore;
   /** Disabling a user and resetting a password end their sessions (user-routes.ts). */
   denyList: Pick<SharedDenyList, 'denySubject'>;
+  /** POST /admin/users/:id/password-reset (force-reset-routes.ts); absent: no such route. */
+  forceReset?: Omit<ForceResetDeps, 'accounts' | 'audit'>;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();

@@ -22,13 +22,21 @@ export interface MailerSettings {
   from: string;
   dataDir: string;
   logger: Logger;
+  /** The development mailbox logs each mail's text (its links); off in production. Default true. */
+  logText?: boolean | undefined;
 }
 
-/** Delivers at once over SMTP, or writes to the development mailbox. */
+/** Delivers at once over SMTP, or writes to the development mailbox: the outbox's transport (outbox.ts). */
 export function createMailer(settings: MailerSettings): Mailer {
   const { smtpUrl, from, logger } = settings;
   if (smtpUrl) {
-    const transport = nodemailer.createTransport(smtpUrl);
+    // Bounded, so a silent server cannot hold the outbox's worker (its lease is 5 min).
+    const transport = nodemailer.createTransport({
+      url: smtpUrl,
+      connectionTimeout: 30_000,
+      greetingTimeout: 30_000,
+      socketTimeout: 60_000,
+    });
     return {
       async send(message) {
         await transport.sendMail({ from, ...message });
@@ -45,7 +53,8 @@ export function createMailer(settings: MailerSettings): Mailer {
       const file = path.join(folder, `${Date.now()}-${++sequence}.eml`);
       await writeFile(file, info.message as Buffer, { mode: 0o600 });
       // Development only: the text carries one-time links, which a production log must not.
-      logger.info({ to: message.to, subject: message.subject, file, text: message.text }, 'mail');
+      const text = settings.logText === false ? {} : { text: message.text };
+      logger.info({ to: message.to, subject: message.subject, file, ...text }, 'mail');
     },
   };
 }

@@ -1,15 +1,17 @@
 import { common as deCommon } from './de/common.js';
 import { common as enCommon } from './en/common.js';
+import { password as dePassword } from './de/password.js';
+import { password as enPassword } from './en/password.js';
 
 /** English is the reference: every other language must have each of its keys (typed here, tested in ui.test.ts). */
-const en = { common: enCommon };
+const en = { common: enCommon, password: enPassword };
 
 export type Catalog = typeof en;
 
 /** One namespace per area of pages, each a file per language (docs/ui.md "Adding text"). */
 export const catalogs = {
   en,
-  de: { common: deCommon },
+  de: { common: deCommon, password: dePassword },
 } satisfies Record<string, Catalog>;
 
 export type Language = keyof typeof catalogs;

@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { pino } from 'pino';
+import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
+import { startMailbox, startTestAuthServer, until, type Mailbox } from '@portcullis/testing';
+import { createMailer } from '../src/mail/mailer.js';
+import { createMailOutbox, type MailOutbox, type OutboxSettings } from '../src/mail/outbox.js';
+
+// The outbox on a real database (PGlite, or PostgreSQL with DATABASE_URL) and a real SMTP server.
+
+let mailbox: Mailbox;
+let database: TestDatabase;
+let dataDir: string;
+const outboxes: MailOutbox[] = [];
+const lines: Record<string, unknown>[] = [];
+const logger = pino(
+  { level: 'info' },
+  { write: (line: string) => void lines.push(JSON.parse(line)) },
+);
+
+beforeAll(async () => {
+  mailbox = await startMailbox();
+  database = await createTestDatabase();
+  dataDir = await mkdtemp(path.join(tmpdir(), 'portcullis-outbox-'));
+});
+afterEach(async () => {
+  await Promise.all(outboxes.splice(0).map((o) => o.close()));
+  mailbox.refuse(false);
+});
+afterAll(async () => {
+  await database?.close();
+  await mailbox?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+function outbox(settings: OutboxSettings = {}): MailOutbox {
+  const transport = createMailer({ smtpUrl: mailbox.url, from: 'a@example.com', dataDir, logger });
+  const o = createMailOutbox(database.db, transport, logger, { retryBaseMs: 50, ...settings });
+  outboxes.push(o);
+  return o;
+}
+
+const row = (recipient: string) => database.db('mail_outbox').where({ recipient }).first();
+
+describe('mail outbox', () => {
+  it('queues a mail and its worker delivers it, keeping no body once sent', async () => {
+    const o = outbox();
+    o.start();
+    await o.send({ to: 'first@example.com', subject: 'Hi', text: 'https://x.test/?token=abc' });
+    const mail = await mailbox.next('first@example.com');
+    expect(mail.links).toEqual(['https://x.test/?token=abc']);
+    const sent = await until(
+      () => row('first@example.com'),
+      (r) => r?.sent_at != null,
+      5000,
+    );
+    expect(sent).toMatchObject({ attempts: 1, text: '', last_error: null });
+  });
+
+  it('retries with backoff while the SMTP server refuses, and delivers once it accepts', async () => {
+    mailbox.refuse(true);
+    const o = outbox();
+    o.start();
+    await o.send({ to: 'retry@example.com', subject: 'Retry', text: 'body' });
+    const failing = await until(
+      () => row('retry@example.com'),
+      (r) => r?.attempts >= 2,
+      10_000,
+    );
+    expect(failing.last_error).toMatch(/451/);
+    expect(failing.sent_at).toBeNull();
+    expect(mailbox.to('retry@example.com')).toEqual([]);
+    mailbox.refuse(false);
+    expect((await mailbox.next('retry@example.com')).subject).toBe('Retry');
+    const sent = await until(
+      () => row('retry@example.com'),
+      (r) => r?.sent_at != null,
+      5000,
+    );
+    expect(sent.attempts).toBeGreaterThanOrEqual(2);
+    expect(mailbox.to('retry@example.com')).toHaveLength(1);
+  });
+
+  it('gives a mail up after the last attempt and logs it as an error', async () => {
+    mailbox.refuse(true);
+    const o = outbox({ maxAttempts: 2 });
+    o.start();
+    await o.send({ to: 'never@example.com', subject: 'Never', text: 'secret link' });
+    const failed = await until(
+      () => row('never@example.com'),
+      (r) => r?.failed_at != null,
+      10_000,
+    );
+    expect(failed).toMatchObject({ attempts: 2, text: '' });
+    const error = lines.find((l) => l['msg'] === 'mail given up' && l['mail'] == failed.id);
+    expect(error).toMatchObject({ level: 50 });
+    expect(JSON.stringify(lines)).not.toContain('secret link');
+  });
+
+  it('two instances on one database send each mail once', async () => {
+    const a = outbox();
+    const b = outbox();
+    const recipients = Array.from({ length: 12 }, (_, i) => `twice-${i}@example.com`);
+    await database
+      .db('mail_outbox')
+      .insert(recipients.map((to) => ({ recipient: to, subject: `To ${to}`, text: 'once' })));
+    const [sentA, sentB] = await Promise.all([a.deliverDue(), b.deliverDue()]);
+    expect(sentA + sentB).toBe(recipients.length);
+    for (const to of recipients) expect(mailbox.to(to)).toHaveLength(1);
+  });
+
+  it('the development mailbox in production logs no mail text (its links)', async () => {
+    const logged: string[] = [];
+    const mailer = createMailer({
+      smtpUrl: undefined,
+      from: 'a@example.com',
+      dataDir,
+      logger: pino({ level: 'info' }, { write: (l: string) => void logged.push(l) }),
+      logText: false,
+    });
+    await mailer.send({ to: 'prod@example.com', subject: 'Link', text: 'https://x.test/?token=t' });
+    expect(JSON.parse(logged[0]!)).toMatchObject({ to: 'prod@example.com', subject: 'Link' });
+    expect(logged.join('')).not.toContain('token=t');
+  });
+
+  it('in production without SMTP_URL: a warning at start, and no one-time link in the log', async () => {
+    const secret = () => randomBytes(32).toString('base64url');
+    const t = await startTestAuthServer({
+      NODE_ENV: 'production',
+      ISSUER: 'https://auth.example.test',
+      ADMIN_TOKEN: secret(),
+      COOKIE_KEYS: `${secret()},${secret()}`,
+      KEY_ENCRYPTION_KEY: secret(),
+    });
+    try {
+      const warning = t.logs.find((l) => String(l['msg']).includes('SMTP_URL is not set'));
+      expect(warning).toMatchObject({ level: 40 });
+      const user = await t.admin('POST', '/admin/users', {
+        email: 'prod-user@example.com',
+        password: 'long-password-1',
+        roles: [],
+      });
+      expect((await t.admin('POST', `/admin/users/${user.body.id}/password-reset`)).status).toBe(
+        200,
+      );
+      const logged = await until(
+        async () => t.logs.find((l) => l['msg'] === 'mail'),
+        (l) => l !== undefined,
+        5000,
+      );
+      expect(logged).toMatchObject({ to: 'prod-user@example.com' });
+      expect(JSON.stringify(t.logs)).not.toContain('token=');
+      const dir = path.dirname(String(logged!['file']));
+      expect(await readdir(dir)).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
+  });
+});
