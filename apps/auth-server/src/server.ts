@@ -236,6 +236,8 @@ export async function startAuthServer(
     }),
     selfService: config.selfService,
     logoutEverywhere: createLogoutEverywhere(denyList, deps.now),
+    userSessions: repos.userSessions,
+    personalData: repos.personalData,
   });
   handler = app.callback();
 
@@ -252,6 +254,7 @@ export async function startAuthServer(
       httpsJwksUriOnly: config.env === 'production',
       mfa,
       denyList,
+      userSessions: repos.userSessions,
       ...(deps.now ? { now: deps.now } : {}),
     },
     logger,

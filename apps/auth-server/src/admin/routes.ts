@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import type { AuditRepo } from '../data/audit-repo.js';
 import type { ClientsRepo } from '../data/clients-repo.js';
 import type { SigningKeysRepo } from '../data/signing-keys-repo.js';
+import type { UserSessionsRepo } from '../data/user-sessions-repo.js';
 import type { MfaCore } from '../mfa/index.js';
 import { keyState, type KeyManager } from '../provider/keys.js';
 import type { ProviderHost } from '../provider/provider-host.js';
@@ -44,6 +45,8 @@ export interface AdminDeps {
   mfa: MfaCore;
   /** Disabling a user and resetting a password end their sessions (user-routes.ts). */
   denyList: Pick<SharedDenyList, 'denySubject'>;
+  /** GET/DELETE /admin/users/:id/sessions (session-routes.ts). */
+  userSessions: UserSessionsRepo;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
