@@ -347,7 +347,7 @@ describe('a second factor guards every door that takes a password', () => {
   });
 });
 
-describe("the account's people and administrators end access: the API follows (README \"Your account\")", () => {
+describe('the account\'s people and administrators end access: the API follows (README "Your account")', () => {
   test('(f) a disabled user: the API refuses their access token after its deny-list poll', async () => {
     const { user, tokens } = await userSignIn();
     expect((await callApi('GET', '/orders', tokens.access_token)).status).toBe(200);

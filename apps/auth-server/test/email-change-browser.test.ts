@@ -6,7 +6,12 @@ import {
   type Mailbox,
   type TestAuthServer,
 } from '@portcullis/testing';
-import { launchBrowser, submitPassword, type Browser, type Page } from '@portcullis/testing/browser';
+import {
+  launchBrowser,
+  submitPassword,
+  type Browser,
+  type Page,
+} from '@portcullis/testing/browser';
 
 // Changing the e-mail address in real Chromium (README "Your account"): the pages' CSP, the
 // mailed link opened in another browser, and the new address signing in.

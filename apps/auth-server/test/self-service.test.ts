@@ -197,13 +197,14 @@ describe('change e-mail', () => {
     expect(old.text).toContain(address);
     const row = await t.database.db('users').where({ id: user.id }).first();
     expect(row).toMatchObject({ email: address, email_verified_at: expect.any(Date) });
-    await expect(pkceSignIn(config, { ...user, email: address }, { scope: SCOPE })).resolves
-      .toMatchObject({ access_token: expect.any(String) });
+    await expect(
+      pkceSignIn(config, { ...user, email: address }, { scope: SCOPE }),
+    ).resolves.toMatchObject({ access_token: expect.any(String) });
     await expect(pkceSignIn(config, user, { scope: SCOPE })).rejects.toThrow(/form POST/);
     const audit = await t.admin('GET', '/admin/audit?kind=email_changed&limit=100');
-    expect(audit.body.items.find((e: { subject: string }) => e.subject === user.id)).toMatchObject(
-      { detail: { from: user.email, to: address } },
-    );
+    expect(audit.body.items.find((e: { subject: string }) => e.subject === user.id)).toMatchObject({
+      detail: { from: user.email, to: address },
+    });
 
     // Used: refused the second time.
     const again = await anyone.postForm(`${t.issuer}/account/email/confirm`, { token });
@@ -217,9 +218,12 @@ describe('change e-mail', () => {
     const address = newAddress();
     await requestChange(user, address);
     const token = new URL((await mailbox.next(address)).links[0]!).searchParams.get('token')!;
-    await t.database.db('account_tokens').where({ user_id: user.id }).update({
-      expires_at: new Date(Date.now() - 1000),
-    });
+    await t.database
+      .db('account_tokens')
+      .where({ user_id: user.id })
+      .update({
+        expires_at: new Date(Date.now() - 1000),
+      });
     const expired = await browser().postForm(`${t.issuer}/account/email/confirm`, { token });
     expect(expired.status).toBe(400);
 
@@ -246,11 +250,10 @@ describe('change e-mail', () => {
       b.postForm(`${t.issuer}/account/email`, { csrf, ...form });
     const address = newAddress();
     expect((await post({ email: address, current_password: 'wrong' })).status).toBe(400);
-    expect((await post({ email: 'not an address', current_password: user.password })).status)
-      .toBe(400);
-    expect((await post({ email: other.email, current_password: user.password })).status).toBe(
-      409,
+    expect((await post({ email: 'not an address', current_password: user.password })).status).toBe(
+      400,
     );
+    expect((await post({ email: other.email, current_password: user.password })).status).toBe(409);
     expect(mailbox.to(address)).toHaveLength(0);
   });
 });
@@ -396,14 +399,21 @@ describe('close the account', () => {
     expect((await b.get(`${t.issuer}/account`)).status).toBe(401);
     expect((await t.admin('GET', `/admin/users/${user.id}/sessions`)).status).toBe(404);
 
-    const order = await t.database.db('orders').where({ id: `ord-close-${user.id}` }).first();
-    const payment = await t.database.db('payments').where({ id: `pay-close-${user.id}` }).first();
+    const order = await t.database
+      .db('orders')
+      .where({ id: `ord-close-${user.id}` })
+      .first();
+    const payment = await t.database
+      .db('payments')
+      .where({ id: `pay-close-${user.id}` })
+      .first();
     expect(order.user_id).toMatch(/^closed:/);
     expect(payment.user_id).toBe(order.user_id);
     expect(await auditKinds(user.id)).toEqual(expect.arrayContaining(['account_closed']));
     const closed = await t.admin('GET', '/admin/audit?kind=account_closed&limit=100');
-    expect(closed.body.items.find((e: { subject: string }) => e.subject === user.id).detail)
-      .toMatchObject({ tombstone: order.user_id, orders: 1, payments: 1 });
+    expect(
+      closed.body.items.find((e: { subject: string }) => e.subject === user.id).detail,
+    ).toMatchObject({ tombstone: order.user_id, orders: 1, payments: 1 });
     expect((await mailbox.next(user.email)).subject).toBe('Your account was closed');
   });
 

@@ -157,8 +157,7 @@ export function createAccountsRepo(db: Db): AccountsRepo {
       return update(id, { password_hash: await hashPassword(password) });
     },
 
-    setEmail: (id, email) =>
-      update(id, { email: email.trim(), email_verified_at: db.fn.now() }),
+    setEmail: (id, email) => update(id, { email: email.trim(), email_verified_at: db.fn.now() }),
 
     async delete(id) {
       // returning() rather than the affected-row count: knex-pglite does not report one.

@@ -140,8 +140,7 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
   };
 
   const clientName = async (clientId: string) =>
-    (await parts.host.current.Client.find(clientId).catch(() => undefined))?.clientName ??
-    clientId;
+    (await parts.host.current.Client.find(clientId).catch(() => undefined))?.clientName ?? clientId;
 
   async function sessionsAndGrants(userId: string) {
     const [sessions, grants] = await Promise.all([
@@ -149,7 +148,10 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
       parts.userSessions.grants(userId),
     ]);
     const names = new Map<string, string>();
-    for (const id of new Set([...sessions.flatMap((s) => s.clientIds), ...grants.map((g) => g.clientId)]))
+    for (const id of new Set([
+      ...sessions.flatMap((s) => s.clientIds),
+      ...grants.map((g) => g.clientId),
+    ]))
       names.set(id, await clientName(id));
     return { sessions, grants, names };
   }
@@ -272,7 +274,11 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
     html(
       ctx,
       200,
-      messagePage(t, t('account:confirmTitle'), t('account:emailChanged', { email: changed.email })),
+      messagePage(
+        t,
+        t('account:confirmTitle'),
+        t('account:emailChanged', { email: changed.email }),
+      ),
     );
   });
 
@@ -401,7 +407,12 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
           since: g.createdAt,
           expiresAt: g.expiresAt,
         })),
-        audit: audit.map((e) => ({ at: e.at, kind: e.kind, clientId: e.clientId, detail: e.detail })),
+        audit: audit.map((e) => ({
+          at: e.at,
+          kind: e.kind,
+          clientId: e.clientId,
+          detail: e.detail,
+        })),
         orders: records.orders,
         payments: records.payments,
       },
@@ -422,7 +433,11 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
     const t = tOf(ctx);
     const { user } = account;
     if (!sameAddress(field(ctx, 'confirm_email'), user.email))
-      return html(ctx, 400, closePage(t, { csrf: account.csrf, error: t('account:closeMismatch') }));
+      return html(
+        ctx,
+        400,
+        closePage(t, { csrf: account.csrf, error: t('account:closeMismatch') }),
+      );
     await parts.logoutEverywhere(user.id);
     const closure = await parts.personalData.close(user.id);
     if (!closure) return html(ctx, 404, messagePage(t, t('account:closeTitle'), t('account:gone')));

@@ -5,8 +5,7 @@ import type { Translate } from '../ui/index.js';
 const hidden = (csrf: string) => `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
 const errorLine = (error: string | undefined) =>
   error ? `<p class="error" role="alert">${error}</p>` : '';
-const noticeLine = (notice: string | undefined) =>
-  notice ? `<p role="status">${notice}</p>` : '';
+const noticeLine = (notice: string | undefined) => (notice ? `<p role="status">${notice}</p>` : '');
 const back = (t: Translate) => `<p><a href="/account">${t('account:back')}</a></p>`;
 const day = (at: Date | null) => (at ? at.toISOString().slice(0, 16).replace('T', ' ') : '-');
 
@@ -92,12 +91,16 @@ export function sessionsPage(
   },
 ): string {
   const sessions = input.sessions.map(
-    (s) => `<li class="session">${s.current ? `<strong>${t('account:sessionThisBrowser')}</strong> · ` : ''}${t('account:sessionSignedIn', { at: day(s.signedInAt) })}
+    (
+      s,
+    ) => `<li class="session">${s.current ? `<strong>${t('account:sessionThisBrowser')}</strong> · ` : ''}${t('account:sessionSignedIn', { at: day(s.signedInAt) })}
 ${s.apps.length ? `<br><span class="muted">${t('account:sessionApps', { apps: s.apps.join(', ') })}</span>` : ''}
 <form method="post" action="/account/sessions/end">${hidden(input.csrf)}<input type="hidden" name="session" value="${escapeHtml(s.uid)}"><button type="submit">${t('account:sessionEnd')}</button></form></li>`,
   );
   const grants = input.grants.map(
-    (g) => `<li class="grant"><strong>${escapeHtml(g.app)}</strong> · ${t('account:appSince', { at: day(g.since) })}
+    (
+      g,
+    ) => `<li class="grant"><strong>${escapeHtml(g.app)}</strong> · ${t('account:appSince', { at: day(g.since) })}
 <br><span class="muted">${t('account:appScopes', { scopes: g.scopes.join(' ') })}</span>
 <form method="post" action="/account/apps/revoke">${hidden(input.csrf)}<input type="hidden" name="grant" value="${escapeHtml(g.id)}"><button type="submit">${t('account:appRevoke')}</button></form></li>`,
   );

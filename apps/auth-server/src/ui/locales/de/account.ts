@@ -34,7 +34,8 @@ export const account: Catalog['account'] = {
   emailInvalid: 'Geben Sie eine gültige E-Mail-Adresse ein.',
   emailSame: 'Das ist bereits Ihre Adresse.',
   emailTaken: 'Diese Adresse gehört zu einem anderen Konto.',
-  emailSent: 'Wir haben einen Link an {{email}} gesendet. Öffnen Sie ihn, um die Änderung zu bestätigen.',
+  emailSent:
+    'Wir haben einen Link an {{email}} gesendet. Öffnen Sie ihn, um die Änderung zu bestätigen.',
   emailMailSubject: 'Bestätigen Sie Ihre neue E-Mail-Adresse',
   emailMailText:
     'Öffnen Sie diesen Link, um {{email}} zur Adresse Ihres Kontos zu machen:\n\n{{link}}\n\nDer Link funktioniert einmal, {{minutes}} Minuten lang. Wenn Sie das nicht angefordert haben, ignorieren Sie diese E-Mail.',
