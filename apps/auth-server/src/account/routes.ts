@@ -40,7 +40,7 @@ export type SelfServiceParts = Pick<
   | 'personalData'
 > & { csrfKey: string };
 
-const emailSchema = z.string().trim().toLowerCase().email().max(254);
+const emailSchema = z.string().trim().email().max(254);
 const field = (ctx: Context, name: string) => {
   const value = (ctx.request.body as Record<string, unknown> | undefined)?.[name];
   return typeof value === 'string' ? value : '';
