@@ -85,7 +85,10 @@ describe('change password', () => {
     const other = await inAnApp(user);
     await sleep(5); // the change's instant is after the other sign-in's, to the millisecond
     const { b, csrf } = await atAccountPage(user);
-    expect((await b.get(`${t.issuer}/account/password`)).status).toBe(200);
+    const german = await b.request(`${t.issuer}/account/password`, {
+      headers: { 'accept-language': 'de-CH, en;q=0.5' },
+    });
+    expect(await german.text()).toContain('<h1>Passwort ändern</h1>');
 
     const res = await b.postForm(`${t.issuer}/account/password`, {
       csrf,
