@@ -20,6 +20,7 @@ import { importJWK, SignJWT, type JWK } from 'jose';
 import * as oidc from 'openid-client';
 import { pino } from 'pino';
 import {
+  accountSignIn,
   browser,
   createUser,
   enrolTotp,
@@ -343,5 +344,72 @@ describe('a second factor guards every door that takes a password', () => {
     });
     expect((await admin('GET', `/admin/users/${user.id}/factors`)).items).toHaveLength(1);
     expect((await apiLogin(user.email, user.password)).status).toBe(401);
+  });
+});
+
+describe('the account\'s people and administrators end access: the API follows (README "Your account")', () => {
+  test('(f) a disabled user: the API refuses their access token after its deny-list poll', async () => {
+    const { user, tokens } = await userSignIn();
+    expect((await callApi('GET', '/orders', tokens.access_token)).status).toBe(200);
+    await admin('POST', `/admin/users/${user.id}/disable`);
+    expect(await statusOnceIt(() => callApi('GET', '/orders', tokens.access_token), 401)).toBe(401);
+  });
+
+  test("(g) an app's access removed on the account page: the API refuses its access token", async () => {
+    const email = `e2e-${randomUUID().slice(0, 8)}@example.com`;
+    const password = `pw-${randomBytes(8).toString('hex')}`;
+    await admin('POST', '/admin/users', { email, password, roles: ['editor'] });
+    const spa = await admin('POST', '/admin/clients', {
+      client_id: `spa-${randomUUID().slice(0, 8)}`,
+      ...PUBLIC_SPA_METADATA,
+    });
+    const tokens = await pkceSignIn(
+      await discover(spa.client_id),
+      { email, password },
+      { scope: 'openid offline_access api', resource: API_AUDIENCE },
+    );
+    expect((await callApi('GET', '/orders', tokens.access_token)).status).toBe(200);
+    const b = browser();
+    const account = await accountSignIn(testAuth, b, { email, password });
+    const csrf = /name="csrf" value="([^"]+)"/.exec(account)![1]!;
+    const page = await (await b.get(`${auth.issuer}/account/sessions`)).text();
+    const grant = /name="grant" value="([^"]+)"/.exec(page)![1]!;
+    const revoked = await b.postForm(`${auth.issuer}/account/apps/revoke`, { csrf, grant });
+    expect(revoked.status).toBe(200);
+    expect(await statusOnceIt(() => callApi('GET', '/orders', tokens.access_token), 401)).toBe(401);
+  });
+
+  test('(h) a closed account: its tokens stop at the API; its orders stay, owned by a tombstone', async () => {
+    const email = `e2e-${randomUUID().slice(0, 8)}@example.com`;
+    const password = `pw-${randomBytes(8).toString('hex')}`;
+    const user = await admin('POST', '/admin/users', { email, password, roles: ['editor'] });
+    const spa = await admin('POST', '/admin/clients', {
+      client_id: `spa-${randomUUID().slice(0, 8)}`,
+      ...PUBLIC_SPA_METADATA,
+    });
+    const tokens = await pkceSignIn(
+      await discover(spa.client_id),
+      { email, password },
+      { scope: 'openid offline_access api', resource: API_AUDIENCE },
+    );
+    const order = await callApi('POST', '/orders', tokens.access_token, {
+      customer: 'ACME Corp',
+      amount: 1999,
+      currency: 'EUR',
+    });
+    expect(order.body).toMatchObject({ userId: user.id });
+
+    const b = browser();
+    const account = await accountSignIn(testAuth, b, { email, password });
+    const csrf = /name="csrf" value="([^"]+)"/.exec(account)![1]!;
+    const closed = await b.postForm(`${auth.issuer}/account/close`, { csrf, confirm_email: email });
+    expect(closed.status).toBe(200);
+    expect(await statusOnceIt(() => callApi('GET', '/orders', tokens.access_token), 401)).toBe(401);
+
+    const service = await serviceClient(['admin']);
+    const cc = await oidc.clientCredentialsGrant(service, API);
+    const kept = await callApi('GET', `/orders/${order.body.id}`, cc.access_token);
+    expect(kept.status).toBe(200);
+    expect(kept.body).toMatchObject({ amount: 1999, userId: expect.stringMatching(/^closed:/) });
   });
 });

@@ -17,6 +17,8 @@ import type { AuditRepo } from './data/audit-repo.js';
 import type { Mailer } from './mail/mailer.js';
 import type { OutboxSettings } from './mail/outbox.js';
 import type { MailRequestLimiter } from './mail/request-limits.js';
+import type { PersonalDataRepo } from './data/personal-data-repo.js';
+import type { UserSessionsRepo } from './data/user-sessions-repo.js';
 import type { Mfa } from './mfa/index.js';
 import type { DeviceGuard } from './provider/device-guard.js';
 import { trustProxyAs, type ProviderHost } from './provider/provider-host.js';
@@ -74,6 +76,10 @@ export interface AuthAppParts {
   logoutEverywhere: LogoutEverywhere;
   /** The self-service policy (SIGNUP*, PASSWORD_RESET_TTL, …). */
   selfService: AuthConfig['selfService'];
+  /** A user's live sessions and grants (account/). */
+  userSessions: UserSessionsRepo;
+  /** A user's orders and payments; closing an account (account/). */
+  personalData: PersonalDataRepo;
 }
 
 /** A NUL in the path or query is refused: PostgreSQL cannot store one (README "Bad input"). */

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { readinessEndpoint } from '@portcullis/observability';
+import { selfServiceRoutes } from './account/index.js';
 import type { AuthAppParts } from './app.js';
 import { interactionErrors } from './interactions/errors.js';
 import { checkCsrf, csrfToken, interactionRoutes } from './interactions/routes.js';
@@ -49,6 +50,8 @@ export function createAuthRoutes(parts: AuthAppParts) {
     csrfToken: (uid) => csrfToken(csrfKey, uid),
     checkCsrf: (uid, presented) => checkCsrf(csrfKey, uid, presented),
   });
+  // /account/{password,email,sessions,apps,data,close} (account/).
+  selfServiceRoutes(pages, { ...parts, csrfKey });
   // /interaction/:uid and its login, confirm and abort (interactions/routes.ts).
   interactionRoutes(pages, {
     host: parts.host,

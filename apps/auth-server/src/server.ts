@@ -257,6 +257,8 @@ export async function startAuthServer(
     }),
     selfService: config.selfService,
     logoutEverywhere,
+    userSessions: repos.userSessions,
+    personalData: repos.personalData,
   });
   handler = app.callback();
 
@@ -273,6 +275,7 @@ export async function startAuthServer(
       httpsJwksUriOnly: config.env === 'production',
       mfa,
       denyList,
+      userSessions: repos.userSessions,
       ...(deps.now ? { now: deps.now } : {}),
       forceReset: {
         passwordMail: {

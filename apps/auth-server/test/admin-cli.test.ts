@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { exportJWK, generateKeyPair } from 'jose';
 import {
+  accountSignIn,
   browser,
   createUser,
   enrolTotp,
@@ -377,5 +378,41 @@ describe('npm run admin -- user:factors / user:reset-factors', () => {
     expect(audited).toHaveLength(1);
 
     expect((await admin(['user:factors'], env)).code).toBe(64);
+  });
+});
+
+describe('npm run admin -- user:sessions / user:end-sessions', () => {
+  test("lists a user's sessions and grants, ends one, then all, audited", async () => {
+    const user = await createUser(t, ['viewer']);
+    await accountSignIn(t, browser(), user);
+    await accountSignIn(t, browser(), user);
+    const env = adminEnv();
+
+    const table = await admin(['user:sessions', user.id], env);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^Sessions\nid\s+signed_in_at/);
+    expect(table.stdout).toMatch(/^Grants\nid\s+client_id/m);
+    const listed = JSON.parse((await admin(['user:sessions', user.id, '--json'], env)).stdout);
+    expect(listed.items).toHaveLength(2);
+
+    const one = await admin(['user:end-sessions', user.id, '--session', listed.items[0].id], env);
+    expect(one.code).toBe(0);
+    expect(one.stdout.trim()).toBe('done');
+    const left = JSON.parse((await admin(['user:sessions', user.id, '--json'], env)).stdout);
+    expect(left.items.map((s: { id: string }) => s.id)).toEqual([listed.items[1].id]);
+
+    await new Promise((r) => setTimeout(r, 5)); // after the sign-ins, to the millisecond
+    expect((await admin(['user:end-sessions', user.id], env)).code).toBe(0);
+    const none = JSON.parse((await admin(['user:sessions', user.id, '--json'], env)).stdout);
+    expect(none).toEqual({ items: [], grants: [] });
+    const kinds = await t.database
+      .db('audit_events')
+      .where({ subject: user.id })
+      .whereIn('kind', ['session_ended', 'sessions_ended'])
+      .pluck('kind');
+    expect(kinds.sort()).toEqual(['session_ended', 'sessions_ended']);
+
+    expect((await admin(['user:sessions'], env)).code).toBe(64);
+    expect((await admin(['user:end-sessions', 'nobody'], env)).code).toBe(1);
   });
 });

@@ -46,6 +46,8 @@ export interface AccountsRepo {
   setDisabled(id: string, disabledAt: Date | null): Promise<User | undefined>;
   /** A new password, policy-checked (PasswordPolicyError); undefined for an unknown id. */
   setPassword(id: string, password: string): Promise<User | undefined>;
+  /** A new, proven address (a confirmed change); a taken one fails as a unique violation. */
+  setEmail(id: string, email: string): Promise<User | undefined>;
   list(options: { after?: string | undefined; limit: number }): Promise<User[]>;
   delete(id: string): Promise<boolean>;
   count(): Promise<number>;
@@ -154,6 +156,8 @@ export function createAccountsRepo(db: Db): AccountsRepo {
       checkPassword(password);
       return update(id, { password_hash: await hashPassword(password) });
     },
+
+    setEmail: (id, email) => update(id, { email: email.trim(), email_verified_at: db.fn.now() }),
 
     async delete(id) {
       // returning() rather than the affected-row count: knex-pglite does not report one.

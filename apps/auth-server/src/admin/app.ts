@@ -7,6 +7,7 @@ import { adminErrors, AdminError } from './errors.js';
 import { factorRoutes } from './factor-routes.js';
 import { forceResetRoutes } from './force-reset-routes.js';
 import { adminRoutes, requireAdminToken, type AdminDeps } from './routes.js';
+import { sessionRoutes } from './session-routes.js';
 import { userRoutes } from './user-routes.js';
 
 /** The admin API (ADMIN_PORT, bound to 127.0.0.1): every route needs the admin token. */
@@ -18,6 +19,7 @@ export function createAdminApp(deps: AdminDeps, logger: Logger): Koa & { routePa
   factorRoutes(router, deps);
   userRoutes(router, deps);
   if (deps.forceReset) forceResetRoutes(router, { ...deps, ...deps.forceReset });
+  sessionRoutes(router, deps);
   app.use(adminErrors(logger));
   app.use(async function noStore(ctx, next) {
     ctx.set('Cache-Control', 'no-store');

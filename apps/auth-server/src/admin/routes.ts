@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import type { AuditRepo } from '../data/audit-repo.js';
 import type { ClientsRepo } from '../data/clients-repo.js';
 import type { SigningKeysRepo } from '../data/signing-keys-repo.js';
+import type { UserSessionsRepo } from '../data/user-sessions-repo.js';
 import type { MfaCore } from '../mfa/index.js';
 import { keyState, type KeyManager } from '../provider/keys.js';
 import type { ProviderHost } from '../provider/provider-host.js';
@@ -47,6 +48,8 @@ export interface AdminDeps {
   denyList: Pick<SharedDenyList, 'denySubject'>;
   /** POST /admin/users/:id/password-reset (force-reset-routes.ts); absent: no such route. */
   forceReset?: Omit<ForceResetDeps, 'accounts' | 'audit'>;
+  /** GET/DELETE /admin/users/:id/sessions (session-routes.ts). */
+  userSessions: UserSessionsRepo;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();

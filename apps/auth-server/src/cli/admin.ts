@@ -18,6 +18,9 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
                 and the user is mailed a link to choose a new one
   user:factors <user_id>        the user's second factors and recovery codes left
   user:reset-factors <user_id>  removes them all (a lost phone or key; audited)
+  user:sessions <user_id>       the user's sessions (browsers) and grants (apps)
+  user:end-sessions <user_id> [--session ID]
+                ends every session and token of the user, or the one session
   client:create [--name N] [--client-id ID] [--redirect-uri URI]... [--grant-types a,b]
                 [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none]
                 [--jwks FILE | --jwks-uri URL] [--auth-alg ES256|PS256|RS256]
@@ -84,6 +87,7 @@ async function main(argv: string[]): Promise<number> {
       limit: { type: 'string' },
       after: { type: 'string' },
       generate: { type: 'boolean' },
+      session: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -205,6 +209,27 @@ async function main(argv: string[]): Promise<number> {
         `/admin/users/${encodeURIComponent(arg)}/factors`,
       );
       break;
+    case 'user:sessions':
+    case 'user:end-sessions': {
+      if (!arg) {
+        console.error(`usage: npm run admin -- ${command} <user_id>`);
+        return 64;
+      }
+      const sessions = `${userPath(arg)}/sessions`;
+      if (command === 'user:sessions') {
+        res = await call('GET', sessions);
+        if (res.ok && !values.json) {
+          console.log(`Sessions\n${rows(res.body['items'] as Record<string, unknown>[])}`);
+          console.log(`\nGrants\n${rows(res.body['grants'] as Record<string, unknown>[])}`);
+          return 0;
+        }
+      } else
+        res = await call(
+          'DELETE',
+          values.session ? `${sessions}/${encodeURIComponent(values.session)}` : sessions,
+        );
+      break;
+    }
     case 'client:create':
       res = await call('POST', '/admin/clients', {
         ...(values['client-id'] ? { client_id: values['client-id'] } : {}),

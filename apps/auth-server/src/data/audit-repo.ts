@@ -24,7 +24,12 @@ export type AuditKind =
   | 'signing_key_rotated'
   | 'passkey_added'
   | 'passkey_removed'
-  | 'passkey_refused';
+  | 'passkey_refused'
+  | 'password_changed'
+  | 'email_changed'
+  | 'account_closed'
+  | 'session_ended'
+  | 'sessions_ended';
 
 export interface AuditEvent {
   id: string;
@@ -52,6 +57,8 @@ export interface AuditRepo {
     before?: string | undefined;
     limit: number;
   }): Promise<AuditEvent[]>;
+  /** A user's own entries, oldest first (their data download). */
+  listBySubject(subject: string): Promise<AuditEvent[]>;
 }
 
 interface AuditRow {
@@ -63,6 +70,16 @@ interface AuditRow {
   grant_id: string | null;
   detail: Record<string, unknown>;
 }
+
+const toEvent = (r: AuditRow): AuditEvent => ({
+  id: String(r.id),
+  at: r.at,
+  kind: r.kind,
+  clientId: r.client_id,
+  subject: r.subject,
+  grantId: r.grant_id,
+  detail: r.detail,
+});
 
 export function createAuditRepo(db: Db): AuditRepo {
   return {
@@ -79,15 +96,10 @@ export function createAuditRepo(db: Db): AuditRepo {
       const q = db<AuditRow>('audit_events').orderBy('id', 'desc').limit(limit);
       if (kind) q.where('kind', kind);
       if (before) q.where('id', '<', Number(before));
-      return (await q).map((r) => ({
-        id: String(r.id),
-        at: r.at,
-        kind: r.kind,
-        clientId: r.client_id,
-        subject: r.subject,
-        grantId: r.grant_id,
-        detail: r.detail,
-      }));
+      return (await q).map(toEvent);
+    },
+    async listBySubject(subject) {
+      return (await db<AuditRow>('audit_events').where({ subject }).orderBy('id')).map(toEvent);
     },
   };
 }

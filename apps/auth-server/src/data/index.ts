@@ -11,6 +11,8 @@ import { createDevicePollsRepo, type DevicePollsRepo } from './device-polls-repo
 import { createMfaRepo, type MfaRepo } from './mfa-repo.js';
 import { createOidcPayloadsRepo, type OidcPayloadsRepo } from './oidc-payloads-repo.js';
 import { createPasskeysRepo, type PasskeysRepo } from './passkeys-repo.js';
+import { createPersonalDataRepo, type PersonalDataRepo } from './personal-data-repo.js';
+import { createUserSessionsRepo, type UserSessionsRepo } from './user-sessions-repo.js';
 import { createSigningKeysRepo, type SigningKeysRepo } from './signing-keys-repo.js';
 
 /** Every data module of the auth server, gathered once; the rest receives this, never knex. */
@@ -29,6 +31,10 @@ export interface Repos {
   revocations: RevocationStore;
   mfa: MfaRepo;
   passkeys: PasskeysRepo;
+  /** A user's live sessions and grants (the account page, the admin API). */
+  userSessions: UserSessionsRepo;
+  /** A user's orders and payments, and closing an account. */
+  personalData: PersonalDataRepo;
   /** Readiness: the database answers. */
   ping(): Promise<unknown>;
 }
@@ -46,6 +52,8 @@ export function createRepos(db: Db, secrets: { keyEncryptionKey: Buffer }): Repo
     revocations: createRevocationStore(db),
     mfa: createMfaRepo(db),
     passkeys: createPasskeysRepo(db),
+    userSessions: createUserSessionsRepo(db),
+    personalData: createPersonalDataRepo(db),
     ping: () => db.raw('select 1'),
   };
 }

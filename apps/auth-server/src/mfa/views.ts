@@ -78,6 +78,11 @@ export function accountPage(input: {
     'Your account',
     `<p class="muted">Signed in as <strong>${escapeHtml(input.email)}</strong></p>
 ${input.notice ? `<p role="status">${escapeHtml(input.notice)}</p>` : ''}
+<ul class="account-links"><li><a href="/account/password">Change your password</a></li>
+<li><a href="/account/email">Change your e-mail address</a></li>
+<li><a href="/account/sessions">Where you are signed in, and apps with access</a></li>
+<li><a href="/account/data">Download your data</a></li>
+<li><a href="/account/close">Close your account</a></li></ul>
 <h2>Second factor</h2>${totp}${input.sections.join('\n')}${recovery}`,
   );
 }

@@ -1,0 +1,1 @@
+export { selfServiceRoutes, type SelfServiceParts } from './routes.js';

@@ -1,0 +1,130 @@
+import { escapeHtml, page } from '../interactions/views.js';
+import type { Translate } from '../ui/index.js';
+
+/** Self-service pages of the account (README "Your account"); `t` output is HTML-safe. */
+const hidden = (csrf: string) => `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
+const errorLine = (error: string | undefined) =>
+  error ? `<p class="error" role="alert">${error}</p>` : '';
+const noticeLine = (notice: string | undefined) => (notice ? `<p role="status">${notice}</p>` : '');
+const back = (t: Translate) => `<p><a href="/account">${t('account:back')}</a></p>`;
+const day = (at: Date | null) => (at ? at.toISOString().slice(0, 16).replace('T', ' ') : '-');
+
+/** `error` and `notice` below are translated text (HTML-safe). */
+export function signInAgainPage(t: Translate, reason: string): string {
+  return page(
+    t('account:title'),
+    `<p>${reason}</p>
+<p><a href="/account/sign-in">${t('account:signIn')}</a></p>`,
+  );
+}
+
+export function passwordPage(
+  t: Translate,
+  input: { csrf: string; error?: string | undefined },
+): string {
+  return page(
+    t('account:passwordTitle'),
+    `${errorLine(input.error)}
+<form method="post" action="/account/password">${hidden(input.csrf)}
+<label for="current_password">${t('account:currentPassword')}</label>
+<input id="current_password" type="password" name="current_password" autocomplete="current-password" required autofocus>
+<label for="new_password">${t('account:newPassword')}</label>
+<input id="new_password" type="password" name="new_password" autocomplete="new-password" required>
+<button type="submit">${t('account:passwordSubmit')}</button></form>
+${back(t)}`,
+  );
+}
+
+export function emailPage(
+  t: Translate,
+  input: { csrf: string; email?: string; error?: string | undefined; notice?: string | undefined },
+): string {
+  return page(
+    t('account:emailTitle'),
+    `${errorLine(input.error)}${noticeLine(input.notice)}
+<form method="post" action="/account/email">${hidden(input.csrf)}
+<label for="email">${t('account:newEmail')}</label>
+<input id="email" type="email" name="email" autocomplete="email" required autofocus value="${escapeHtml(input.email ?? '')}">
+<label for="current_password">${t('account:currentPassword')}</label>
+<input id="current_password" type="password" name="current_password" autocomplete="current-password" required>
+<button type="submit">${t('account:emailSubmit')}</button></form>
+${back(t)}`,
+  );
+}
+
+/** GET of a mailed link: a button, so a scanner's prefetch uses nothing up. */
+export function confirmEmailPage(t: Translate, input: { token: string; email: string }): string {
+  return page(
+    t('account:confirmTitle'),
+    `<p>${t('account:confirmText', { email: input.email })}</p>
+<form method="post" action="/account/email/confirm">
+<input type="hidden" name="token" value="${escapeHtml(input.token)}">
+<button type="submit">${t('account:confirmSubmit')}</button></form>`,
+  );
+}
+
+export function messagePage(t: Translate, title: string, message: string, link = true): string {
+  return page(title, `<p role="status">${message}</p>${link ? back(t) : ''}`);
+}
+
+export interface SessionView {
+  uid: string;
+  signedInAt: Date | null;
+  current: boolean;
+  apps: string[];
+}
+
+export interface GrantView {
+  id: string;
+  app: string;
+  scopes: string[];
+  since: Date | null;
+}
+
+export function sessionsPage(
+  t: Translate,
+  input: {
+    csrf: string;
+    sessions: SessionView[];
+    grants: GrantView[];
+    notice?: string | undefined;
+  },
+): string {
+  const sessions = input.sessions.map(
+    (
+      s,
+    ) => `<li class="session">${s.current ? `<strong>${t('account:sessionThisBrowser')}</strong> · ` : ''}${t('account:sessionSignedIn', { at: day(s.signedInAt) })}
+${s.apps.length ? `<br><span class="muted">${t('account:sessionApps', { apps: s.apps.join(', ') })}</span>` : ''}
+<form method="post" action="/account/sessions/end">${hidden(input.csrf)}<input type="hidden" name="session" value="${escapeHtml(s.uid)}"><button type="submit">${t('account:sessionEnd')}</button></form></li>`,
+  );
+  const grants = input.grants.map(
+    (
+      g,
+    ) => `<li class="grant"><strong>${escapeHtml(g.app)}</strong> · ${t('account:appSince', { at: day(g.since) })}
+<br><span class="muted">${t('account:appScopes', { scopes: g.scopes.join(' ') })}</span>
+<form method="post" action="/account/apps/revoke">${hidden(input.csrf)}<input type="hidden" name="grant" value="${escapeHtml(g.id)}"><button type="submit">${t('account:appRevoke')}</button></form></li>`,
+  );
+  const list = (items: string[]) =>
+    items.length ? `<ul>${items.join('\n')}</ul>` : `<p>${t('account:none')}</p>`;
+  return page(
+    t('account:sessionsTitle'),
+    `${noticeLine(input.notice)}${list(sessions)}
+<h2>${t('account:appsTitle')}</h2>${list(grants)}
+${back(t)}`,
+  );
+}
+
+export function closePage(
+  t: Translate,
+  input: { csrf: string; error?: string | undefined },
+): string {
+  return page(
+    t('account:closeTitle'),
+    `<p>${t('account:closeText')}</p>${errorLine(input.error)}
+<form method="post" action="/account/close">${hidden(input.csrf)}
+<label for="confirm_email">${t('account:closeConfirm')}</label>
+<input id="confirm_email" type="email" name="confirm_email" autocomplete="off" required>
+<button type="submit">${t('account:closeSubmit')}</button></form>
+${back(t)}`,
+  );
+}

@@ -1,0 +1,76 @@
+import type Router from '@koa/router';
+import type { AccountsRepo } from '@portcullis/accounts';
+import type { SharedDenyList } from '@portcullis/db';
+import type { AuditRepo } from '../data/audit-repo.js';
+import type { UserSessionsRepo } from '../data/user-sessions-repo.js';
+import type { ProviderHost } from '../provider/provider-host.js';
+import { createLogoutEverywhere } from '../provider/subject-logout.js';
+import { AdminError } from './errors.js';
+
+export interface SessionAdminDeps {
+  accounts: AccountsRepo;
+  audit: AuditRepo;
+  host: ProviderHost;
+  userSessions: UserSessionsRepo;
+  denyList: Pick<SharedDenyList, 'denySubject'>;
+  /** Milliseconds clock; default Date.now. */
+  now?: () => number;
+}
+
+/** A user's sessions and grants: listed, all ended (logout everywhere) or one ended; audited. */
+export function sessionRoutes(router: Router, deps: SessionAdminDeps): void {
+  const logoutEverywhere = createLogoutEverywhere(deps.denyList, deps.now);
+
+  async function userOf(id: string) {
+    const user = await deps.accounts.get(id);
+    if (!user) throw new AdminError('not_found', 'no such user');
+    return user;
+  }
+
+  router.get('/admin/users/:id/sessions', async function listSessions(ctx) {
+    const user = await userOf(ctx.params['id']!);
+    const [sessions, grants] = await Promise.all([
+      deps.userSessions.sessions(user.id),
+      deps.userSessions.grants(user.id),
+    ]);
+    ctx.body = {
+      items: sessions.map((s) => ({
+        id: s.uid,
+        signed_in_at: s.signedInAt,
+        expires_at: s.expiresAt,
+        amr: s.amr,
+        clients: s.clientIds,
+      })),
+      grants: grants.map((g) => ({
+        id: g.id,
+        client_id: g.clientId,
+        scopes: g.scopes,
+        created_at: g.createdAt,
+        expires_at: g.expiresAt,
+      })),
+    };
+  });
+
+  router.delete('/admin/users/:id/sessions', async function endAllSessions(ctx) {
+    const user = await userOf(ctx.params['id']!);
+    await logoutEverywhere(user.id);
+    await deps.audit.record({ kind: 'sessions_ended', subject: user.id, detail: { by: 'admin' } });
+    ctx.status = 204;
+  });
+
+  router.delete('/admin/users/:id/sessions/:sessionId', async function endSession(ctx) {
+    const user = await userOf(ctx.params['id']!);
+    const uid = ctx.params['sessionId']!;
+    const ended = await deps.userSessions.endSession(user.id, uid);
+    if (!ended) throw new AdminError('not_found', 'no such session of this user');
+    // As oidc-provider announces a revocation: the deny list stops the grants' access tokens.
+    for (const grantId of ended.grantIds)
+      deps.host.current.emit('grant.revoked', undefined, grantId);
+    await deps.audit.record({
+      kind: 'session_ended',
+      subject: user.id,
+      detail: { session: uid, by: 'admin', grants: ended.grantIds.length },
+    });
+    ctx.status = 204;
+  });
+}
