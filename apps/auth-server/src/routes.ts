@@ -39,7 +39,7 @@ export function createAuthRoutes(parts: AuthAppParts) {
 
   // The HTML pages, their errors rendered as pages.
   const pages = new Router();
-  pages.use(interactionErrors(parts.logger));
+  pages.use(interactionErrors(parts.logger, parts.ui));
   const csrfKey = parts.cookieKeys[0]!;
   // /interaction/:uid/{totp,recovery,totp/*,passkey/*}, /account/*, /passkeys.js (mfa/).
   const mfa = parts.mfa.routes(pages, {
@@ -47,6 +47,7 @@ export function createAuthRoutes(parts: AuthAppParts) {
     csrfKey,
     csrfToken: (uid) => csrfToken(csrfKey, uid),
     checkCsrf: (uid, presented) => checkCsrf(csrfKey, uid, presented),
+    ui: parts.ui,
   });
   // /interaction/:uid and its login, confirm and abort (interactions/routes.ts).
   interactionRoutes(pages, {
@@ -57,6 +58,8 @@ export function createAuthRoutes(parts: AuthAppParts) {
     signInLimiter: parts.signInLimiter,
     csrfKey,
     mfa,
+    ui: parts.ui,
+    selfService: parts.selfService,
   });
   return { operational, pages };
 }

@@ -138,7 +138,9 @@ export async function startAuthServer(
     publishLeadSeconds: config.signingKeyPublishLead,
     ...(deps.now ? { now: deps.now } : {}),
   });
+  const ui = createUi(config.ui);
   const deviceGuard = createDeviceGuard(repos.devicePolls, {
+    ui,
     intervalSeconds: deps.deviceIntervalSeconds ?? 5,
     // RFC 8628 §5.1: five wrong user codes per IP and per browser session in 10 minutes.
     userCodeLimiter: createAttemptLimiter(
@@ -190,6 +192,7 @@ export async function startAuthServer(
       denyList,
       interactionPolicy: mfa.interactionPolicy,
       staticClients: () => mfa.staticClients(issuer),
+      ui,
     },
     events: {
       logger,
@@ -226,7 +229,7 @@ export async function startAuthServer(
       keyPrefix: `${config.redisKeyPrefix}rl:signin:`,
       unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
     }),
-    ui: createUi(config.ui),
+    ui,
     mailer: createMailer({ ...config.mail, dataDir: config.dataDir, logger }),
     accountTokens: repos.accountTokens,
     mailRequestLimiter: createMailRequestLimiter(config.selfService.mailLimits, {
