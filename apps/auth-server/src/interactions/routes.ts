@@ -13,6 +13,7 @@ import { htmlHeaders, httpOrigins } from '../security-headers.js';
 import { passkeySignIn } from '../mfa/passkeys-views.js';
 import type { AuthConfig } from '../config.js';
 import type { Ui, UiFactory } from '../ui/index.js';
+import { clientDisplayName } from '../ui/client-name.js';
 import { consentPage, loginPage, messagePage } from './views.js';
 
 export interface InteractionDeps {
@@ -83,7 +84,7 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
     const client = await host.current.Client.find(String(interaction.params['client_id']));
     const ui = uiOf(ctx, interaction);
     const { t } = ui;
-    const clientName = client?.clientName ?? client?.clientId ?? t('common:anApplication');
+    const clientName = clientDisplayName(ui, client);
     const csrf = csrfToken(deps.csrfKey, interaction.uid);
     const isLogin = interaction.prompt.name === 'login';
     htmlHeaders(ctx, redirectOrigins(client), { passkeyScript: isLogin, ui });

@@ -14,6 +14,7 @@ import { enrolmentOwner, qrSvg, type TotpService } from './totp.js';
 import { factorPage, totpEnrolPage } from './views.js';
 import { refusedOverLimit } from './limit.js';
 import type { Ui, UiFactory } from '../ui/index.js';
+import { clientDisplayName } from '../ui/client-name.js';
 
 export interface SecondFactorDeps {
   host: CurrentProvider;
@@ -79,7 +80,7 @@ export async function renderFactorPage(
   ctx.body = factorPage(ui, {
     uid: interaction.uid,
     csrf,
-    clientName: client?.clientName ?? client?.clientId ?? ui.t('common:anApplication'),
+    clientName: clientDisplayName(ui, client),
     hasTotp: factors.some((f) => f.kind === 'totp'),
     hasRecoveryCodes: factors.length > 0 && recoveryLeft > 0,
     otherForms: otherForms.filter(Boolean),

@@ -59,10 +59,12 @@ export function createDeviceGuard(polls: DevicePollsRepo, options: DeviceGuardOp
     if (ctx.method === 'POST' && ctx.path === '/device') {
       const attempt = await options.userCodeLimiter.check(limiterKeys(ctx));
       if (attempt.retryAfter > 0) {
+        const ui = options.ui.of(ctx);
+        htmlHeaders(ctx, [], { ui });
         ctx.status = 429;
         ctx.set('Retry-After', String(attempt.retryAfter));
-        ctx.type = 'text/plain';
-        ctx.body = 'Too many wrong codes. Try again later.';
+        ctx.type = 'html';
+        ctx.body = messagePage(ui, ui.t('device:inputTitle'), ui.t('device:tooManyCodes'));
         return;
       }
       checked.set(ctx, attempt);

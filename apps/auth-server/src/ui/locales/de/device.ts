@@ -11,6 +11,7 @@ export const device: Catalog['device'] = {
   abort: 'Abbrechen',
   connectedTitle: 'Gerät verbunden',
   connected: 'Sie können diese Seite schließen und zu Ihrem Gerät zurückkehren.',
+  tooManyCodes: 'Zu viele falsche Codes. Versuchen Sie es später erneut.',
   expired:
     'Diese Geräteanmeldung ist abgelaufen oder hier nicht gültig. Beginnen Sie erneut auf Ihrem Gerät.',
   errors: {

@@ -9,6 +9,7 @@ export const device = {
   abort: 'Abort',
   connectedTitle: 'Device connected',
   connected: 'You can close this page and return to your device.',
+  tooManyCodes: 'Too many wrong codes. Try again later.',
   expired: 'This device sign-in has expired or is not valid here. Start again on your device.',
   errors: {
     notFound: 'That code is not valid. Check it and try again.',
