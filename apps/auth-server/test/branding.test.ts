@@ -10,6 +10,7 @@ import {
   createClient,
   createUser,
   discover,
+  enrolTotp,
   REDIRECT_URI,
   startTestAuthServer,
   type Browser,
@@ -102,6 +103,30 @@ describe('default brand, English by default', () => {
     });
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('E-Mail-Adresse oder Passwort ist falsch.');
+  });
+
+  test('the second-factor step follows the sign-in: ui_locales=de -> German, its errors too', async () => {
+    const user = await createUser(t, ['viewer']);
+    await enrolTotp(t, browser(), user);
+    const { b, html, url } = await interactionPage(t, spa.client_id, {
+      params: { ui_locales: 'de' },
+    });
+    const login = await b.postForm(`${url}/login`, {
+      csrf: csrfOf(html),
+      email: user.email,
+      password: user.password,
+    });
+    expect(login.status).toBe(303);
+    const factor = await (
+      await b.get(new URL(login.headers.get('location')!, t.issuer).href)
+    ).text();
+    expect(factor).toContain('<html lang="de">');
+    expect(factor).toContain('<h1>Bestätigen Sie, dass Sie es sind</h1>');
+    expect(factor).toContain('Code aus Ihrer Authenticator-App');
+    // Five digits: never a valid code.
+    const wrong = await b.postForm(`${url}/totp`, { csrf: csrfOf(factor), code: '12345' });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.text()).toContain('Dieser Code ist nicht gültig. Versuchen Sie es erneut.');
   });
 
   test('discovery lists the shipped languages as ui_locales_supported', async () => {
