@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import {
   browser,
+  browserLogin,
   createClient,
   createUser,
   discover,
@@ -127,6 +128,24 @@ describe('default brand, English by default', () => {
     const wrong = await b.postForm(`${url}/totp`, { csrf: csrfOf(factor), code: '12345' });
     expect(wrong.status).toBe(400);
     expect(await wrong.text()).toContain('Dieser Code ist nicht gültig. Versuchen Sie es erneut.');
+  });
+
+  test("sign-out follows end_session's ui_locales", async () => {
+    const user = await createUser(t, ['viewer']);
+    const b = browser();
+    const config = await discover(t, spa.client_id);
+    const start = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+    });
+    await browserLogin(start.href, user, { b });
+    const res = await b.get(`${t.issuer}/session/end?ui_locales=de`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('<html lang="de">');
+    expect(html).toContain('Möchten Sie sich abmelden?');
   });
 
   test('discovery lists the shipped languages as ui_locales_supported', async () => {
