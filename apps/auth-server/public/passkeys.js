@@ -56,10 +56,11 @@ function credentialJson(credential) {
   };
 }
 
+/** `message`: a text, or the name of one the page gives in its own language (data-msg-*). */
 function showError(form, message) {
   const line = form.querySelector('[data-passkey-error]');
   if (!line) return;
-  line.textContent = message;
+  line.textContent = line.dataset[`msg${message[0].toUpperCase()}${message.slice(1)}`] || message;
   line.hidden = false;
 }
 
@@ -72,7 +73,7 @@ async function fetchOptions(form) {
     credentials: 'same-origin',
   });
   const body = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(body.error_description || 'The passkey request failed.');
+  if (!res.ok) throw new Error(body.error_description || 'failed');
   return body;
 }
 
@@ -82,14 +83,14 @@ async function ceremony(form) {
     form.dataset.passkey === 'register'
       ? await navigator.credentials.create({ publicKey: creationOptions(options) })
       : await navigator.credentials.get({ publicKey: requestOptions(options) });
-  if (!credential) throw new Error('No passkey was chosen.');
+  if (!credential) throw new Error('none');
   form.querySelector('input[name="response"]').value = JSON.stringify(credentialJson(credential));
   form.submit();
 }
 
 for (const form of document.querySelectorAll('form[data-passkey]')) {
   if (!window.PublicKeyCredential) {
-    showError(form, 'This browser does not support passkeys.');
+    showError(form, 'unsupported');
     continue;
   }
   form.addEventListener('submit', (event) => {
@@ -101,8 +102,8 @@ for (const form of document.querySelectorAll('form[data-passkey]')) {
       showError(
         form,
         error && error.name === 'NotAllowedError'
-          ? 'The passkey request was cancelled or timed out.'
-          : (error && error.message) || 'The passkey request failed.',
+          ? 'cancelled'
+          : (error && error.message) || 'failed',
       );
     });
   });

@@ -2,10 +2,21 @@
 export class AuthServerError extends Error {
   readonly status: number;
   readonly expose: boolean;
-  constructor(message: string, options: { status: number; expose: boolean; cause?: unknown }) {
+  /** The message on a page, in the page's language: a catalogue key and its values (docs/ui.md). */
+  readonly uiText: { key: string; values?: Record<string, unknown> } | undefined;
+  constructor(
+    message: string,
+    options: {
+      status: number;
+      expose: boolean;
+      cause?: unknown;
+      uiText?: AuthServerError['uiText'];
+    },
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.status = options.status;
     this.expose = options.expose;
+    this.uiText = options.uiText;
   }
 }

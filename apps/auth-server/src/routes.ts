@@ -41,7 +41,7 @@ export function createAuthRoutes(parts: AuthAppParts) {
 
   // The HTML pages, their errors rendered as pages.
   const pages = new Router();
-  pages.use(interactionErrors(parts.logger));
+  pages.use(interactionErrors(parts.logger, parts.ui));
   const csrfKey = parts.cookieKeys[0]!;
   // /interaction/:uid/{totp,recovery,totp/*,passkey/*}, /account/*, /passkeys.js (mfa/).
   const mfa = parts.mfa.routes(pages, {
@@ -49,6 +49,7 @@ export function createAuthRoutes(parts: AuthAppParts) {
     csrfKey,
     csrfToken: (uid) => csrfToken(csrfKey, uid),
     checkCsrf: (uid, presented) => checkCsrf(csrfKey, uid, presented),
+    ui: parts.ui,
   });
   // /account/{password,email,sessions,apps,data,close} (account/).
   selfServiceRoutes(pages, { ...parts, csrfKey });
@@ -61,6 +62,8 @@ export function createAuthRoutes(parts: AuthAppParts) {
     signInLimiter: parts.signInLimiter,
     csrfKey,
     mfa,
+    ui: parts.ui,
+    selfService: parts.selfService,
   });
   // /password/forgot and /password/reset (self-service/password-routes.ts).
   passwordRoutes(pages, {

@@ -1,5 +1,5 @@
 import { expect, test } from '@jest/globals';
-import { httpOrigins } from './security-headers.js';
+import { htmlHeaders, httpOrigins } from './security-headers.js';
 
 test('a loopback redirect URI allows its host on any port, where /authorize sends the code (RFC 8252 §7.3)', () => {
   expect(httpOrigins(['http://127.0.0.1/callback', 'http://[::1]:8080/cb'])).toEqual([
@@ -18,4 +18,22 @@ test('other redirect URIs allow their own origin only', () => {
       'com.example.app:/cb',
     ]),
   ).toEqual(['https://app.example.com', 'http://localhost:5173']);
+});
+
+const headersOf = (options: Parameters<typeof htmlHeaders>[2]) => {
+  const set: Record<string, string> = {};
+  htmlHeaders({ set: (name: string, value: string) => (set[name] = value) } as never, [], options);
+  return set['Content-Security-Policy']!;
+};
+const brand = (logoUrl?: string) => ({
+  brand: { productName: 'P', logoUrl, primaryColor: '#000', backgroundColor: '#fff' },
+});
+
+test("img-src: 'self', and an https logo's origin only", () => {
+  expect(headersOf({})).toContain("img-src 'self';");
+  expect(headersOf({ ui: brand() })).toContain("img-src 'self';");
+  expect(headersOf({ ui: brand('/static/logo.png') })).toContain("img-src 'self';");
+  expect(headersOf({ ui: brand('https://cdn.example.com:8443/a/logo.svg?x=1') })).toContain(
+    "img-src 'self' https://cdn.example.com:8443;",
+  );
 });

@@ -1,17 +1,28 @@
 import type { Context, Middleware } from 'koa';
+import type { Ui } from './ui/index.js';
 
-/** CSP of our pages: no inline script, no framing, forms only to us or the client's redirects. */
+/** The origin of an https logo (BRAND_LOGO_URL), which the pages' img-src must allow. */
+function logoOrigin(ui: Pick<Ui, 'brand'> | undefined): string | undefined {
+  const url = ui?.brand.logoUrl ? URL.parse(ui.brand.logoUrl) : null;
+  return url?.protocol === 'https:' ? url.origin : undefined;
+}
+
+/**
+ * CSP of our pages: no inline script, no framing, forms only to us or the client's redirects,
+ * images from us and the brand's logo origin (`ui`: the page's Ui, see page() in interactions/views.ts).
+ */
 export function htmlHeaders(
   ctx: Pick<Context, 'set'>,
   formTargets: string[] = [],
-  options: { passkeyScript?: boolean } = {},
+  options: { passkeyScript?: boolean; ui?: Pick<Ui, 'brand'> | undefined } = {},
 ): void {
   const formAction = ["'self'", ...formTargets].join(' ');
   // A passkey page loads our one script file and may fetch from us; nothing else.
   const script = options.passkeyScript ? " script-src 'self'; connect-src 'self';" : '';
+  const img = ["'self'", logoOrigin(options.ui)].filter(Boolean).join(' ');
   ctx.set(
     'Content-Security-Policy',
-    `default-src 'none';${script} style-src 'unsafe-inline'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none';${script} style-src 'unsafe-inline'; img-src ${img}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
   );
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('Cache-Control', 'no-store');

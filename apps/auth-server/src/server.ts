@@ -139,7 +139,9 @@ export async function startAuthServer(
     publishLeadSeconds: config.signingKeyPublishLead,
     ...(deps.now ? { now: deps.now } : {}),
   });
+  const ui = createUi(config.ui);
   const deviceGuard = createDeviceGuard(repos.devicePolls, {
+    ui,
     intervalSeconds: deps.deviceIntervalSeconds ?? 5,
     // RFC 8628 §5.1: five wrong user codes per IP and per browser session in 10 minutes.
     userCodeLimiter: createAttemptLimiter(
@@ -209,6 +211,7 @@ export async function startAuthServer(
       denyList,
       interactionPolicy: mfa.interactionPolicy,
       staticClients: () => mfa.staticClients(issuer),
+      ui,
     },
     events: {
       logger,
@@ -222,7 +225,6 @@ export async function startAuthServer(
   });
 
   const logoutEverywhere = createLogoutEverywhere(denyList, deps.now);
-  const ui = createUi(config.ui);
   const app = createAuthApp(config, {
     logger,
     host,

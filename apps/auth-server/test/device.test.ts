@@ -123,5 +123,7 @@ describe('device authorization grant (RFC 8628)', () => {
     const limited = await submitCode(b, 'CCCC-CCCC');
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await limited.text()).toContain('Too many wrong codes. Try again later.');
   });
 });

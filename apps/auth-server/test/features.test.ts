@@ -64,6 +64,7 @@ describe('the discovery document', () => {
         'token_endpoint',
         'token_endpoint_auth_methods_supported',
         'token_endpoint_auth_signing_alg_values_supported',
+        'ui_locales_supported',
         'userinfo_endpoint',
       ].sort(),
     );

@@ -156,7 +156,7 @@ describe('the sign-in form', () => {
     const res = await b.postForm(`${interaction}/login`, { csrf, ...fields });
     expect(res.status).toBe(400);
     const page = await res.text();
-    expect(page).toContain('<title>Sign-in problem</title>');
+    expect(page).toContain('<title>Sign-in problem – Portcullis</title>');
     expect(page).not.toMatch(/went wrong/);
 
     const user = await createUser(t, ['viewer']);

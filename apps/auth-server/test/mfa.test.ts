@@ -744,7 +744,7 @@ describe('changing factors needs a sign-in within 5 minutes, with the factor', (
     const options = await b.postForm(`${t.issuer}/account/passkeys/options`, { csrf });
     expect(options.status).toBe(403);
     expect(((await options.json()) as { error_description: string }).error_description).toBe(
-      'sign in again to change your passkeys',
+      PASSKEYS_SIGN_IN_AGAIN,
     );
     const passkey = await b.postForm(`${t.issuer}/account/passkeys`, {
       csrf,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { chooseLanguage, LANGUAGES, translator } from '../src/ui/index.js';
 import { catalogs } from '../src/ui/locales/index.js';
+import { API_SCOPES, OIDC_SCOPES } from '../src/provider/claims.js';
+import { scopeKey } from '../src/interactions/views.js';
 
 /** Every key path of a catalogue, `ns:a.b`. */
 function keys(tree: Record<string, unknown>, prefix = ''): string[] {
@@ -32,5 +34,24 @@ describe('page languages', () => {
     expect(chooseLanguage({ uiLocales: 'en', acceptLanguage: 'de', fallback: 'de' })).toBe('en');
     expect(chooseLanguage({ acceptLanguage: 'de;q=0, *', fallback: 'en' })).toBe('en');
     expect(chooseLanguage({ uiLocales: ['de'], acceptLanguage: 'xx', fallback: 'en' })).toBe('en');
+  });
+});
+
+describe('the consent page in words', () => {
+  it('every scope a client may ask for has a description in every language', () => {
+    for (const language of LANGUAGES) {
+      const scopes = catalogs[language].consent.scopes as Record<string, string>;
+      for (const scope of [...OIDC_SCOPES, ...API_SCOPES]) {
+        expect([scope, scopes[scopeKey(scope)]]).toEqual([scope, expect.any(String)]);
+      }
+    }
+  });
+
+  it('a value put into a text is escaped in every language', () => {
+    for (const language of LANGUAGES) {
+      const text = translator(language)('consent:asksFor', { client: '<img src=x onerror=1>' });
+      expect(text).toContain('&lt;img src=x onerror=1&gt;');
+      expect(text).not.toContain('<img');
+    }
   });
 });

@@ -10,7 +10,7 @@ import { formBody } from '../form-body.js';
 import { ACCOUNT_CLIENT_ID } from '../mfa/index.js';
 import { createAccountOf, type AccountUser } from '../mfa/account-routes.js';
 import { htmlHeaders } from '../security-headers.js';
-import type { Translate } from '../ui/index.js';
+import type { Translate, Ui } from '../ui/index.js';
 import {
   closePage,
   confirmEmailPage,
@@ -55,10 +55,10 @@ const stamp = (at = new Date()) => `${at.toISOString().slice(0, 16).replace('T',
 export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void {
   const accountOf = createAccountOf({ ...parts, factors: parts.mfa.factors });
   const form = formBody('16kb');
-  const tOf = (ctx: Context): Translate => parts.ui.of(ctx).t;
+  const uiOf = (ctx: Context): Ui => parts.ui.of(ctx);
 
   function html(ctx: Context, status: number, body: string) {
-    htmlHeaders(ctx);
+    htmlHeaders(ctx, [], { ui: parts.ui.of(ctx) });
     ctx.status = status;
     ctx.type = 'html';
     ctx.body = body;
@@ -66,15 +66,16 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
 
   /** The fresh user of this request, or undefined after answering with the sign-in page. */
   async function freshUser(ctx: Context, post: boolean): Promise<AccountUser | undefined> {
-    const t = tOf(ctx);
+    const ui = uiOf(ctx);
+    const { t } = ui;
     const account = await accountOf(ctx);
     if (!account || !account.fresh) {
       const reason = t(account ? 'account:signInAgain' : 'account:signInFirst');
-      html(ctx, 401, signInAgainPage(t, reason));
+      html(ctx, 401, signInAgainPage(ui, reason));
       return undefined;
     }
     if (post && !constantTimeEqual(account.csrf, field(ctx, 'csrf'))) {
-      html(ctx, 403, signInAgainPage(t, t('common:formExpired')));
+      html(ctx, 403, signInAgainPage(ui, t('common:formExpired')));
       return undefined;
     }
     return account;
@@ -86,7 +87,8 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
     account: AccountUser,
     refuse: (status: number, error: string) => void,
   ): Promise<boolean> {
-    const t = tOf(ctx);
+    const ui = uiOf(ctx);
+    const { t } = ui;
     const attempt = await parts.signInLimiter.begin(ctx.ip, account.user.email);
     if (attempt.retryAfter > 0) {
       ctx.set('Retry-After', String(attempt.retryAfter));
@@ -159,15 +161,16 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
   // Change password.
   router.get('/account/password', async function showPasswordForm(ctx) {
     const account = await freshUser(ctx, false);
-    if (account) html(ctx, 200, passwordPage(tOf(ctx), { csrf: account.csrf }));
+    if (account) html(ctx, 200, passwordPage(uiOf(ctx), { csrf: account.csrf }));
   });
 
   router.post('/account/password', form, async function changePassword(ctx) {
     const account = await freshUser(ctx, true);
     if (!account) return;
-    const t = tOf(ctx);
+    const ui = uiOf(ctx);
+    const { t } = ui;
     const refuse = (status: number, error: string) =>
-      html(ctx, status, passwordPage(t, { csrf: account.csrf, error }));
+      html(ctx, status, passwordPage(ui, { csrf: account.csrf, error }));
     if (!(await currentPasswordOk(ctx, account, refuse))) return;
     const { user } = account;
     // Read before the cut-off: after it, the guard refuses this session too.
@@ -183,22 +186,23 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
     await parts.accountTokens.revoke(user.id, 'password_reset');
     await parts.audit.record({ kind: 'password_changed', subject: user.id });
     await notify(user.email, t, 'passwordMail', { email: user.email, at: stamp() });
-    html(ctx, 200, messagePage(t, t('account:passwordTitle'), t('account:passwordChanged')));
+    html(ctx, 200, messagePage(ui, t('account:passwordTitle'), t('account:passwordChanged')));
   });
 
   // Change e-mail: a link to the new address, confirmed by a POST (scanners prefetch GETs).
   router.get('/account/email', async function showEmailForm(ctx) {
     const account = await freshUser(ctx, false);
-    if (account) html(ctx, 200, emailPage(tOf(ctx), { csrf: account.csrf }));
+    if (account) html(ctx, 200, emailPage(uiOf(ctx), { csrf: account.csrf }));
   });
 
   router.post('/account/email', form, async function requestEmailChange(ctx) {
     const account = await freshUser(ctx, true);
     if (!account) return;
-    const t = tOf(ctx);
+    const ui = uiOf(ctx);
+    const { t } = ui;
     const typed = field(ctx, 'email');
     const refuse = (status: number, error: string) =>
-      html(ctx, status, emailPage(t, { csrf: account.csrf, email: typed, error }));
+      html(ctx, status, emailPage(ui, { csrf: account.csrf, email: typed, error }));
     const parsed = emailSchema.safeParse(typed);
     if (!parsed.success) return refuse(400, t('account:emailInvalid'));
     const address = parsed.data;
@@ -233,23 +237,29 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
     html(
       ctx,
       200,
-      emailPage(t, { csrf: account.csrf, notice: t('account:emailSent', { email: address }) }),
+      emailPage(ui, { csrf: account.csrf, notice: t('account:emailSent', { email: address }) }),
     );
   });
 
   router.get('/account/email/confirm', async function showEmailConfirm(ctx) {
-    const t = tOf(ctx);
+    const ui = uiOf(ctx);
+    const { t } = ui;
     const token = typeof ctx.query['token'] === 'string' ? ctx.query['token'] : '';
     const grant = await parts.accountTokens.peek('email_change', token);
     if (!grant?.email)
-      return html(ctx, 400, messagePage(t, t('account:confirmTitle'), t('account:confirmInvalid')));
-    html(ctx, 200, confirmEmailPage(t, { token, email: grant.email }));
+      return html(
+        ctx,
+        400,
+        messagePage(ui, t('account:confirmTitle'), t('account:confirmInvalid')),
+      );
+    html(ctx, 200, confirmEmailPage(ui, { token, email: grant.email }));
   });
 
   router.post('/account/email/confirm', form, async function confirmEmailChange(ctx) {
-    const t = tOf(ctx);
+    const ui = uiOf(ctx);
+    const { t } = ui;
     const invalid = (status: number, key: string) =>
-      html(ctx, status, messagePage(t, t('account:confirmTitle'), t(key)));
+      html(ctx, status, messagePage(ui, t('account:confirmTitle'), t(key)));
     const grant = await parts.accountTokens.consume('email_change', field(ctx, 'token'));
     const user = grant && (await parts.accounts.findById(grant.userId));
     if (!grant?.email || !user) return invalid(400, 'account:confirmInvalid');
@@ -275,7 +285,7 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
       ctx,
       200,
       messagePage(
-        t,
+        ui,
         t('account:confirmTitle'),
         t('account:emailChanged', { email: changed.email }),
       ),
@@ -284,13 +294,13 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
 
   // Sessions and apps.
   async function showSessions(ctx: Context, account: AccountUser, notice?: string) {
-    const t = tOf(ctx);
+    const ui = uiOf(ctx);
     const current = (await parts.host.current.Session.get(ctx)).uid;
     const { sessions, grants, names } = await sessionsAndGrants(account.user.id);
     html(
       ctx,
       200,
-      sessionsPage(t, {
+      sessionsPage(ui, {
         csrf: account.csrf,
         notice,
         sessions: sessions.map((s) => ({
@@ -319,7 +329,8 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
   router.post('/account/sessions/end', form, async function endSession(ctx) {
     const account = await freshUser(ctx, true);
     if (!account) return;
-    const t = tOf(ctx);
+    const ui = uiOf(ctx);
+    const { t } = ui;
     const uid = field(ctx, 'session');
     const current = (await parts.host.current.Session.get(ctx)).uid;
     const ended = await parts.userSessions.endSession(account.user.id, uid);
@@ -335,14 +346,15 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
       detail: { session: uid, by: 'user', grants: ended.grantIds.length },
     });
     if (uid === current)
-      return html(ctx, 200, messagePage(t, t('account:title'), t('account:sessionEnded'), false));
+      return html(ctx, 200, messagePage(ui, t('account:title'), t('account:sessionEnded'), false));
     await showSessions(ctx, account, t('account:sessionEnded'));
   });
 
   router.post('/account/apps/revoke', form, async function revokeApp(ctx) {
     const account = await freshUser(ctx, true);
     if (!account) return;
-    const t = tOf(ctx);
+    const ui = uiOf(ctx);
+    const { t } = ui;
     const grantId = field(ctx, 'grant');
     if (!(await parts.userSessions.revokeGrant(account.user.id, grantId))) {
       await showSessions(ctx, account, t('account:gone'));
@@ -424,29 +436,31 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
   // Close the account.
   router.get('/account/close', async function showCloseForm(ctx) {
     const account = await freshUser(ctx, false);
-    if (account) html(ctx, 200, closePage(tOf(ctx), { csrf: account.csrf }));
+    if (account) html(ctx, 200, closePage(uiOf(ctx), { csrf: account.csrf }));
   });
 
   router.post('/account/close', form, async function closeAccount(ctx) {
     const account = await freshUser(ctx, true);
     if (!account) return;
-    const t = tOf(ctx);
+    const ui = uiOf(ctx);
+    const { t } = ui;
     const { user } = account;
     if (!sameAddress(field(ctx, 'confirm_email'), user.email))
       return html(
         ctx,
         400,
-        closePage(t, { csrf: account.csrf, error: t('account:closeMismatch') }),
+        closePage(ui, { csrf: account.csrf, error: t('account:closeMismatch') }),
       );
     await parts.logoutEverywhere(user.id);
     const closure = await parts.personalData.close(user.id);
-    if (!closure) return html(ctx, 404, messagePage(t, t('account:closeTitle'), t('account:gone')));
+    if (!closure)
+      return html(ctx, 404, messagePage(ui, t('account:closeTitle'), t('account:gone')));
     await parts.audit.record({
       kind: 'account_closed',
       subject: user.id,
       detail: { by: 'user', ...closure },
     });
     await notify(user.email, t, 'closedMail', { email: user.email, at: stamp() });
-    html(ctx, 200, messagePage(t, t('account:closeTitle'), t('account:closed'), false));
+    html(ctx, 200, messagePage(ui, t('account:closeTitle'), t('account:closed'), false));
   });
 }

@@ -1,5 +1,5 @@
 import { escapeHtml, page } from '../interactions/views.js';
-import type { Translate } from '../ui/index.js';
+import type { Translate, Ui } from '../ui/index.js';
 
 /** Self-service pages of the account (README "Your account"); `t` output is HTML-safe. */
 const hidden = (csrf: string) => `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
@@ -10,19 +10,20 @@ const back = (t: Translate) => `<p><a href="/account">${t('account:back')}</a></
 const day = (at: Date | null) => (at ? at.toISOString().slice(0, 16).replace('T', ' ') : '-');
 
 /** `error` and `notice` below are translated text (HTML-safe). */
-export function signInAgainPage(t: Translate, reason: string): string {
+export function signInAgainPage(ui: Ui, reason: string): string {
+  const { t } = ui;
   return page(
+    ui,
     t('account:title'),
     `<p>${reason}</p>
 <p><a href="/account/sign-in">${t('account:signIn')}</a></p>`,
   );
 }
 
-export function passwordPage(
-  t: Translate,
-  input: { csrf: string; error?: string | undefined },
-): string {
+export function passwordPage(ui: Ui, input: { csrf: string; error?: string | undefined }): string {
+  const { t } = ui;
   return page(
+    ui,
     t('account:passwordTitle'),
     `${errorLine(input.error)}
 <form method="post" action="/account/password">${hidden(input.csrf)}
@@ -36,10 +37,12 @@ ${back(t)}`,
 }
 
 export function emailPage(
-  t: Translate,
+  ui: Ui,
   input: { csrf: string; email?: string; error?: string | undefined; notice?: string | undefined },
 ): string {
+  const { t } = ui;
   return page(
+    ui,
     t('account:emailTitle'),
     `${errorLine(input.error)}${noticeLine(input.notice)}
 <form method="post" action="/account/email">${hidden(input.csrf)}
@@ -53,8 +56,10 @@ ${back(t)}`,
 }
 
 /** GET of a mailed link: a button, so a scanner's prefetch uses nothing up. */
-export function confirmEmailPage(t: Translate, input: { token: string; email: string }): string {
+export function confirmEmailPage(ui: Ui, input: { token: string; email: string }): string {
+  const { t } = ui;
   return page(
+    ui,
     t('account:confirmTitle'),
     `<p>${t('account:confirmText', { email: input.email })}</p>
 <form method="post" action="/account/email/confirm">
@@ -63,8 +68,9 @@ export function confirmEmailPage(t: Translate, input: { token: string; email: st
   );
 }
 
-export function messagePage(t: Translate, title: string, message: string, link = true): string {
-  return page(title, `<p role="status">${message}</p>${link ? back(t) : ''}`);
+export function messagePage(ui: Ui, title: string, message: string, link = true): string {
+  const { t } = ui;
+  return page(ui, title, `<p role="status">${message}</p>${link ? back(t) : ''}`);
 }
 
 export interface SessionView {
@@ -82,7 +88,7 @@ export interface GrantView {
 }
 
 export function sessionsPage(
-  t: Translate,
+  ui: Ui,
   input: {
     csrf: string;
     sessions: SessionView[];
@@ -90,6 +96,7 @@ export function sessionsPage(
     notice?: string | undefined;
   },
 ): string {
+  const { t } = ui;
   const sessions = input.sessions.map(
     (
       s,
@@ -107,6 +114,7 @@ ${s.apps.length ? `<br><span class="muted">${t('account:sessionApps', { apps: s.
   const list = (items: string[]) =>
     items.length ? `<ul>${items.join('\n')}</ul>` : `<p>${t('account:none')}</p>`;
   return page(
+    ui,
     t('account:sessionsTitle'),
     `${noticeLine(input.notice)}${list(sessions)}
 <h2>${t('account:appsTitle')}</h2>${list(grants)}
@@ -114,11 +122,10 @@ ${back(t)}`,
   );
 }
 
-export function closePage(
-  t: Translate,
-  input: { csrf: string; error?: string | undefined },
-): string {
+export function closePage(ui: Ui, input: { csrf: string; error?: string | undefined }): string {
+  const { t } = ui;
   return page(
+    ui,
     t('account:closeTitle'),
     `<p>${t('account:closeText')}</p>${errorLine(input.error)}
 <form method="post" action="/account/close">${hidden(input.csrf)}

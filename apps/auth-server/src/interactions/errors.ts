@@ -1,12 +1,13 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
+import type { UiFactory } from '../ui/index.js';
 import { AuthServerError } from '../errors.js';
 import { htmlHeaders } from '../security-headers.js';
 import { isUnavailable, RETRY_AFTER_SECONDS } from '../unavailable.js';
-import { messagePage } from './views.js';
+import { escapeHtml, messagePage } from './views.js';
 
 /** Interaction pages answer HTML errors; an expired or foreign interaction is a 400, not a 500. */
-export function interactionErrors(logger: Logger): Middleware {
+export function interactionErrors(logger: Logger, uiFactory: UiFactory): Middleware {
   return async function renderInteractionError(ctx, next) {
     try {
       await next();
@@ -22,20 +23,25 @@ export function interactionErrors(logger: Logger): Middleware {
       const status = unavailable ? 503 : (e.statusCode ?? e.status ?? 500);
       if (unavailable) logger.warn({ err: error, path: ctx.path }, 'dependency unavailable');
       else if (status >= 500) logger.error({ err: error, path: ctx.path }, 'interaction failed');
-      htmlHeaders(ctx);
+      const ui = uiFactory.of(ctx);
+      const { t } = ui;
+      htmlHeaders(ctx, [], { ui });
       // Fail closed and say so: a 503 with Retry-After, never an unchecked login.
       if (unavailable) ctx.set('Retry-After', RETRY_AFTER_SECONDS);
       ctx.status = unavailable ? 503 : status >= 500 ? 500 : status;
       ctx.type = 'html';
       ctx.body = messagePage(
-        'Sign-in problem',
+        ui,
+        t('common:signInProblem'),
         unavailable
-          ? 'Sign-in is temporarily unavailable. Try again in a few seconds.'
+          ? t('common:unavailable')
           : status >= 500
-            ? 'Something went wrong.'
+            ? t('common:somethingWrong')
             : error instanceof AuthServerError && error.expose
-              ? error.message
-              : 'This sign-in request has expired or is not valid here. Start again from the application.',
+              ? error.uiText
+                ? t(error.uiText.key, error.uiText.values ?? {})
+                : escapeHtml(error.message)
+              : t('common:interactionExpired'),
       );
     }
   };

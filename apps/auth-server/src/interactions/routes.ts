@@ -11,6 +11,9 @@ import type { ProviderHost } from '../provider/provider-host.js';
 import { formBody } from '../form-body.js';
 import { htmlHeaders, httpOrigins } from '../security-headers.js';
 import { passkeySignIn } from '../mfa/passkeys-views.js';
+import type { AuthConfig } from '../config.js';
+import type { Ui, UiFactory } from '../ui/index.js';
+import { clientDisplayName } from '../ui/client-name.js';
 import { consentPage, loginPage, messagePage } from './views.js';
 
 export interface InteractionDeps {
@@ -23,9 +26,11 @@ export interface InteractionDeps {
   csrfKey: string;
   /** The second factor: the one way a sign-in ends, and the factor page. */
   mfa: MfaStep;
+  /** The pages' language and brand. */
+  ui: UiFactory;
+  /** SIGNUP: whether the sign-in page offers "Create an account". */
+  selfService: Pick<AuthConfig['selfService'], 'signup'>;
 }
-
-const GENERIC_LOGIN_ERROR = 'Invalid email or password.';
 
 /** CSRF: the path-scoped SameSite `_interaction` cookie plus an HMAC of the uid in each form. */
 export function csrfToken(key: string, uid: string): string {
@@ -59,7 +64,17 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
     ctx.status = 303;
   }
 
-  async function render(ctx: Context, status: number, error?: string, email?: string) {
+  /** The page's language: the interaction's ui_locales, then Accept-Language, then the default. */
+  const uiOf = (ctx: Context, interaction: Details): Ui =>
+    deps.ui.of(ctx, interaction.params['ui_locales']);
+
+  /** `error`: a catalogue key and its values, shown in the page's language. */
+  async function render(
+    ctx: Context,
+    status: number,
+    error?: { key: string; values?: Record<string, unknown> },
+    email?: string,
+  ) {
     const interaction = await details(ctx);
     const pending = await deps.mfa.pendingOf(interaction);
     if (pending) {
@@ -67,22 +82,27 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
       return;
     }
     const client = await host.current.Client.find(String(interaction.params['client_id']));
-    const clientName = client?.clientName ?? client?.clientId ?? 'an application';
+    const ui = uiOf(ctx, interaction);
+    const { t } = ui;
+    const clientName = clientDisplayName(ui, client);
     const csrf = csrfToken(deps.csrfKey, interaction.uid);
     const isLogin = interaction.prompt.name === 'login';
-    htmlHeaders(ctx, redirectOrigins(client), { passkeyScript: isLogin });
+    htmlHeaders(ctx, redirectOrigins(client), { passkeyScript: isLogin, ui });
     ctx.status = status;
     ctx.type = 'html';
     if (isLogin) {
       // OIDC Core §3.1.2.1: the client's login_hint fills in the email (`npm run authorize`).
       const hint = interaction.params['login_hint'];
-      ctx.body = loginPage({
+      const uid = encodeURIComponent(interaction.uid);
+      ctx.body = loginPage(ui, {
         action: `/interaction/${interaction.uid}/login`,
         csrf,
         clientName,
         email: email ?? (typeof hint === 'string' ? hint.slice(0, 320) : undefined),
-        error,
-        passkey: passkeySignIn(interaction.uid, csrf),
+        error: error && t(error.key, error.values ?? {}),
+        passkey: passkeySignIn(ui, interaction.uid, csrf),
+        forgotPasswordHref: `/password/forgot?interaction=${uid}`,
+        signupHref: deps.selfService.signup === 'open' ? `/signup?interaction=${uid}` : undefined,
       });
       return;
     }
@@ -99,7 +119,7 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
         ...(details.missingOIDCScope ?? []),
         ...Object.values(details.missingResourceScopes ?? {}).flat(),
       ];
-      ctx.body = consentPage({
+      ctx.body = consentPage(ui, {
         action: `/interaction/${interaction.uid}/confirm`,
         abortAction: `/interaction/${interaction.uid}/abort`,
         csrf,
@@ -108,7 +128,7 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
       });
       return;
     }
-    ctx.body = messagePage('Unsupported', 'This sign-in step is not supported.');
+    ctx.body = messagePage(ui, t('signin:unsupportedTitle'), t('signin:unsupportedStep'));
   }
 
   type Details = Awaited<ReturnType<typeof details>>;
@@ -134,12 +154,13 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
     return grant.save();
   }
 
-  function requireCsrf(ctx: Context, uid: string): boolean {
+  function requireCsrf(ctx: Context, interaction: Details): boolean {
     const body = ctx.request.body as Record<string, unknown> | undefined;
-    if (checkCsrf(deps.csrfKey, uid, body?.['csrf'])) return true;
-    htmlHeaders(ctx);
+    if (checkCsrf(deps.csrfKey, interaction.uid, body?.['csrf'])) return true;
+    const ui = uiOf(ctx, interaction);
+    htmlHeaders(ctx, [], { ui });
     ctx.status = 403;
-    ctx.body = messagePage('Request refused', 'The form expired. Go back and try again.');
+    ctx.body = messagePage(ui, ui.t('common:requestRefused'), ui.t('common:formExpired'));
     return false;
   }
 
@@ -149,7 +170,7 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
 
   router.post('/interaction/:uid/login', form, async function submitLogin(ctx) {
     const interaction = await details(ctx);
-    if (interaction.prompt.name !== 'login' || !requireCsrf(ctx, interaction.uid)) {
+    if (interaction.prompt.name !== 'login' || !requireCsrf(ctx, interaction)) {
       if (ctx.status !== 403) ctx.throw(400, 'not a login step');
       return;
     }
@@ -162,7 +183,7 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
       await render(
         ctx,
         429,
-        `Too many failed sign-in attempts. Try again in ${attempt.retryAfter} seconds.`,
+        { key: 'signin:tooManyAttempts', values: { seconds: attempt.retryAfter } },
         email,
       );
       return;
@@ -173,7 +194,7 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
     if (!user) {
       logger.warn({ event: 'login_failed', ip: ctx.ip }, 'failed login');
       await deps.audit.record({ kind: 'login_failed', detail: { ip: ctx.ip } });
-      await render(ctx, 400, GENERIC_LOGIN_ERROR, email);
+      await render(ctx, 400, { key: 'signin:invalidCredentials' }, email);
       return;
     }
     await attempt.succeeded();
@@ -182,7 +203,7 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
 
   router.post('/interaction/:uid/confirm', form, async function submitConsent(ctx) {
     const interaction = await details(ctx);
-    if (interaction.prompt.name !== 'consent' || !requireCsrf(ctx, interaction.uid)) {
+    if (interaction.prompt.name !== 'consent' || !requireCsrf(ctx, interaction)) {
       if (ctx.status !== 403) ctx.throw(400, 'not a consent step');
       return;
     }
@@ -191,7 +212,7 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
 
   router.post('/interaction/:uid/abort', form, async function abortInteraction(ctx) {
     const interaction = await details(ctx);
-    if (!requireCsrf(ctx, interaction.uid)) return;
+    if (!requireCsrf(ctx, interaction)) return;
     await finish(ctx, {
       error: 'access_denied',
       error_description: 'End-User aborted interaction',

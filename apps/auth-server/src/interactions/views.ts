@@ -1,3 +1,5 @@
+import type { Brand, Ui } from '../ui/index.js';
+
 /** Server-rendered pages: no inline script, every interpolated value escaped. */
 export function escapeHtml(value: unknown): string {
   return String(value ?? '')
@@ -8,105 +10,158 @@ export function escapeHtml(value: unknown): string {
     .replaceAll("'", '&#39;');
 }
 
-const STYLE = `body{font-family:system-ui,sans-serif;background:#f4f5f7;margin:0;padding:40px 16px}
+/** The layout's CSS; colours are the brand's (validated hex, config.ts), no other value comes in. */
+const style = (brand: Brand) =>
+  `body{font-family:system-ui,sans-serif;background:${brand.backgroundColor};margin:0;padding:40px 16px}
+header{max-width:360px;margin:0 auto 12px;display:flex;align-items:center;gap:10px;font-weight:600;font-size:1.1em}
+header img{max-height:40px;max-width:160px}
 main{max-width:360px;margin:0 auto;background:#fff;padding:24px 28px;border-radius:8px;box-shadow:0 1px 3px rgba(0,0,0,.15)}
-h1{font-size:1.4em;margin-top:0}label{display:block;margin:12px 0 4px}
+h1{font-size:1.4em;margin-top:0}label{display:block;margin:12px 0 4px}a{color:${brand.primaryColor}}
 input[type=email],input[type=password],input[type=text]{width:100%;box-sizing:border-box;padding:8px;font-size:1em}
-button{margin-top:16px;padding:8px 16px;font-size:1em;cursor:pointer}.error{color:#b00020}.muted{color:#666;font-size:.9em}
+button{margin-top:16px;padding:8px 16px;font-size:1em;cursor:pointer;background:${brand.primaryColor};color:#fff;border:1px solid ${brand.primaryColor};border-radius:4px}
+.error{color:#b00020}.muted{color:#666;font-size:.9em}
 ul{padding-left:20px}code{font-size:1.4em;letter-spacing:.1em}`;
 
-export function page(title: string, body: string): string {
+/**
+ * Every page: `ui` gives its language (`<html lang>`) and the brand (name, logo, colours);
+ * `title` is HTML-safe text (a `ui.t(...)` result, or escapeHtml'd), `body` is HTML.
+ * Send it with `htmlHeaders(ctx, formTargets, { ui })` so the CSP allows the logo.
+ */
+export function page(ui: Ui, title: string, body: string): string {
+  const { brand } = ui;
+  const logo = brand.logoUrl ? `<img src="${escapeHtml(brand.logoUrl)}" alt="">` : '';
   return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
-<body><main><h1>${escapeHtml(title)}</h1>
+<html lang="${escapeHtml(ui.language)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${title} – ${escapeHtml(brand.productName)}</title><style>${style(brand)}</style></head>
+<body><header>${logo}<span>${escapeHtml(brand.productName)}</span></header>
+<main><h1>${title}</h1>
 ${body}
 </main></body></html>`;
 }
 
 const errorLine = (error: string | undefined) =>
-  error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '';
+  error ? `<p class="error" role="alert">${error}</p>` : '';
 
-export function loginPage(input: {
-  action: string;
-  csrf: string;
-  clientName: string;
-  email?: string | undefined;
-  error?: string | undefined;
-  /** "Sign in with a passkey": its form and script (mfa/passkeys-views.ts). */
-  passkey?: string | undefined;
-}): string {
+/** `error`: HTML-safe text (a `ui.t(...)` result). */
+export function loginPage(
+  ui: Ui,
+  input: {
+    action: string;
+    csrf: string;
+    clientName: string;
+    email?: string | undefined;
+    error?: string | undefined;
+    /** "Sign in with a passkey": its form and script (mfa/passkeys-views.ts). */
+    passkey?: string | undefined;
+    /** Where "Forgot password?" and (when sign-up is open) "Create an account" lead. */
+    forgotPasswordHref: string;
+    signupHref?: string | undefined;
+  },
+): string {
+  const { t } = ui;
+  const signup = input.signupHref
+    ? `<p><a href="${escapeHtml(input.signupHref)}">${t('signin:createAccount')}</a></p>`
+    : '';
   return page(
-    'Sign in',
-    `<p class="muted">to continue to <strong>${escapeHtml(input.clientName)}</strong></p>
+    ui,
+    t('signin:title'),
+    `<p class="muted">${t('signin:toContinueTo', { client: input.clientName })}</p>
 ${errorLine(input.error)}
 <form method="post" action="${escapeHtml(input.action)}" autocomplete="on">
 <input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
-<label for="email">Email</label>
+<label for="email">${t('signin:email')}</label>
 <input id="email" type="email" name="email" required autofocus value="${escapeHtml(input.email ?? '')}">
-<label for="password">Password</label>
+<label for="password">${t('signin:password')}</label>
 <input id="password" type="password" name="password" required>
-<button type="submit">Sign in</button>
+<button type="submit">${t('signin:submit')}</button>
 </form>
-${input.passkey ?? ''}
+<p><a href="${escapeHtml(input.forgotPasswordHref)}">${t('signin:forgotPassword')}</a></p>
+${signup}${input.passkey ?? ''}
 <form method="post" action="${escapeHtml(input.action.replace(/\/login$/, '/abort'))}">
-<input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}"><button type="submit">Cancel</button></form>`,
+<input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}"><button type="submit">${t('common:cancel')}</button></form>`,
   );
 }
 
-export function consentPage(input: {
-  action: string;
-  abortAction: string;
-  csrf: string;
-  clientName: string;
-  scopes: string[];
-}): string {
-  const items = input.scopes.map((s) => `<li>${escapeHtml(s)}</li>`).join('');
+/** The catalogue key of a scope's description (`orders:*` → `orders_all`), see locales/en/consent.ts. */
+export const scopeKey = (scope: string) => scope.replace(/\*$/, 'all').replace(/[:-]/g, '_');
+
+/** A scope in words, with its name; an unknown one by its name only. */
+function scopeItem(ui: Ui, scope: string): string {
+  const words = ui.t(`consent:scopes.${scopeKey(scope)}`, { defaultValue: '' });
+  const name = `<code class="muted">${escapeHtml(scope)}</code>`;
+  return words ? `<li>${words} ${name}</li>` : `<li>${name}</li>`;
+}
+
+export function consentPage(
+  ui: Ui,
+  input: {
+    action: string;
+    abortAction: string;
+    csrf: string;
+    clientName: string;
+    scopes: string[];
+  },
+): string {
+  const { t } = ui;
+  const items = input.scopes.map((s) => scopeItem(ui, s)).join('');
   return page(
-    'Authorize access',
-    `<p><strong>${escapeHtml(input.clientName)}</strong> asks for:</p><ul>${items}</ul>
+    ui,
+    t('consent:title'),
+    `<p>${t('consent:asksFor', { client: input.clientName })}</p><ul>${items}</ul>
 <form method="post" action="${escapeHtml(input.action)}">
 <input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
-<button type="submit" name="decision" value="allow">Allow</button></form>
+<button type="submit" name="decision" value="allow">${t('consent:allow')}</button></form>
 <form method="post" action="${escapeHtml(input.abortAction)}">
 <input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
-<button type="submit" name="decision" value="deny">Deny</button></form>`,
+<button type="submit" name="decision" value="deny">${t('consent:deny')}</button></form>`,
   );
 }
 
-/** `form` is oidc-provider's own form markup (it carries its xsrf token); it is trusted HTML. */
-export function deviceInputPage(form: string, error?: string): string {
+/** `form` is the user-code form (provider/device-complete-uri.ts), trusted HTML; `error` HTML-safe. */
+export function deviceInputPage(ui: Ui, form: string, error?: string): string {
+  const { t } = ui;
   return page(
-    'Connect a device',
-    `<p>Enter the code shown on your device.</p>${errorLine(error)}
+    ui,
+    t('device:inputTitle'),
+    `<p>${t('device:enterCode')}</p>${errorLine(error)}
 ${form}
-<button type="submit" form="op.deviceInputForm">Continue</button>`,
+<button type="submit" form="op.deviceInputForm">${t('common:continue')}</button>`,
   );
 }
 
-export function deviceConfirmPage(form: string, clientName: string, userCode: string): string {
+export function deviceConfirmPage(
+  ui: Ui,
+  form: string,
+  clientName: string,
+  userCode: string,
+): string {
+  const { t } = ui;
   return page(
-    'Confirm the device',
-    `<p><strong>${escapeHtml(clientName)}</strong> wants to sign in. Check that your device shows:</p>
+    ui,
+    t('device:confirmTitle'),
+    `<p>${t('device:wantsToSignIn', { client: clientName })}</p>
 <p><code>${escapeHtml(userCode)}</code></p>
-<p class="muted">If it does not, or you did not start this, choose Abort.</p>
+<p class="muted">${t('device:ifNot')}</p>
 ${form}
-<button type="submit" form="op.deviceConfirmForm">Continue</button>
-<button type="submit" form="op.deviceConfirmForm" name="abort" value="yes">Abort</button>`,
+<button type="submit" form="op.deviceConfirmForm">${t('common:continue')}</button>
+<button type="submit" form="op.deviceConfirmForm" name="abort" value="yes">${t('device:abort')}</button>`,
   );
 }
 
 /** RP-initiated logout: oidc-provider's hidden form, and our buttons for it. */
-export function logoutPage(form: string): string {
+export function logoutPage(ui: Ui, form: string): string {
+  const { t } = ui;
   return page(
-    'Sign out',
-    `<p>Do you want to sign out?</p>
+    ui,
+    t('signin:logout.title'),
+    `<p>${t('signin:logout.question')}</p>
 ${form}
-<button type="submit" form="op.logoutForm" name="logout" value="yes">Yes, sign me out</button>
-<button type="submit" form="op.logoutForm">No, stay signed in</button>`,
+<button type="submit" form="op.logoutForm" name="logout" value="yes">${t('signin:logout.yes')}</button>
+<button type="submit" form="op.logoutForm">${t('signin:logout.no')}</button>`,
   );
 }
 
-export function messagePage(title: string, message: string): string {
-  return page(title, `<p>${escapeHtml(message)}</p>`);
+/** `title` and `message`: HTML-safe text (`ui.t(...)` results). */
+export function messagePage(ui: Ui, title: string, message: string): string {
+  return page(ui, title, `<p>${message}</p>`);
 }

@@ -15,6 +15,7 @@ import type { RecoveryCodes } from './recovery-codes.js';
 import { signedInWithin } from './sign-in.js';
 import { enrolmentOwner, qrSvg, type TotpService } from './totp.js';
 import { accountPage, accountSignInPage, recoveryCodesPage, totpEnrolPage } from './views.js';
+import type { Ui, UiFactory } from '../ui/index.js';
 
 /** The account page; changes need a fresh sign-in (docs/security.md "Second factors"). */
 export const ACCOUNT_CLIENT_ID = 'portcullis-account';
@@ -53,6 +54,7 @@ export interface AccountDeps {
   factorChanges: FactorChanges;
   limiter: SignInLimiter;
   csrfKey: string;
+  ui: UiFactory;
 }
 
 /** The account page's signed-in user (fresh or not), or undefined without a session. */
@@ -77,8 +79,11 @@ export function createAccountOf(
 export function accountRoutes(router: Router, deps: AccountDeps, form: Middleware) {
   const accountOf = createAccountOf(deps);
 
+  /** The account page's language: Accept-Language, then the default. */
+  const uiOf = (ctx: Context): Ui => deps.ui.of(ctx);
+
   function html(ctx: Context, status: number, body: string, passkeyScript = false) {
-    htmlHeaders(ctx, [], { passkeyScript });
+    htmlHeaders(ctx, [], { passkeyScript, ui: uiOf(ctx) });
     ctx.status = status;
     ctx.type = 'html';
     ctx.body = body;
@@ -87,14 +92,14 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
   /** The fresh user of this request, or undefined after answering with the sign-in page. */
   async function freshUser(ctx: Context, post: boolean): Promise<AccountUser | undefined> {
     const account = await accountOf(ctx);
+    const ui = uiOf(ctx);
     if (!account || !account.fresh) {
       html(
         ctx,
         401,
         accountSignInPage(
-          account
-            ? 'To change how you sign in, sign in again first (with your second factor if you have one).'
-            : 'Sign in to manage how you sign in.',
+          ui,
+          ui.t(account ? 'accountPage:signInAgain' : 'accountPage:signInToManage'),
         ),
       );
       return undefined;
@@ -103,31 +108,35 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
       post &&
       !constantTimeEqual(account.csrf, (ctx.request.body as Record<string, unknown>)?.['csrf'])
     ) {
-      html(ctx, 403, accountSignInPage('The form expired. Go back and try again.'));
+      html(ctx, 403, accountSignInPage(ui, ui.t('common:formExpired')));
       return undefined;
     }
     return account;
   }
 
+  /** `notice`: a catalogue key. */
   async function showAccount(ctx: Context, account: AccountUser, notice?: string) {
     const { user } = account;
+    const ui = uiOf(ctx);
     const [factors, left, sections] = await Promise.all([
       deps.factors.factorsOf(user.id),
       deps.recoveryCodes.remaining(user.id),
-      Promise.all(deps.factors.kinds.map((k) => k.accountSection?.(user.id, account.csrf) ?? '')),
+      Promise.all(
+        deps.factors.kinds.map((k) => k.accountSection?.(ui, user.id, account.csrf) ?? ''),
+      ),
     ]);
     const totp = factors.find((f) => f.kind === 'totp');
     html(
       ctx,
       200,
-      accountPage({
+      accountPage(ui, {
         email: user.email,
         csrf: account.csrf,
         totp: totp && { enrolledAt: totp.createdAt },
         recoveryCodesLeft: left,
         hasFactor: factors.length > 0,
         sections: sections.filter(Boolean),
-        notice,
+        notice: notice && ui.t(notice),
       }),
       true,
     );
@@ -163,7 +172,7 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
     if (!account) return;
     const { user } = account;
     if (!(await deps.totp.start(user.id, user.email, account.enrolmentOwner))) {
-      await showAccount(ctx, account, 'An authenticator app is already set up: remove it first.');
+      await showAccount(ctx, account, 'accountPage:appAlreadySetUp');
       ctx.status = 409;
       return;
     }
@@ -183,7 +192,7 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
     html(
       ctx,
       200,
-      totpEnrolPage({
+      totpEnrolPage(uiOf(ctx), {
         csrf: account.csrf,
         secret: enrolment.secret,
         qrUrl: '/account/totp/qr.svg',
@@ -212,18 +221,19 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
     const enrolment = await deps.totp.pending(user.id, user.email, account.enrolmentOwner);
     if (!enrolment) return ctx.redirect('/account');
     const counted = await deps.limiter.begin(ctx.ip, user.id);
+    const ui = uiOf(ctx);
     const page = (status: number, error: string) =>
       html(
         ctx,
         status,
-        totpEnrolPage({
+        totpEnrolPage(ui, {
           csrf: account.csrf,
           secret: enrolment.secret,
           qrUrl: '/account/totp/qr.svg',
           error,
         }),
       );
-    if (await refusedOverLimit(ctx, counted, page)) return;
+    if (await refusedOverLimit(ctx, counted, ui, page)) return;
     const code = (ctx.request.body as Record<string, unknown>)['code'];
     const hadFactor = await deps.factors.hasSecondFactor(user.id);
     if (
@@ -233,13 +243,13 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
         account.enrolmentOwner,
       ))
     ) {
-      return page(400, 'That code is not valid. Check the time on your device and try again.');
+      return page(400, ui.t('mfa:invalidCodeTime'));
     }
     await counted.succeeded();
     await deps.audit.record({ kind: 'mfa_enrolled', subject: user.id, detail: { factor: 'totp' } });
     const codes = await deps.factorChanges.enrolled(user.id, hadFactor);
-    if (!codes) return showAccount(ctx, account, 'Your authenticator app is on.');
-    html(ctx, 200, recoveryCodesPage(codes, 'Your authenticator app is on.'));
+    if (!codes) return showAccount(ctx, account, 'mfa:appOn');
+    html(ctx, 200, recoveryCodesPage(ui, codes, ui.t('mfa:appOn')));
   });
 
   router.post('/account/totp/remove', form, async function removeTotp(ctx) {
@@ -254,7 +264,7 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
       });
     }
     await deps.factorChanges.removed(user.id);
-    await showAccount(ctx, account, 'The authenticator app is removed.');
+    await showAccount(ctx, account, 'accountPage:appRemoved');
   });
 
   router.post('/account/recovery-codes', form, async function regenerateRecoveryCodes(ctx) {
@@ -262,12 +272,13 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
     if (!account) return;
     const { user } = account;
     if (!(await deps.factors.hasSecondFactor(user.id))) {
-      await showAccount(ctx, account, 'Set up a second factor first.');
+      await showAccount(ctx, account, 'accountPage:setUpFactorFirst');
       ctx.status = 409;
       return;
     }
     const codes = await deps.recoveryCodes.generate(user.id);
     await deps.audit.record({ kind: 'recovery_codes_generated', subject: user.id });
-    html(ctx, 200, recoveryCodesPage(codes, 'Your old recovery codes no longer work.'));
+    const ui = uiOf(ctx);
+    html(ctx, 200, recoveryCodesPage(ui, codes, ui.t('accountPage:oldCodesGone')));
   });
 }

@@ -1,3 +1,4 @@
+import type { Ui } from '../ui/index.js';
 /** The second-factor kinds (app, passkeys); recovery codes stand in for one and are not a kind. */
 export interface FactorSummary {
   kind: string;
@@ -15,11 +16,11 @@ export interface FactorKind {
   /** Removes every factor of this kind the user has; returns how many. */
   removeAll(userId: string): Promise<number>;
   /** HTML offering this kind on the factor page when the user has one; trusted, not escaped. */
-  signInForm?(input: { uid: string; csrf: string; userId: string }): Promise<string>;
+  signInForm?(input: { uid: string; csrf: string; userId: string; ui: Ui }): Promise<string>;
   /** HTML setting this kind up on the factor page, for a user with no factor yet; trusted. */
-  setupForm?(input: { uid: string; csrf: string; userId: string }): Promise<string>;
+  setupForm?(input: { uid: string; csrf: string; userId: string; ui: Ui }): Promise<string>;
   /** HTML of this kind's section of the account page (forms carry `csrf`); trusted. */
-  accountSection?(userId: string, csrf: string): Promise<string>;
+  accountSection?(ui: Ui, userId: string, csrf: string): Promise<string>;
 }
 
 export interface FactorRegistry {

@@ -1,3 +1,4 @@
+import type { UiFactory } from '../ui/index.js';
 import type Router from '@koa/router';
 import type { AccountsRepo, SignInLimiter } from '@portcullis/accounts';
 import type { Context } from 'koa';
@@ -91,6 +92,8 @@ export interface MfaRouteParts {
   csrfKey: string;
   csrfToken(uid: string): string;
   checkCsrf(uid: string, presented: unknown): boolean;
+  /** The pages' language and brand. */
+  ui: UiFactory;
 }
 
 /** What the sign-in pages use of the second factor. */
@@ -130,7 +133,7 @@ export function createMfa(deps: MfaDeps): Mfa {
     const { host } = parts;
     const pendingSignInOf = createPendingSignIn(host);
     const finishSignIn = createFinishSignIn({ host, policy, pendingSignInOf });
-    const completeSignIn = createCompleteSignIn(finishSignIn, host);
+    const completeSignIn = createCompleteSignIn(finishSignIn, host, parts.ui);
     const shared = {
       host,
       factors,
@@ -140,6 +143,7 @@ export function createMfa(deps: MfaDeps): Mfa {
       limiter: deps.limiter,
       audit: deps.audit,
       accounts: deps.accounts,
+      ui: parts.ui,
     };
     const stepDeps = {
       ...shared,
@@ -172,6 +176,7 @@ export function createMfa(deps: MfaDeps): Mfa {
       accounts: deps.accounts,
       hasSecondFactor: (userId) => factors.hasSecondFactor(userId),
       factorChanges,
+      ui: parts.ui,
     });
     return {
       completeSignIn,

@@ -1,13 +1,15 @@
 import type { Context } from 'koa';
+import type { Ui } from '../ui/index.js';
 
 /** A code over its limit: Retry-After and a 429 page naming the wait; true when refused. */
 export async function refusedOverLimit(
   ctx: Context,
   attempt: { retryAfter: number },
+  ui: Pick<Ui, 't'>,
   render: (status: number, message: string) => unknown,
 ): Promise<boolean> {
   if (attempt.retryAfter <= 0) return false;
   ctx.set('Retry-After', String(attempt.retryAfter));
-  await render(429, `Too many wrong codes. Try again in ${attempt.retryAfter} seconds.`);
+  await render(429, ui.t('mfa:tooManyCodes', { seconds: attempt.retryAfter }));
   return true;
 }

@@ -23,13 +23,13 @@ export function createPasskeyFactor(repo: PasskeysRepo): FactorKind {
     removeAll: (userId) => repo.removeAll(userId),
     async signInForm(input) {
       if ((await repo.listByUser(input.userId)).length === 0) return '';
-      return `${passkeySignInForm(input.uid, input.csrf, 'Use a passkey')}\n${passkeyScriptTag}`;
+      return `${passkeySignInForm(input.ui, input.uid, input.csrf, input.ui.t('mfa:usePasskey'))}\n${passkeyScriptTag}`;
     },
     async setupForm(input) {
-      return `${passkeySetupForm(input.uid, input.csrf)}\n${passkeyScriptTag}`;
+      return `${passkeySetupForm(input.ui, input.uid, input.csrf)}\n${passkeyScriptTag}`;
     },
-    async accountSection(userId, csrf) {
-      return passkeysSection(await repo.listByUser(userId), csrf);
+    async accountSection(ui, userId, csrf) {
+      return passkeysSection(ui, await repo.listByUser(userId), csrf);
     },
   };
 }

@@ -20,6 +20,7 @@ import {
 import { PASSKEY_SCRIPT_PATH } from './passkeys-views.js';
 import type { SignInResult } from './sign-in.js';
 import { recoveryCodesPage } from './views.js';
+import type { Ui, UiFactory } from '../ui/index.js';
 
 /** The signed-in user of the account page, with the page's CSRF token; undefined: not signed in. */
 export type AccountOf = (ctx: Context) => Promise<{ user: PasskeyUser; csrf: string } | undefined>;
@@ -45,6 +46,8 @@ export interface PasskeyRouteDeps {
   hasSecondFactor(userId: string): Promise<boolean>;
   /** Recovery codes with the first factor, gone with the last. */
   factorChanges: FactorChanges;
+  /** The pages' language and brand. */
+  ui: UiFactory;
 }
 
 const SCRIPT = readFileSync(new URL('../../public/passkeys.js', import.meta.url));
@@ -65,21 +68,31 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
     return typeof value === 'string' ? value : '';
   };
 
+  /** A sign-in's page language (its ui_locales first); the account page's: Accept-Language. */
+  const uiOf = (ctx: Context, interaction?: Interaction): Ui =>
+    deps.ui.of(ctx, interaction?.params['ui_locales']);
+
+  /** `description`: text the page script shows (a `ui.t(...)` result). */
   function jsonError(ctx: Context, status: number, description: string) {
     ctx.status = status;
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { error: 'invalid_request', error_description: description };
   }
 
-  function failurePage(ctx: Context, status: number, message: string, back: string) {
-    htmlHeaders(ctx);
+  /** `message`: HTML-safe text (a `ui.t(...)` result). */
+  function failurePage(ctx: Context, ui: Ui, status: number, message: string, back: string) {
+    htmlHeaders(ctx, [], { ui });
     ctx.status = status;
     ctx.type = 'html';
     ctx.body = page(
-      'Passkey not accepted',
-      `<p class="error" role="alert">${escapeHtml(message)}</p><p><a href="${escapeHtml(back)}">Go back</a></p>`,
+      ui,
+      ui.t('mfa:passkey.notAccepted'),
+      `<p class="error" role="alert">${message}</p><p><a href="${escapeHtml(back)}">${ui.t('common:goBack')}</a></p>`,
     );
   }
+
+  const errorText = (ui: Ui, error: PasskeyError) =>
+    ui.t(error.uiText!.key, error.uiText!.values ?? {});
 
   router.get(PASSKEY_SCRIPT_PATH, function passkeyScript(ctx) {
     ctx.type = 'text/javascript; charset=utf-8';
@@ -91,12 +104,13 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
 
   router.post('/interaction/:uid/passkey/options', form, async function passkeySignInOptions(ctx) {
     const interaction = await deps.interactionOf(ctx);
+    const ui = uiOf(ctx, interaction);
     if (!deps.checkCsrf(interaction.uid, field(ctx, 'csrf'))) {
-      jsonError(ctx, 403, 'the form expired; reload the page');
+      jsonError(ctx, 403, ui.t('mfa:passkey.formExpiredReload'));
       return;
     }
     if (interaction.prompt.name !== 'login') {
-      jsonError(ctx, 400, 'this sign-in is not at a sign-in step');
+      jsonError(ctx, 400, ui.t('mfa:passkey.notAtSignIn'));
       return;
     }
     const userId = await deps.pendingUserOf(interaction);
@@ -107,8 +121,9 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
   router.post('/interaction/:uid/passkey', form, async function submitPasskeySignIn(ctx) {
     const interaction = await deps.interactionOf(ctx);
     const back = `/interaction/${interaction.uid}`;
+    const ui = uiOf(ctx, interaction);
     if (!deps.checkCsrf(interaction.uid, field(ctx, 'csrf'))) {
-      failurePage(ctx, 403, 'The form expired. Go back and try again.', back);
+      failurePage(ctx, ui, 403, ui.t('common:formExpired'), back);
       return;
     }
     if (interaction.prompt.name !== 'login') ctx.throw(400, 'not a login step');
@@ -134,7 +149,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
         ...(pending ? { subject: pending } : {}),
         detail: { reason: error.code, ip: ctx.ip },
       });
-      failurePage(ctx, error.status, error.message, back);
+      failurePage(ctx, ui, error.status, errorText(ui, error), back);
     }
   });
 
@@ -146,21 +161,20 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
     if (!pending || (await deps.hasSecondFactor(pending))) return undefined;
     return deps.accounts.findById(pending);
   }
-  const NO_SETUP =
-    'A passkey is added here only at a sign-in of an account without a second factor.';
 
   router.post(
     '/interaction/:uid/passkey/register/options',
     form,
     async function passkeySetupOptions(ctx) {
       const interaction = await deps.interactionOf(ctx);
+      const ui = uiOf(ctx, interaction);
       if (!deps.checkCsrf(interaction.uid, field(ctx, 'csrf'))) {
-        jsonError(ctx, 403, 'the form expired; reload the page');
+        jsonError(ctx, 403, ui.t('mfa:passkey.formExpiredReload'));
         return;
       }
       const user = await setupUser(interaction);
       if (!user) {
-        jsonError(ctx, 400, NO_SETUP);
+        jsonError(ctx, 400, ui.t('mfa:passkey.noSetup'));
         return;
       }
       ctx.set('Cache-Control', 'no-store');
@@ -171,13 +185,14 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
   router.post('/interaction/:uid/passkey/register', form, async function setupPasskey(ctx) {
     const interaction = await deps.interactionOf(ctx);
     const back = `/interaction/${interaction.uid}`;
+    const ui = uiOf(ctx, interaction);
     if (!deps.checkCsrf(interaction.uid, field(ctx, 'csrf'))) {
-      failurePage(ctx, 403, 'The form expired. Go back and try again.', back);
+      failurePage(ctx, ui, 403, ui.t('common:formExpired'), back);
       return;
     }
     const user = await setupUser(interaction);
     if (!user) {
-      failurePage(ctx, 400, NO_SETUP, back);
+      failurePage(ctx, ui, 400, ui.t('mfa:passkey.noSetup'), back);
       return;
     }
     try {
@@ -197,11 +212,11 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
       await deps.completeSignIn(ctx, interaction, {
         accountId: user.id,
         amr: passkeyAmr(passkey.deviceType, false),
-        recoveryCodes: codes && { codes, intro: 'Your passkey is ready.' },
+        recoveryCodes: codes && { codes, intro: 'mfa:passkeyReady' },
       });
     } catch (error) {
       if (!(error instanceof PasskeyError)) throw error;
-      failurePage(ctx, error.status, error.message, back);
+      failurePage(ctx, ui, error.status, errorText(ui, error), back);
     }
   });
 
@@ -211,8 +226,9 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
   async function signedIn(ctx: Context, json = false) {
     const account = await deps.accountOf(ctx);
     if (account && constantTimeEqual(account.csrf, field(ctx, 'csrf'))) return account.user;
-    if (json) jsonError(ctx, 403, 'sign in again to change your passkeys');
-    else failurePage(ctx, 403, 'Sign in again to change your passkeys.', '/account');
+    const ui = uiOf(ctx);
+    if (json) jsonError(ctx, 403, ui.t('mfa:passkey.signInAgain'));
+    else failurePage(ctx, ui, 403, ui.t('mfa:passkey.signInAgain'), '/account');
     return undefined;
   }
 
@@ -229,7 +245,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
       ctx.body = await deps.passkeys.registrationOptions(user, `account:${user.id}`);
     } catch (error) {
       if (!(error instanceof PasskeyError)) throw error;
-      jsonError(ctx, error.status, error.message);
+      jsonError(ctx, error.status, errorText(uiOf(ctx), error));
     }
   });
 
@@ -250,21 +266,24 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
         detail: { passkey: passkey.id, name: passkey.name },
       });
       const codes = await deps.factorChanges.enrolled(user.id, hadFactor);
-      const ready = `${passkey.name} is ready. Next time, choose “Sign in with a passkey”: no email or password needed.`;
+      const ui = uiOf(ctx);
+      const ready = ui.t('mfa:passkey.ready', { name: passkey.name });
       // A page, not the account page: after a first factor, that page wants a sign-in with it.
-      htmlHeaders(ctx);
+      htmlHeaders(ctx, [], { ui });
       ctx.status = 200;
       ctx.type = 'html';
       ctx.body = codes
-        ? recoveryCodesPage(codes, ready)
+        ? recoveryCodesPage(ui, codes, ready)
         : page(
-            'Passkey added',
-            `<p role="status">${escapeHtml(ready)}</p>
-<p><a href="/account">Back to your account</a></p>`,
+            ui,
+            ui.t('mfa:passkey.addedTitle'),
+            `<p role="status">${ready}</p>
+<p><a href="/account">${ui.t('mfa:passkey.backToAccount')}</a></p>`,
           );
     } catch (error) {
       if (!(error instanceof PasskeyError)) throw error;
-      failurePage(ctx, error.status, error.message, '/account');
+      const ui = uiOf(ctx);
+      failurePage(ctx, ui, error.status, errorText(ui, error), '/account');
     }
   });
 
@@ -273,11 +292,19 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
     if (!user) return;
     const name = field(ctx, 'name').trim();
     if (!name || name.length > PASSKEY_NAME_MAX) {
-      failurePage(ctx, 400, `A passkey name is 1 to ${PASSKEY_NAME_MAX} characters.`, '/account');
+      const ui = uiOf(ctx);
+      failurePage(
+        ctx,
+        ui,
+        400,
+        ui.t('mfa:passkey.nameLength', { max: PASSKEY_NAME_MAX }),
+        '/account',
+      );
       return;
     }
     if (!(await deps.repo.rename(user.id, String(ctx.params['id']), name))) {
-      failurePage(ctx, 404, 'No such passkey.', '/account');
+      const ui = uiOf(ctx);
+      failurePage(ctx, ui, 404, ui.t('mfa:passkey.noSuch'), '/account');
       return;
     }
     backToAccount(ctx);
@@ -288,7 +315,8 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
     if (!user) return;
     const id = String(ctx.params['id']);
     if (!(await deps.repo.remove(user.id, id))) {
-      failurePage(ctx, 404, 'No such passkey.', '/account');
+      const ui = uiOf(ctx);
+      failurePage(ctx, ui, 404, ui.t('mfa:passkey.noSuch'), '/account');
       return;
     }
     await deps.audit.record({ kind: 'passkey_removed', subject: user.id, detail: { passkey: id } });

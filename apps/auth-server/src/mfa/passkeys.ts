@@ -47,7 +47,11 @@ const MESSAGES: Record<PasskeyErrorCode, string> = {
 /** A refused passkey ceremony; its message is the page's (or the JSON answer's) text. */
 export class PasskeyError extends AuthServerError {
   constructor(readonly code: PasskeyErrorCode) {
-    super(MESSAGES[code], { status: 400, expose: true });
+    super(MESSAGES[code], {
+      status: 400,
+      expose: true,
+      uiText: { key: `mfa:passkey.errors.${code}`, values: { max: PASSKEYS_PER_USER } },
+    });
   }
 }
 

@@ -13,6 +13,8 @@ import { AMR, type CompleteSignIn, type PendingSignIn, type PendingSignInOf } fr
 import { enrolmentOwner, qrSvg, type TotpService } from './totp.js';
 import { factorPage, totpEnrolPage } from './views.js';
 import { refusedOverLimit } from './limit.js';
+import type { Ui, UiFactory } from '../ui/index.js';
+import { clientDisplayName } from '../ui/client-name.js';
 
 export interface SecondFactorDeps {
   host: CurrentProvider;
@@ -29,9 +31,15 @@ export interface SecondFactorDeps {
   logger: Logger;
   csrfToken(uid: string): string;
   checkCsrf(uid: string, presented: unknown): boolean;
+  ui: UiFactory;
 }
 
-const INVALID_CODE = 'That code is not valid. Try again.';
+/** A sign-in's page language: its ui_locales, then Accept-Language, then the default. */
+export const interactionUi = (
+  deps: { ui: UiFactory },
+  ctx: Context,
+  interaction: Interaction,
+): Ui => deps.ui.of(ctx, interaction.params['ui_locales']);
 
 /** The factor page of a pending sign-in: what this user can use, and a way out. */
 export async function renderFactorPage(
@@ -40,8 +48,10 @@ export async function renderFactorPage(
   interaction: Interaction,
   pending: PendingSignIn,
   status = 200,
+  /** HTML-safe text (a `ui.t(...)` result). */
   error?: string,
 ): Promise<void> {
+  const ui = interactionUi(deps, ctx, interaction);
   const client = await deps.host.current.Client.find(String(interaction.params['client_id']));
   const csrf = deps.csrfToken(interaction.uid);
   const [factors, recoveryLeft, otherForms] = await Promise.all([
@@ -50,12 +60,12 @@ export async function renderFactorPage(
     Promise.all(
       deps.factors.kinds.map(
         (k) =>
-          k.signInForm?.({ uid: interaction.uid, csrf, userId: pending.accountId }) ??
+          k.signInForm?.({ uid: interaction.uid, csrf, userId: pending.accountId, ui }) ??
           Promise.resolve(''),
       ),
     ),
   ]);
-  const input = { uid: interaction.uid, csrf, userId: pending.accountId };
+  const input = { uid: interaction.uid, csrf, userId: pending.accountId, ui };
   const setupForms =
     factors.length > 0
       ? []
@@ -63,13 +73,14 @@ export async function renderFactorPage(
   // Its forms end at the client's redirect_uri (CSP form-action follows the redirects).
   htmlHeaders(ctx, httpOrigins(client?.redirectUris), {
     passkeyScript: [...otherForms, ...setupForms].some(Boolean),
+    ui,
   });
   ctx.status = status;
   ctx.type = 'html';
-  ctx.body = factorPage({
+  ctx.body = factorPage(ui, {
     uid: interaction.uid,
     csrf,
-    clientName: client?.clientName ?? client?.clientId ?? 'an application',
+    clientName: clientDisplayName(ui, client),
     hasTotp: factors.some((f) => f.kind === 'totp'),
     hasRecoveryCodes: factors.length > 0 && recoveryLeft > 0,
     otherForms: otherForms.filter(Boolean),
@@ -100,7 +111,8 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
     check: () => Promise<boolean>,
   ): Promise<boolean> {
     const counted = await deps.limiter.begin(ctx.ip, pending.accountId);
-    const refused = await refusedOverLimit(ctx, counted, (status, message) =>
+    const ui = interactionUi(deps, ctx, interaction);
+    const refused = await refusedOverLimit(ctx, counted, ui, (status, message) =>
       renderFactorPage(ctx, deps, interaction, pending, status, message),
     );
     if (refused) return false;
@@ -114,7 +126,7 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
       subject: pending.accountId,
       detail: { factor, ip: ctx.ip },
     });
-    await renderFactorPage(ctx, deps, interaction, pending, 400, INVALID_CODE);
+    await renderFactorPage(ctx, deps, interaction, pending, 400, ui.t('mfa:invalidCode'));
     return false;
   }
 
@@ -169,10 +181,11 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
     error?: string,
   ) {
     const client = await deps.host.current.Client.find(String(interaction.params['client_id']));
-    htmlHeaders(ctx, httpOrigins(client?.redirectUris));
+    const ui = interactionUi(deps, ctx, interaction);
+    htmlHeaders(ctx, httpOrigins(client?.redirectUris), { ui });
     ctx.status = status;
     ctx.type = 'html';
-    ctx.body = totpEnrolPage({
+    ctx.body = totpEnrolPage(ui, {
       csrf: deps.csrfToken(interaction.uid),
       secret,
       qrUrl: `/interaction/${interaction.uid}/totp/qr.svg`,
@@ -210,18 +223,13 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
     if (!enrolment) return ctx.throw(400, 'no enrolment in progress');
     const code = typeof body['code'] === 'string' ? body['code'] : '';
     const counted = await deps.limiter.begin(ctx.ip, user.id);
-    const refused = await refusedOverLimit(ctx, counted, (status, message) =>
+    const ui = interactionUi(deps, ctx, interaction);
+    const refused = await refusedOverLimit(ctx, counted, ui, (status, message) =>
       showEnrolment(ctx, interaction, enrolment.secret, status, message),
     );
     if (refused) return;
     if (!(await deps.totp.confirm(user.id, code, owner))) {
-      return showEnrolment(
-        ctx,
-        interaction,
-        enrolment.secret,
-        400,
-        'That code is not valid. Check the time on your device and try again.',
-      );
+      return showEnrolment(ctx, interaction, enrolment.secret, 400, ui.t('mfa:invalidCodeTime'));
     }
     await counted.succeeded();
     await deps.audit.record({ kind: 'mfa_enrolled', subject: user.id, detail: { factor: 'totp' } });
@@ -230,7 +238,7 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
     await deps.completeSignIn(ctx, interaction, {
       accountId: pending.accountId,
       amr: [AMR.otp],
-      recoveryCodes: codes && { codes, intro: 'Your authenticator app is on.' },
+      recoveryCodes: codes && { codes, intro: 'mfa:appOn' },
     });
   });
 }

@@ -6,6 +6,7 @@ import type { CurrentProvider } from './provider-access.js';
 import { htmlHeaders, httpOrigins } from '../security-headers.js';
 import type { FactorRegistry } from './factors.js';
 import { recoveryCodesPage } from './views.js';
+import type { UiFactory } from '../ui/index.js';
 
 /** A sign-in's RFC 8176 `amr` and its `acr` (docs/security.md "Sign-in factors: amr and acr"). */
 export const AMR = {
@@ -122,6 +123,7 @@ export interface SignInResult {
   accountId: string;
   amr: string[];
   /** Recovery codes made by a factor enrolled at this step: shown once instead of the redirect. */
+  /** `intro`: the catalogue key of the line above the codes (docs/ui.md). */
   recoveryCodes?: { codes: string[]; intro: string } | undefined;
 }
 
@@ -139,8 +141,8 @@ export type FinishSignIn = (
 
 /** A form posted where this sign-in cannot take it; its message is the page's text. */
 export class SignInStepError extends AuthServerError {
-  constructor(message: string) {
-    super(message, { status: 400, expose: true });
+  constructor(message: string, key: string) {
+    super(message, { status: 400, expose: true, uiText: { key } });
   }
 }
 
@@ -154,11 +156,13 @@ export function createFinishSignIn(deps: {
     if (interaction.prompt.name !== 'login')
       throw new SignInStepError(
         'This page is not part of a sign-in in progress. Start again from the application.',
+        'signin:notInProgress',
       );
     const pending = await deps.pendingSignInOf(interaction);
     if (pending && pending.accountId !== accountId)
       throw new SignInStepError(
         'This sign-in belongs to another account: finish it with that account’s factor, or start again from the application.',
+        'signin:otherAccount',
       );
     const signIn = signInClass([...(pending?.amr ?? []), ...amr]);
     const remaining = interaction.exp - Math.floor(Date.now() / 1000);
@@ -180,6 +184,7 @@ export function createFinishSignIn(deps: {
 export function createCompleteSignIn(
   finishSignIn: FinishSignIn,
   host: CurrentProvider,
+  uiFactory: UiFactory,
 ): CompleteSignIn {
   return async function completeSignIn(ctx, interaction, result) {
     const to = await finishSignIn(interaction, result);
@@ -191,9 +196,13 @@ export function createCompleteSignIn(
     const { codes, intro } = result.recoveryCodes;
     // The link ends at the client's redirect_uri, as the factor page's forms do.
     const client = await host.current.Client.find(String(interaction.params['client_id']));
-    htmlHeaders(ctx, httpOrigins(client?.redirectUris));
+    const ui = uiFactory.of(ctx, interaction.params['ui_locales']);
+    htmlHeaders(ctx, httpOrigins(client?.redirectUris), { ui });
     ctx.status = 200;
     ctx.type = 'html';
-    ctx.body = recoveryCodesPage(codes, intro, { href: to, label: 'Continue' });
+    ctx.body = recoveryCodesPage(ui, codes, ui.t(intro), {
+      href: to,
+      label: ui.t('common:continue'),
+    });
   };
 }

@@ -1,128 +1,153 @@
 import { escapeHtml, page } from '../interactions/views.js';
+import type { Ui } from '../ui/index.js';
 
 /** Pages of the second factor and the account page (no script; see interactions/views.ts). */
 const errorLine = (error: string | undefined) =>
-  error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '';
+  error ? `<p class="error" role="alert">${error}</p>` : '';
 
 const hidden = (csrf: string) => `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
 
-export function factorPage(input: {
-  uid: string;
-  csrf: string;
-  clientName: string;
-  hasTotp: boolean;
-  hasRecoveryCodes: boolean;
-  /** Other kinds' forms (a passkey), trusted HTML. */
-  otherForms: string[];
-  /** Other kinds' set-up forms for a user without a factor (a passkey), trusted HTML. */
-  setupForms: string[];
-  error?: string | undefined;
-}): string {
+/** `error`: HTML-safe text (a `ui.t(...)` result). */
+export function factorPage(
+  ui: Ui,
+  input: {
+    uid: string;
+    csrf: string;
+    clientName: string;
+    hasTotp: boolean;
+    hasRecoveryCodes: boolean;
+    /** Other kinds' forms (a passkey), trusted HTML. */
+    otherForms: string[];
+    /** Other kinds' set-up forms for a user without a factor (a passkey), trusted HTML. */
+    setupForms: string[];
+    error?: string | undefined;
+  },
+): string {
+  const { t } = ui;
   const base = `/interaction/${escapeHtml(input.uid)}`;
   const totp = input.hasTotp
     ? `<form method="post" action="${base}/totp">${hidden(input.csrf)}
-<label for="code">Code from your authenticator app</label>
+<label for="code">${t('mfa:appCode')}</label>
 <input id="code" type="text" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" required autofocus>
-<button type="submit">Verify</button></form>`
+<button type="submit">${t('mfa:verify')}</button></form>`
     : '';
   const recovery = input.hasRecoveryCodes
-    ? `<details><summary>Use a recovery code</summary>
+    ? `<details><summary>${t('mfa:useRecoveryCode')}</summary>
 <form method="post" action="${base}/recovery">${hidden(input.csrf)}
-<label for="recovery_code">Recovery code</label>
+<label for="recovery_code">${t('mfa:recoveryCode')}</label>
 <input id="recovery_code" type="text" name="recovery_code" autocomplete="off" required>
-<button type="submit">Use this code</button></form></details>`
+<button type="submit">${t('mfa:useThisCode')}</button></form></details>`
     : '';
   const none =
     !input.hasTotp && input.otherForms.length === 0
-      ? `<p>${escapeHtml(input.clientName)} requires a second sign-in factor, and your account has none yet.</p>
-<form method="post" action="${base}/totp/start">${hidden(input.csrf)}<button type="submit">Set up an authenticator app</button></form>
+      ? `<p>${t('mfa:noFactor', { client: input.clientName })}</p>
+<form method="post" action="${base}/totp/start">${hidden(input.csrf)}<button type="submit">${t('mfa:setUpApp')}</button></form>
 ${input.setupForms.join('\n')}
-<p class="muted">Or set one up on <a href="/account">your account page</a>, then sign in again.</p>`
+<p class="muted">${t('mfa:orOnAccountPage')}</p>`
       : '';
   return page(
-    'Verify it’s you',
-    `<p class="muted">A second step to continue to <strong>${escapeHtml(input.clientName)}</strong></p>
+    ui,
+    t('mfa:title'),
+    `<p class="muted">${t('mfa:secondStepFor', { client: input.clientName })}</p>
 ${errorLine(input.error)}${none}${totp}${input.otherForms.join('\n')}${recovery}
-<form method="post" action="${base}/abort">${hidden(input.csrf)}<button type="submit">Cancel</button></form>`,
+<form method="post" action="${base}/abort">${hidden(input.csrf)}<button type="submit">${t('common:cancel')}</button></form>`,
   );
 }
 
-export function accountSignInPage(reason: string): string {
+/** `reason`: HTML-safe text (a `ui.t(...)` result). */
+export function accountSignInPage(ui: Ui, reason: string): string {
+  const { t } = ui;
   return page(
-    'Your account',
-    `<p>${escapeHtml(reason)}</p>
-<p><a href="/account/sign-in">Sign in</a></p>`,
+    ui,
+    t('accountPage:title'),
+    `<p>${reason}</p>
+<p><a href="/account/sign-in">${t('accountPage:signIn')}</a></p>`,
   );
 }
 
-export function accountPage(input: {
-  email: string;
-  csrf: string;
-  totp: { enrolledAt: Date } | undefined;
-  recoveryCodesLeft: number;
-  hasFactor: boolean;
-  /** Other kinds' sections (passkeys), trusted HTML. */
-  sections: string[];
-  notice?: string | undefined;
-}): string {
+export function accountPage(
+  ui: Ui,
+  input: {
+    email: string;
+    csrf: string;
+    totp: { enrolledAt: Date } | undefined;
+    recoveryCodesLeft: number;
+    hasFactor: boolean;
+    /** Other kinds' sections (passkeys), trusted HTML. */
+    sections: string[];
+    /** HTML-safe text (a `ui.t(...)` result). */
+    notice?: string | undefined;
+  },
+): string {
+  const { t } = ui;
   const totp = input.totp
-    ? `<p>Authenticator app: on since ${escapeHtml(input.totp.enrolledAt.toISOString().slice(0, 10))}.</p>
-<form method="post" action="/account/totp/remove">${hidden(input.csrf)}<button type="submit">Remove the authenticator app</button></form>`
-    : `<p>Authenticator app: not set up.</p>
-<form method="post" action="/account/totp/start">${hidden(input.csrf)}<button type="submit">Set up an authenticator app</button></form>`;
+    ? `<p>${t('accountPage:appOnSince', { date: input.totp.enrolledAt.toISOString().slice(0, 10) })}</p>
+<form method="post" action="/account/totp/remove">${hidden(input.csrf)}<button type="submit">${t('accountPage:removeApp')}</button></form>`
+    : `<p>${t('accountPage:appNotSetUp')}</p>
+<form method="post" action="/account/totp/start">${hidden(input.csrf)}<button type="submit">${t('accountPage:setUpApp')}</button></form>`;
   const recovery = input.hasFactor
-    ? `<h2>Recovery codes</h2><p>${input.recoveryCodesLeft} unused.</p>
-<form method="post" action="/account/recovery-codes">${hidden(input.csrf)}<button type="submit">Make new recovery codes</button></form>`
+    ? `<h2>${t('accountPage:recoveryCodes')}</h2><p>${t('accountPage:unused', { n: input.recoveryCodesLeft })}</p>
+<form method="post" action="/account/recovery-codes">${hidden(input.csrf)}<button type="submit">${t('accountPage:newRecoveryCodes')}</button></form>`
     : '';
   return page(
-    'Your account',
-    `<p class="muted">Signed in as <strong>${escapeHtml(input.email)}</strong></p>
-${input.notice ? `<p role="status">${escapeHtml(input.notice)}</p>` : ''}
-<ul class="account-links"><li><a href="/account/password">Change your password</a></li>
-<li><a href="/account/email">Change your e-mail address</a></li>
-<li><a href="/account/sessions">Where you are signed in, and apps with access</a></li>
-<li><a href="/account/data">Download your data</a></li>
-<li><a href="/account/close">Close your account</a></li></ul>
-<h2>Second factor</h2>${totp}${input.sections.join('\n')}${recovery}`,
+    ui,
+    t('accountPage:title'),
+    `<p class="muted">${t('accountPage:signedInAs', { email: input.email })}</p>
+${input.notice ? `<p role="status">${input.notice}</p>` : ''}
+<ul class="account-links"><li><a href="/account/password">${t('account:linkPassword')}</a></li>
+<li><a href="/account/email">${t('account:linkEmail')}</a></li>
+<li><a href="/account/sessions">${t('account:linkSessions')}</a></li>
+<li><a href="/account/data">${t('account:linkData')}</a></li>
+<li><a href="/account/close">${t('account:linkClose')}</a></li></ul>
+<h2>${t('accountPage:secondFactor')}</h2>${totp}${input.sections.join('\n')}${recovery}`,
   );
 }
 
-export function totpEnrolPage(input: {
-  csrf: string;
-  secret: string;
-  qrUrl: string;
-  error?: string | undefined;
-  /** Where the code goes, and the way back: the account page's unless given. */
-  action?: string;
-  cancelHref?: string;
-}): string {
+export function totpEnrolPage(
+  ui: Ui,
+  input: {
+    csrf: string;
+    secret: string;
+    qrUrl: string;
+    /** HTML-safe text (a `ui.t(...)` result). */
+    error?: string | undefined;
+    /** Where the code goes, and the way back: the account page's unless given. */
+    action?: string;
+    cancelHref?: string;
+  },
+): string {
+  const { t } = ui;
   const grouped = input.secret.match(/.{1,4}/g)!.join(' ');
   return page(
-    'Set up an authenticator app',
-    `<p>Scan this code with your authenticator app, or type the key into it.</p>
-<p><img src="${escapeHtml(input.qrUrl)}" alt="QR code of the authenticator key" width="220" height="220"></p>
-<p>Key: <code id="totp-secret">${escapeHtml(grouped)}</code></p>
+    ui,
+    t('mfa:enrol.title'),
+    `<p>${t('mfa:enrol.scan')}</p>
+<p><img src="${escapeHtml(input.qrUrl)}" alt="${t('mfa:enrol.qrAlt')}" width="220" height="220"></p>
+<p>${t('mfa:enrol.key')} <code id="totp-secret">${escapeHtml(grouped)}</code></p>
 ${errorLine(input.error)}
 <form method="post" action="${escapeHtml(input.action ?? '/account/totp/confirm')}">${hidden(input.csrf)}
-<label for="code">Code shown by the app</label>
+<label for="code">${t('mfa:enrol.code')}</label>
 <input id="code" type="text" name="code" inputmode="numeric" autocomplete="one-time-code" required autofocus>
-<button type="submit">Turn on</button></form>
-<p><a href="${escapeHtml(input.cancelHref ?? '/account')}">Cancel</a></p>`,
+<button type="submit">${t('mfa:enrol.turnOn')}</button></form>
+<p><a href="${escapeHtml(input.cancelHref ?? '/account')}">${t('common:cancel')}</a></p>`,
   );
 }
 
+/** `intro` and `next.label`: HTML-safe text (`ui.t(...)` results); default: "Done", to the account page. */
 export function recoveryCodesPage(
+  ui: Ui,
   codes: string[],
   intro: string,
-  next: { href: string; label: string } = { href: '/account', label: 'Done' },
+  next: { href: string; label: string } = { href: '/account', label: ui.t('common:done') },
 ): string {
+  const { t } = ui;
   const items = codes.map((c) => `<li><code class="recovery-code">${escapeHtml(c)}</code></li>`);
   return page(
-    'Your recovery codes',
-    `<p role="status">${escapeHtml(intro)}</p>
-<p>Each code signs you in once when you cannot use your second factor. Keep them somewhere
-safe: they are shown only now.</p>
+    ui,
+    t('mfa:recovery.title'),
+    `<p role="status">${intro}</p>
+<p>${t('mfa:recovery.explain')}</p>
 <ul>${items.join('')}</ul>
-<p><a href="${escapeHtml(next.href)}">${escapeHtml(next.label)}</a></p>`,
+<p><a href="${escapeHtml(next.href)}">${next.label}</a></p>`,
   );
 }

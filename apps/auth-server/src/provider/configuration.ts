@@ -8,9 +8,11 @@ import { PROVIDER_ROUTES } from '../routes.js';
 import type { ClientsRepo } from '../data/clients-repo.js';
 import type { OidcPayloadsRepo } from '../data/oidc-payloads-repo.js';
 import { htmlHeaders, httpOrigins } from '../security-headers.js';
+import { LANGUAGES, type UiFactory } from '../ui/index.js';
 import {
   deviceConfirmPage,
   deviceInputPage,
+  escapeHtml,
   logoutPage,
   messagePage,
 } from '../interactions/views.js';
@@ -53,7 +55,13 @@ export interface ProviderSetup {
   interactionPolicy: () => NonNullable<NonNullable<Configuration['interactions']>['policy']>;
   /** Clients that are not in the clients table (the account page's), fresh for each Provider. */
   staticClients: () => ClientMetadata[];
+  /** The pages' language and brand. */
+  ui: UiFactory;
 }
+
+/** A page's language: the request's OIDC ui_locales (authorize, end_session), then Accept-Language. */
+const uiOf = (s: Pick<ProviderSetup, 'ui'>, ctx: KoaContextWithOIDC) =>
+  s.ui.of(ctx, (ctx.oidc?.params as { ui_locales?: unknown } | undefined)?.ui_locales);
 
 const DAY = 24 * 60 * 60;
 export const REFRESH_TOKEN_TTL = 30 * DAY;
@@ -190,6 +198,8 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
     },
     discovery: {
       claim_types_supported: ['normal'],
+      // The pages' languages (README "Branding and languages"), chosen by ui_locales first.
+      ui_locales_supported: [...LANGUAGES],
       // RFC 8414 §2: without them a client must assume client_secret_basic.
       introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS.filter(
         (m) => m !== 'none',
@@ -232,12 +242,14 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
         enabled: true,
         async logoutSource(ctx, form) {
           const client = ctx.oidc.client as { postLogoutRedirectUris?: string[] } | undefined;
-          htmlHeaders(ctx, httpOrigins(client?.postLogoutRedirectUris));
-          ctx.body = logoutPage(form);
+          const ui = uiOf(s, ctx);
+          htmlHeaders(ctx, httpOrigins(client?.postLogoutRedirectUris), { ui });
+          ctx.body = logoutPage(ui, form);
         },
         async postLogoutSuccessSource(ctx) {
-          htmlHeaders(ctx);
-          ctx.body = messagePage('Signed out', 'You are signed out.');
+          const ui = uiOf(s, ctx);
+          htmlHeaders(ctx, [], { ui });
+          ctx.body = messagePage(ui, ui.t('signin:logout.doneTitle'), ui.t('signin:logout.done'));
         },
       },
       resourceIndicators: {
@@ -257,36 +269,45 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
         mask: '****-****',
         async userCodeInputSource(ctx, _form, _out, err) {
           const error = err as { name?: string; userCode?: string } | undefined;
+          const ui = uiOf(s, ctx);
           let message: string | undefined;
           if (error?.name === 'NotFoundError') {
             await s.deviceGuard.recordWrongUserCode(ctx);
-            message = 'That code is not valid. Check it and try again.';
-          } else if (error?.name === 'ExpiredError')
-            message = 'That code has expired. Start again on your device.';
-          else if (error?.name === 'AlreadyUsedError') message = 'That code was already used.';
-          else if (error?.name === 'AbortedError') message = 'The sign-in was cancelled.';
-          else if (error?.name === 'NoCodeError') message = 'Enter the code shown on your device.';
-          else if (error) message = 'Something went wrong. Try again.';
-          htmlHeaders(ctx);
-          ctx.body = deviceInputPage(userCodeForm(ctx), message);
+            message = 'notFound';
+          } else if (error?.name === 'ExpiredError') message = 'expired';
+          else if (error?.name === 'AlreadyUsedError') message = 'alreadyUsed';
+          else if (error?.name === 'AbortedError') message = 'aborted';
+          else if (error?.name === 'NoCodeError') message = 'noCode';
+          else if (error) message = 'other';
+          htmlHeaders(ctx, [], { ui });
+          ctx.body = deviceInputPage(
+            ui,
+            userCodeForm(ctx, ui.t('device:code')),
+            message && ui.t(`device:errors.${message}`),
+          );
         },
         async userCodeConfirmSource(ctx, form, client, _deviceInfo, userCode) {
-          htmlHeaders(ctx);
-          ctx.body = deviceConfirmPage(form, client.clientName ?? client.clientId, userCode);
+          const ui = uiOf(s, ctx);
+          htmlHeaders(ctx, [], { ui });
+          ctx.body = deviceConfirmPage(ui, form, client.clientName ?? client.clientId, userCode);
         },
         async successSource(ctx) {
-          htmlHeaders(ctx);
-          ctx.body = messagePage(
-            'Device connected',
-            'You can close this page and return to your device.',
-          );
+          const ui = uiOf(s, ctx);
+          htmlHeaders(ctx, [], { ui });
+          ctx.body = messagePage(ui, ui.t('device:connectedTitle'), ui.t('device:connected'));
         },
       },
     },
     async renderError(ctx, out) {
-      htmlHeaders(ctx);
+      const ui = uiOf(s, ctx);
+      htmlHeaders(ctx, [], { ui });
       ctx.type = 'html';
-      ctx.body = messagePage('Sign-in error', `${out.error}: ${out.error_description ?? ''}`);
+      // The error code and its description are oidc-provider's (English, for developers).
+      ctx.body = messagePage(
+        ui,
+        ui.t('common:signInError'),
+        escapeHtml(`${out.error}: ${out.error_description ?? ''}`),
+      );
     },
   };
 }

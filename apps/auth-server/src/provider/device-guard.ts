@@ -4,6 +4,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { DevicePollsRepo } from '../data/device-polls-repo.js';
 import { messagePage } from '../interactions/views.js';
 import { htmlHeaders } from '../security-headers.js';
+import type { UiFactory } from '../ui/index.js';
 import { DEVICE_GRANT } from './grant-types.js';
 
 export interface DeviceGuardOptions {
@@ -15,6 +16,8 @@ export interface DeviceGuardOptions {
   sessionCookie: string;
   /** oidc-provider's interaction resume cookie (configuration.ts `cookies.names.resume`). */
   resumeCookie: string;
+  /** The pages' language and brand. */
+  ui: UiFactory;
 }
 
 /** oidc-provider's device_resume route: where the browser returns after signing in. */
@@ -31,14 +34,12 @@ function cannotSucceed(ctx: Context, options: DeviceGuardOptions): boolean {
   );
 }
 
-function expiredPage(ctx: Context): void {
-  htmlHeaders(ctx);
+function expiredPage(ctx: Context, options: DeviceGuardOptions): void {
+  const ui = options.ui.of(ctx);
+  htmlHeaders(ctx, [], { ui });
   ctx.status = 400;
   ctx.type = 'html';
-  ctx.body = messagePage(
-    'Sign-in problem',
-    'This device sign-in has expired or is not valid here. Start again on your device.',
-  );
+  ctx.body = messagePage(ui, ui.t('common:signInProblem'), ui.t('device:expired'));
 }
 
 /** What RFC 8628 leaves to us: `interval` (§3.2), `slow_down` (§3.5), a wrong-code limit (§5.1). */
@@ -54,14 +55,16 @@ export function createDeviceGuard(polls: DevicePollsRepo, options: DeviceGuardOp
   const checked = new WeakMap<object, CheckedAttempt>();
 
   const middleware: Middleware = async function deviceGuard(ctx, next) {
-    if (cannotSucceed(ctx, options)) return expiredPage(ctx);
+    if (cannotSucceed(ctx, options)) return expiredPage(ctx, options);
     if (ctx.method === 'POST' && ctx.path === '/device') {
       const attempt = await options.userCodeLimiter.check(limiterKeys(ctx));
       if (attempt.retryAfter > 0) {
+        const ui = options.ui.of(ctx);
+        htmlHeaders(ctx, [], { ui });
         ctx.status = 429;
         ctx.set('Retry-After', String(attempt.retryAfter));
-        ctx.type = 'text/plain';
-        ctx.body = 'Too many wrong codes. Try again later.';
+        ctx.type = 'html';
+        ctx.body = messagePage(ui, ui.t('device:inputTitle'), ui.t('device:tooManyCodes'));
         return;
       }
       checked.set(ctx, attempt);
@@ -71,7 +74,7 @@ export function createDeviceGuard(polls: DevicePollsRepo, options: DeviceGuardOp
     } catch (error) {
       // A session without the form's secret: oidc-provider 9 throws rendering its retry form.
       if (ctx.method === 'POST' && CODE_FORM.test(ctx.path) && error instanceof TypeError)
-        return expiredPage(ctx);
+        return expiredPage(ctx, options);
       throw error;
     }
     if (ctx.method !== 'POST') return;

@@ -1,3 +1,4 @@
+import type { UiFactory } from '../ui/index.js';
 import { hash } from 'node:crypto';
 import { constantTimeEqual } from '@portcullis/observability';
 import type Provider from 'oidc-provider';
@@ -51,6 +52,8 @@ export interface ProviderExtensionDeps {
   events: GrantEventDeps;
   /** Failed client authentications (CLIENT_AUTH_*); none: unlimited. */
   clientAuthLimiter?: ClientAuthLimiter | undefined;
+  /** The pages' language and brand. */
+  ui: UiFactory;
 }
 
 /**
@@ -78,7 +81,7 @@ export function extendProvider(provider: Provider, deps: ProviderExtensionDeps):
   // 7. Discovery lists only the response modes left (its setting cannot remove any).
   provider.use(advertiseResponseModes);
   // 8. /device?user_code=…: our page with a Continue button, not an auto-submitting form.
-  provider.use(prefilledUserCodePage);
+  provider.use(prefilledUserCodePage(deps.ui));
   // 9. The token response's scope names the OIDC scopes of the grant too (RFC 6749 §5.1).
   provider.use(reportGrantedScope);
   // 10. Introspection: 403 for clients not registered for it; the API's JWTs reported.

@@ -50,6 +50,7 @@ function build(issuer: string, setup: ProviderSetup, options: ProviderHostOption
     },
     events: options.events,
     clientAuthLimiter: options.clientAuthLimiter,
+    ui: setup.ui,
   });
   return provider;
 }

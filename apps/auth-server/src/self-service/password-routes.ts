@@ -49,11 +49,10 @@ export function passwordRoutes(router: Router, deps: PasswordRouteDeps): void {
   const background = new Set<Promise<void>>();
 
   function show(ctx: Context, status: number, ui: Ui, title: string, body: string) {
-    htmlHeaders(ctx);
+    htmlHeaders(ctx, [], { ui });
     ctx.status = status;
     ctx.type = 'html';
-    ctx.body = page(title, body);
-    void ui; // the page's language and brand, once the layout takes them
+    ctx.body = page(ui, title, body);
   }
 
   const backLink = (ui: Ui, interaction: string | undefined) =>

@@ -1,0 +1,35 @@
+import type { Catalog } from '../index.js';
+
+export const accountPage: Catalog['accountPage'] = {
+  title: 'Ihr Konto',
+  signIn: 'Anmelden',
+  signInToManage: 'Melden Sie sich an, um zu verwalten, wie Sie sich anmelden.',
+  signInAgain:
+    'Um zu ändern, wie Sie sich anmelden, melden Sie sich zuerst erneut an (mit Ihrem zweiten Faktor, falls Sie einen haben).',
+  signedInAs: 'Angemeldet als <strong>{{email}}</strong>',
+  secondFactor: 'Zweiter Faktor',
+  appOnSince: 'Authenticator-App: eingeschaltet seit {{date}}.',
+  removeApp: 'Authenticator-App entfernen',
+  appNotSetUp: 'Authenticator-App: nicht eingerichtet.',
+  setUpApp: 'Authenticator-App einrichten',
+  recoveryCodes: 'Wiederherstellungscodes',
+  unused: '{{n}} unbenutzt.',
+  newRecoveryCodes: 'Neue Wiederherstellungscodes erstellen',
+  appAlreadySetUp: 'Eine Authenticator-App ist bereits eingerichtet: Entfernen Sie sie zuerst.',
+  appRemoved: 'Die Authenticator-App ist entfernt.',
+  setUpFactorFirst: 'Richten Sie zuerst einen zweiten Faktor ein.',
+  oldCodesGone: 'Ihre alten Wiederherstellungscodes gelten nicht mehr.',
+  passkeys: {
+    title: 'Passkeys',
+    none: 'Noch keine Passkeys.',
+    added: 'hinzugefügt {{added}}, zuletzt verwendet {{used}}',
+    synced: ', synchronisiert',
+    never: 'nie',
+    newName: 'Neuer Name',
+    rename: 'Umbenennen',
+    remove: 'Entfernen',
+    add: 'Passkey hinzufügen',
+    nameOfNew: 'Name des neuen Passkeys',
+    namePlaceholder: 'z. B. Laptop',
+  },
+};
