@@ -15,6 +15,7 @@ export const PROVIDER_ROUTES = {
   introspection: '/token/introspection',
   userinfo: '/me',
   end_session: '/session/end',
+  registration: '/register',
 };
 
 /** Every path of oidc-provider here: PROVIDER_ROUTES and the ones it derives or fixes. */
@@ -24,6 +25,7 @@ export const providerPaths = (): string[] => [
   '/request',
   `${PROVIDER_ROUTES.end_session}/confirm`,
   `${PROVIDER_ROUTES.code_verification}/:uid`,
+  `${PROVIDER_ROUTES.registration}/:clientId`,
 ];
 
 /** Every route of the auth server's own; app.ts puts them in front of oidc-provider. */

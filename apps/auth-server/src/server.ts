@@ -25,6 +25,8 @@ import { createClientAuthLimits } from './provider/client-auth-limits.js';
 import { createDeviceGuard } from './provider/device-guard.js';
 import { createMailer } from './mail/mailer.js';
 import { createMailRequestLimiter } from './mail/request-limits.js';
+import { openRegistration } from './provider/registration.js';
+import { PROVIDER_ROUTES } from './routes.js';
 import { createMfa } from './mfa/index.js';
 import { createKeyManager } from './provider/keys.js';
 import { createProviderHost, type ProviderHost } from './provider/provider-host.js';
@@ -236,6 +238,18 @@ export async function startAuthServer(
     }),
     selfService: config.selfService,
     logoutEverywhere: createLogoutEverywhere(denyList, deps.now),
+    openRegistration: openRegistration(
+      {
+        host,
+        path: PROVIDER_ROUTES.registration,
+        settings: config.agentClients.registration,
+      },
+      {
+        redis,
+        keyPrefix: `${config.redisKeyPrefix}rl:registration:`,
+        unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
+      },
+    ),
   });
   handler = app.callback();
 
@@ -252,6 +266,7 @@ export async function startAuthServer(
       httpsJwksUriOnly: config.env === 'production',
       mfa,
       denyList,
+      registration: config.agentClients.registration,
       ...(deps.now ? { now: deps.now } : {}),
     },
     logger,

@@ -41,6 +41,8 @@ describe('the discovery document', () => {
         'claim_types_supported',
         'claims_parameter_supported',
         'claims_supported',
+        // On unless CLIENT_ID_METADATA_DOCUMENTS=off (README "Client ID Metadata Documents").
+        'client_id_metadata_document_supported',
         'code_challenge_methods_supported',
         'device_authorization_endpoint',
         'dpop_signing_alg_values_supported',
@@ -108,7 +110,7 @@ describe('the discovery document', () => {
       request_uri_parameter_supported: false,
       authorization_response_iss_parameter_supported: true,
     });
-    // Off: dynamic registration, back- and front-channel logout, CIBA, mTLS, JAR, JARM.
+    // Off: dynamic registration (unless REGISTRATION is set), back- and front-channel logout, CIBA, mTLS, JAR, JARM.
     for (const absent of [
       'registration_endpoint',
       'backchannel_logout_supported',

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { adminErrors, AdminError } from './errors.js';
 import { factorRoutes } from './factor-routes.js';
 import { adminRoutes, requireAdminToken, type AdminDeps } from './routes.js';
+import { registrationRoutes } from './registration-routes.js';
 import { userRoutes } from './user-routes.js';
 
 /** The admin API (ADMIN_PORT, bound to 127.0.0.1): every route needs the admin token. */
@@ -16,6 +17,7 @@ export function createAdminApp(deps: AdminDeps, logger: Logger): Koa & { routePa
   adminRoutes(router, deps);
   factorRoutes(router, deps);
   userRoutes(router, deps);
+  registrationRoutes(router, deps);
   app.use(adminErrors(logger));
   app.use(async function noStore(ctx, next) {
     ctx.set('Cache-Control', 'no-store');

@@ -10,6 +10,7 @@ import type { ClientsRepo } from '../data/clients-repo.js';
 import type { SigningKeysRepo } from '../data/signing-keys-repo.js';
 import type { MfaCore } from '../mfa/index.js';
 import { keyState, type KeyManager } from '../provider/keys.js';
+import type { AgentClientSettings } from '../provider/agent-settings.js';
 import type { ProviderHost } from '../provider/provider-host.js';
 import { AdminError } from './errors.js';
 import {
@@ -44,6 +45,8 @@ export interface AdminDeps {
   mfa: MfaCore;
   /** Disabling a user and resetting a password end their sessions (user-routes.ts). */
   denyList: Pick<SharedDenyList, 'denySubject'>;
+  /** REGISTRATION*: POST /admin/registration-tokens (registration-routes.ts). */
+  registration?: AgentClientSettings['registration'] | undefined;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();

@@ -11,6 +11,7 @@ import type { ProviderHost } from '../provider/provider-host.js';
 import { formBody } from '../form-body.js';
 import { htmlHeaders, httpOrigins } from '../security-headers.js';
 import { passkeySignIn } from '../mfa/passkeys-views.js';
+import { clientHostOf } from '../provider/client-id-metadata.js';
 import { consentPage, loginPage, messagePage } from './views.js';
 
 export interface InteractionDeps {
@@ -104,6 +105,7 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
         abortAction: `/interaction/${interaction.uid}/abort`,
         csrf,
         clientName,
+        clientHost: clientHostOf(client),
         scopes: [...new Set(scopes)],
       });
       return;

@@ -59,12 +59,15 @@ export function consentPage(input: {
   abortAction: string;
   csrf: string;
   clientName: string;
+  /** The client's web host (a metadata document's, a registered client's redirect), shown with its name. */
+  clientHost?: string | undefined;
   scopes: string[];
 }): string {
   const items = input.scopes.map((s) => `<li>${escapeHtml(s)}</li>`).join('');
   return page(
     'Authorize access',
-    `<p><strong>${escapeHtml(input.clientName)}</strong> asks for:</p><ul>${items}</ul>
+    `${input.clientHost === undefined ? '' : `<p>This application is at <strong>${escapeHtml(input.clientHost)}</strong>.</p>`}
+<p><strong>${escapeHtml(input.clientName)}</strong> asks for:</p><ul>${items}</ul>
 <form method="post" action="${escapeHtml(input.action)}">
 <input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
 <button type="submit" name="decision" value="allow">Allow</button></form>
