@@ -22,6 +22,7 @@ export const PROVIDER_ROUTES = {
 export const providerPaths = (): string[] => [
   ...Object.values(PROVIDER_ROUTES),
   '/.well-known/openid-configuration',
+  '/.well-known/oauth-authorization-server',
   '/request',
   `${PROVIDER_ROUTES.end_session}/confirm`,
   `${PROVIDER_ROUTES.code_verification}/:uid`,

@@ -71,6 +71,13 @@ describe('the discovery document', () => {
     );
   });
 
+  test("RFC 8414's well-known URL serves the same document (MCP clients try it first)", async () => {
+    const rfc8414 = await (
+      await fetch(`${t.issuer}/.well-known/oauth-authorization-server`)
+    ).json();
+    expect(rfc8414).toEqual(doc);
+  });
+
   test('offers the two sign-in classes, password and multi-factor', () => {
     expect(doc['acr_values_supported']).toEqual([ACR.password, ACR.mfa]);
   });
