@@ -122,6 +122,7 @@ async function discoverFromApi() {
   expect(resourceMetadataUrl?.href).toBe(`${apiUrl}/.well-known/oauth-protected-resource`);
   const resource = await discoverOAuthProtectedResourceMetadata(apiUrl, { resourceMetadataUrl });
   const server = await discoverAuthorizationServerMetadata(resource.authorization_servers![0]!);
+  if (!server) throw new Error('no authorization server metadata');
   return { resourceMetadataUrl: resourceMetadataUrl!, resource, server };
 }
 
