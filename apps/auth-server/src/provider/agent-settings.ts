@@ -1,10 +1,10 @@
 import { API_SCOPES, ROLES } from '@portcullis/claims';
 import { z } from 'zod';
+import { OIDC_SCOPES } from './claims.js';
 
 // Clients nobody registered by hand (README "Dynamic client registration", "Client ID
 // Metadata Documents"): what the operator allows them.
 
-const OIDC = ['openid', 'offline_access', 'profile', 'email'];
 const GRANT_TYPES = [
   'authorization_code',
   'refresh_token',
@@ -26,7 +26,7 @@ export const agentClientVariables = {
   /** off | token (initial access tokens from the admin API) | open (anonymous, limited per IP). */
   REGISTRATION: z.enum(['off', 'token', 'open']).default('off'),
   /** The scopes a dynamically registered client may ask for (and gets when it names none). */
-  REGISTRATION_SCOPES: list([...OIDC, ...API_SCOPES], 'scopes').default([
+  REGISTRATION_SCOPES: list([...OIDC_SCOPES, ...API_SCOPES], 'scopes').default([
     'openid',
     'profile',
     'email',
