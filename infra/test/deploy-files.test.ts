@@ -560,6 +560,7 @@ describe('README', () => {
     const configs = [
       'apps/api/src/config.ts',
       'apps/auth-server/src/config.ts',
+      'apps/auth-server/src/provider/agent-settings.ts',
       'apps/web/src/config.ts',
       // The variables the apps share (TRUST_PROXY, WEB_PORT, DATABASE_URL, REDIS_URL, …).
       'packages/observability/src/environment.ts',

@@ -53,6 +53,8 @@ const SKIPPED: Record<string, string> = {
     'needs Docker and a server with public host names',
   'docker build -f infra/docker/Dockerfile -t ghcr.io/your-org/portcullis:0.1.0 . && docker push ghcr.io/your-org/portcullis:0.1.0':
     'needs Docker, a registry and Kubernetes',
+  'IAT=$(npm run -s admin -- registration:token --json | json initial_access_token)':
+    'needs the auth server restarted with REGISTRATION=token',
 };
 
 /** A block's first command line without its comment. */

@@ -24,7 +24,7 @@ import { createApiDpopVerifier } from './auth/dpop.js';
 import type { ApiConfig } from './config.js';
 import { createRepos } from './data/index.js';
 import { createEventBus, type EventBus } from './events/bus.js';
-import { BadRequestError } from './errors.js';
+import { apiChallengeOf, BadRequestError } from './errors.js';
 import { parseBodies } from './http/body-parser.js';
 import { createCursorCodec } from './http/cursor.js';
 import { authenticate, type ApiState } from './middleware/authenticate.js';
@@ -168,7 +168,7 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
         ...credentialResolvers(config, { repos, limiters, clock }),
         ...defaultResolvers(config, deps, dpop, limiters),
       ],
-      { publicUrl: config.dpop.publicUrl, nonces: dpop.nonces },
+      { publicUrl: config.dpop.publicUrl, nonces: dpop.nonces, challenge: apiChallengeOf(config) },
     ),
   );
 
@@ -229,7 +229,7 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
     )
     .use(securityHeaders({ hsts: config.env === 'production' }))
     .use(corsForAllowedOrigins)
-    .use(renderErrors(deps.logger))
+    .use(renderErrors(deps.logger, apiChallengeOf(config)))
     .use(serveMetrics)
     .use(credentialGuard(config, limiters))
     .use(readBodies)

@@ -2,6 +2,7 @@
 import {
   ACR,
   AuthenticationError,
+  resourceMetadataUrl,
   unauthorizedHeaders,
   wwwAuthenticate,
   type AuthenticationErrorCode,
@@ -13,6 +14,8 @@ import type {
   ErrorCodeOf,
   FieldErrors,
 } from '@portcullis/observability';
+import { API_DPOP_ALGORITHMS } from './auth/dpop.js';
+import type { ApiConfig } from './config.js';
 
 export type ErrorCode = ErrorCodeOf<'api'>;
 
@@ -40,6 +43,11 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
 
   readonly expose: boolean;
 
+  /** The headers sent: those given, or a challenge built with the app's settings. */
+  headersWith(_challenge: ChallengeSettings): Readonly<Record<string, string>> {
+    return this.headers;
+  }
+
   body(): ErrorBody {
     return this.expose && this.message !== this.code
       ? { error: this.code, message: this.message }
@@ -59,8 +67,13 @@ export class BadRequestError extends AppError<
   }
 }
 
-/** How the API presents itself in every challenge: the package defaults (realm, DPoP algorithms). */
-export const API_CHALLENGE: ChallengeSettings = Object.freeze({});
+/** How the API presents itself in every challenge: the package defaults and RFC 9728's URL. */
+export function apiChallengeOf(config: Pick<ApiConfig, 'audience'>): ChallengeSettings {
+  return Object.freeze({
+    dpopAlgorithms: API_DPOP_ALGORITHMS,
+    resourceMetadata: resourceMetadataUrl(config.audience),
+  });
+}
 
 /** A refusal built by @portcullis/claims (RFC 6750 §3, 9449 §7.1, 9470 §3), sent as it is. */
 export class RefusalError extends AppError<AuthenticationErrorCode> {
@@ -80,16 +93,19 @@ export class RefusalError extends AppError<AuthenticationErrorCode> {
 export class UnauthorizedError extends RefusalError {
   override name = 'UnauthorizedError';
   constructor(
-    code: UnauthorizedCode = 'unauthenticated',
-    options: { scheme?: 'Bearer' | 'DPoP'; description?: string } = {},
+    readonly unauthorizedCode: UnauthorizedCode = 'unauthenticated',
+    readonly options: { scheme?: 'Bearer' | 'DPoP'; description?: string } = {},
   ) {
     super(
-      new AuthenticationError(401, code, {
+      new AuthenticationError(401, unauthorizedCode, {
         description: options.description,
         reason: 'credential_missing',
-        headers: unauthorizedHeaders(API_CHALLENGE, code, options),
+        headers: unauthorizedHeaders({}, unauthorizedCode, options),
       }),
     );
+  }
+  override headersWith(challenge: ChallengeSettings): Readonly<Record<string, string>> {
+    return unauthorizedHeaders(challenge, this.unauthorizedCode, this.options);
   }
 }
 
@@ -214,9 +230,10 @@ export class ServiceUnavailableError extends AppError<'temporarily_unavailable'>
 export class InvalidCredentialsError extends AppError<'invalid_credentials'> {
   override name = 'InvalidCredentialsError';
   constructor() {
-    super(401, 'invalid_credentials', 'the email or password is wrong', {
-      headers: { 'WWW-Authenticate': wwwAuthenticate({ ...API_CHALLENGE, dpopAlgorithms: false }) },
-    });
+    super(401, 'invalid_credentials', 'the email or password is wrong');
+  }
+  override headersWith(challenge: ChallengeSettings): Readonly<Record<string, string>> {
+    return { 'WWW-Authenticate': wwwAuthenticate({ ...challenge, dpopAlgorithms: false }) };
   }
 }
 
@@ -228,19 +245,19 @@ export class SecondFactorRequiredError extends AppError<'second_factor_required'
       401,
       'second_factor_required',
       'this account signs in with a second factor: sign in at the auth server (authorization code with PKCE), not with a password here',
-      {
-        headers: {
-          'WWW-Authenticate': wwwAuthenticate(
-            { ...API_CHALLENGE, dpopAlgorithms: false },
-            {
-              error: 'insufficient_user_authentication',
-              description: 'a second factor is required',
-              acrValues: ACR.mfa,
-            },
-          ),
-        },
-      },
     );
+  }
+  override headersWith(challenge: ChallengeSettings): Readonly<Record<string, string>> {
+    return {
+      'WWW-Authenticate': wwwAuthenticate(
+        { ...challenge, dpopAlgorithms: false },
+        {
+          error: 'insufficient_user_authentication',
+          description: 'a second factor is required',
+          acrValues: ACR.mfa,
+        },
+      ),
+    };
   }
 }
 

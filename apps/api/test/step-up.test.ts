@@ -8,19 +8,22 @@ import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { calculateJwkThumbprint, CompactSign, exportJWK, generateKeyPair } from 'jose';
 import { ACR, DPOP_ALGORITHMS } from '@portcullis/claims';
+import { TEST_API_AUDIENCE } from '@portcullis/testing';
 import { login, withSession } from './helpers/credentials.js';
 import { makeOrder, makeUser } from './helpers/factories.js';
 import { startTestApi, type IssuerTestApi } from './helpers/harness.js';
 
 const MAX_AGE = 300;
 const THRESHOLD = 10_000;
-const DPOP = `DPoP realm="portcullis", algs="${DPOP_ALGORITHMS.join(' ')}"`;
+/** RFC 9728: every challenge names the API's metadata. */
+const METADATA = `resource_metadata="${TEST_API_AUDIENCE}/.well-known/oauth-protected-resource"`;
+const DPOP = `DPoP realm="portcullis", algs="${DPOP_ALGORITHMS.join(' ')}", ${METADATA}`;
 const nowSec = () => Math.floor(Date.now() / 1000);
 
 /** The RFC 9470 §3 challenge of a Bearer request, both schemes offered as on every 401. */
 const challenge = (description: string) =>
   `Bearer realm="portcullis", error="insufficient_user_authentication", ` +
-  `error_description="${description}", acr_values="${ACR.mfa}", max_age=${MAX_AGE}, ${DPOP}`;
+  `error_description="${description}", acr_values="${ACR.mfa}", max_age=${MAX_AGE}, ${METADATA}, ${DPOP}`;
 const SECOND_FACTOR = 'this operation requires a sign-in with a second factor';
 const RECENT = 'this operation requires a more recent sign-in';
 
@@ -155,7 +158,7 @@ describe('DELETE /users/:id asks for a recent second-factor sign-in', () => {
     expect(reply.headers.get('www-authenticate')).toBe(
       `DPoP realm="portcullis", error="insufficient_user_authentication", ` +
         `error_description="${SECOND_FACTOR}", acr_values="${ACR.mfa}", max_age=${MAX_AGE}, ` +
-        `algs="${DPOP_ALGORITHMS.join(' ')}", Bearer realm="portcullis"`,
+        `algs="${DPOP_ALGORITHMS.join(' ')}", ${METADATA}, Bearer realm="portcullis", ${METADATA}`,
     );
     expect(reply.body).toEqual(refusal(SECOND_FACTOR));
   });

@@ -1,4 +1,4 @@
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import type { AccountTokens, AccountsRepo, SignInLimiter } from '@portcullis/accounts';
 import type { Db, SharedDenyList } from '@portcullis/db';
 import {
@@ -80,6 +80,8 @@ export interface AuthAppParts {
   userSessions: UserSessionsRepo;
   /** A user's orders and payments; closing an account (account/). */
   personalData: PersonalDataRepo;
+  /** REGISTRATION=open: anonymous registrations limited per IP (provider/registration.ts). */
+  openRegistration?: Middleware | undefined;
 }
 
 /** A NUL in the path or query is refused: PostgreSQL cannot store one (README "Bad input"). */
@@ -121,6 +123,7 @@ export function createAuthApp(
   app.use(indexRoutesByFirstSegment(operational).routes());
   app.use(indexRoutesByFirstSegment(pages).routes());
   app.use(parts.deviceGuard.middleware);
+  if (parts.openRegistration) app.use(parts.openRegistration);
   app.use(parts.host.middleware);
   void config;
   return Object.assign(app, {

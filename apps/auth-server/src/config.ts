@@ -9,6 +9,11 @@ import {
 } from '@portcullis/db';
 import { z } from 'zod';
 import { LANGUAGES, type Language, type UiSettings } from './ui/index.js';
+import {
+  agentClientSettingsOf,
+  agentClientVariables,
+  type AgentClientSettings,
+} from './provider/agent-settings.js';
 import { DEFAULT_MAX_ASSERTION_LIFETIME } from './provider/client-assertion.js';
 import type { ClientAuthLimits } from './provider/client-auth-limits.js';
 import {
@@ -84,6 +89,8 @@ const schema = z
     DPOP_NONCE: boolean.default(false),
     /** true: every client must push its authorization request first (README "PAR"). */
     REQUIRE_PAR: boolean.default(false),
+    /** REGISTRATION*, CLIENT_ID_METADATA_* (README "Dynamic client registration"). */
+    ...agentClientVariables,
     /** Seconds a new signing key is published before it signs (publish before sign). */
     SIGNING_KEY_PUBLISH_LEAD: z.coerce.number().int().min(1).max(86_400).default(60),
     ALERT_WEBHOOK_URL: z.url().optional(),
@@ -210,6 +217,8 @@ type OwnConfig = Readonly<{
   trustProxy: boolean;
   dpopNonce: boolean;
   requirePar: boolean;
+  /** REGISTRATION*, CLIENT_ID_METADATA_*: clients nobody registered by hand. */
+  agentClients: AgentClientSettings;
   signingKeyPublishLead: number;
   alertWebhookUrl: string | undefined;
   seedDemo: boolean;
@@ -265,6 +274,7 @@ export function parseAuthConfig(env: Record<string, string | undefined>): AuthCo
     trustProxy: e.TRUST_PROXY,
     dpopNonce: e.DPOP_NONCE,
     requirePar: e.REQUIRE_PAR,
+    agentClients: agentClientSettingsOf(e),
     signingKeyPublishLead: e.SIGNING_KEY_PUBLISH_LEAD,
     alertWebhookUrl: e.ALERT_WEBHOOK_URL,
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV === 'development',

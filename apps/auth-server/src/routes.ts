@@ -17,15 +17,18 @@ export const PROVIDER_ROUTES = {
   introspection: '/token/introspection',
   userinfo: '/me',
   end_session: '/session/end',
+  registration: '/register',
 };
 
 /** Every path of oidc-provider here: PROVIDER_ROUTES and the ones it derives or fixes. */
 export const providerPaths = (): string[] => [
   ...Object.values(PROVIDER_ROUTES),
   '/.well-known/openid-configuration',
+  '/.well-known/oauth-authorization-server',
   '/request',
   `${PROVIDER_ROUTES.end_session}/confirm`,
   `${PROVIDER_ROUTES.code_verification}/:uid`,
+  `${PROVIDER_ROUTES.registration}/:clientId`,
 ];
 
 /** Every route of the auth server's own; app.ts puts them in front of oidc-provider. */

@@ -26,6 +26,8 @@ import { createDeviceGuard } from './provider/device-guard.js';
 import { createMailer } from './mail/mailer.js';
 import { createMailOutbox } from './mail/outbox.js';
 import { createMailRequestLimiter } from './mail/request-limits.js';
+import { openRegistration } from './provider/registration.js';
+import { PROVIDER_ROUTES } from './routes.js';
 import { createMfa } from './mfa/index.js';
 import { createKeyManager } from './provider/keys.js';
 import { createProviderHost, type ProviderHost } from './provider/provider-host.js';
@@ -261,6 +263,18 @@ export async function startAuthServer(
     logoutEverywhere,
     userSessions: repos.userSessions,
     personalData: repos.personalData,
+    openRegistration: openRegistration(
+      {
+        host,
+        path: PROVIDER_ROUTES.registration,
+        settings: config.agentClients.registration,
+      },
+      {
+        redis,
+        keyPrefix: `${config.redisKeyPrefix}rl:registration:`,
+        unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
+      },
+    ),
   });
   handler = app.callback();
 
@@ -278,6 +292,7 @@ export async function startAuthServer(
       mfa,
       denyList,
       userSessions: repos.userSessions,
+      registration: config.agentClients.registration,
       ...(deps.now ? { now: deps.now } : {}),
       forceReset: {
         passwordMail: {

@@ -41,6 +41,8 @@ describe('the discovery document', () => {
         'claim_types_supported',
         'claims_parameter_supported',
         'claims_supported',
+        // On unless CLIENT_ID_METADATA_DOCUMENTS=off (README "Client ID Metadata Documents").
+        'client_id_metadata_document_supported',
         'code_challenge_methods_supported',
         'device_authorization_endpoint',
         'dpop_signing_alg_values_supported',
@@ -68,6 +70,13 @@ describe('the discovery document', () => {
         'userinfo_endpoint',
       ].sort(),
     );
+  });
+
+  test("RFC 8414's well-known URL serves the same document (MCP clients try it first)", async () => {
+    const rfc8414 = await (
+      await fetch(`${t.issuer}/.well-known/oauth-authorization-server`)
+    ).json();
+    expect(rfc8414).toEqual(doc);
   });
 
   test('offers the two sign-in classes, password and multi-factor', () => {
@@ -109,7 +118,7 @@ describe('the discovery document', () => {
       request_uri_parameter_supported: false,
       authorization_response_iss_parameter_supported: true,
     });
-    // Off: dynamic registration, back- and front-channel logout, CIBA, mTLS, JAR, JARM.
+    // Off: dynamic registration (unless REGISTRATION is set), back- and front-channel logout, CIBA, mTLS, JAR, JARM.
     for (const absent of [
       'registration_endpoint',
       'backchannel_logout_supported',

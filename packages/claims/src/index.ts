@@ -25,6 +25,7 @@ export {
 } from './jwks.js';
 export {
   API_SCOPE,
+  API_SCOPES,
   hasPermission,
   isPermissionString,
   narrowPermissions,
@@ -112,6 +113,13 @@ export {
   type UnauthorizedCode,
 } from './challenge.js';
 export { externalUrlOf } from './http.js';
+export {
+  PROTECTED_RESOURCE_METADATA_PATH,
+  protectedResourceMetadata,
+  resourceMetadataUrl,
+  type ProtectedResourceMetadata,
+  type ResourceDescription,
+} from './resource-metadata.js';
 export {
   authRequestOf,
   createAuthenticator,

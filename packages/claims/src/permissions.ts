@@ -54,6 +54,9 @@ export const ROLES = Object.keys(ROLE_PERMISSIONS) as Role[];
 /** The OAuth scope meaning "every permission my roles give me" (see index.ts). */
 export const API_SCOPE = 'api';
 
+/** Every scope of the API: `api` and each permission (the auth server's and the API's metadata). */
+export const API_SCOPES: readonly string[] = [API_SCOPE, ...new Set(Object.values(Perm))];
+
 // Lower-case ASCII only: no case folding or look-alikes can make two spellings of one permission.
 const PERMISSION_RE = /^([a-z][a-z0-9-]*):(\*|[a-z][a-z0-9-]*)$/;
 

@@ -6,6 +6,7 @@ export {
   type TestAuthServer,
 } from './auth-server.js';
 export { TEST_API_AUDIENCE } from './constants.js';
+export { startDocumentServer, type DocumentServer } from './client-documents.js';
 export {
   browser,
   CookieJar,

@@ -3,7 +3,9 @@ import {
   createDpopNonces,
   createDpopVerifier,
   createMemoryReplayStore,
+  DPOP_ALGORITHMS,
   externalUrlOf,
+  type DpopAlgorithm,
   type DpopReplayStore,
   type DpopRequest,
   type DpopVerifier,
@@ -19,6 +21,9 @@ export interface OwnedReplayStore extends DpopReplayStore {
 }
 
 const REDIS_TIMEOUT_MS = 1000;
+
+/** The proof algorithms the API accepts, offered in its challenges and its RFC 9728 metadata. */
+export const API_DPOP_ALGORITHMS: readonly DpopAlgorithm[] = DPOP_ALGORITHMS;
 
 /** Proof `jti`s in Redis (`SET NX PX`), shared by every instance; Redis down: 503 (fail closed). */
 export function dpopReplayStoreFromConfig(
@@ -64,6 +69,7 @@ export function createApiDpopVerifier(
     replay: deps.replay,
     nonces: config.dpop.nonce ? createDpopNonces({ secret: deps.nonceSecret, ...now }) : undefined,
     iatWindowSec: config.dpop.iatWindowSec,
+    algorithms: API_DPOP_ALGORITHMS,
     ...now,
   });
 }

@@ -6,10 +6,11 @@ import {
   type DpopNonces,
   type DpopRequest,
   type Principal,
+  type ChallengeSettings,
   type PrincipalResolver,
 } from '@portcullis/claims';
 import { dpopRequestOf } from '../auth/dpop.js';
-import { API_CHALLENGE, BadRequestError, UnauthorizedError } from '../errors.js';
+import { BadRequestError, UnauthorizedError } from '../errors.js';
 
 export interface ApiState {
   principal?: Principal;
@@ -22,6 +23,8 @@ const QUERY_CREDENTIALS = ['access_token', 'api_key', 'apikey', 'sid'];
 export interface AuthenticateOptions {
   publicUrl?: string | undefined;
   nonces?: DpopNonces | undefined;
+  /** The app's challenge settings (errors.ts apiChallengeOf). */
+  challenge?: ChallengeSettings | undefined;
 }
 
 const NO_COOKIES: CredentialInput['cookies'] = { get: () => undefined };
@@ -55,7 +58,7 @@ export function authenticate(
   const authenticator = createAuthenticator({
     resolvers,
     nonces: options.nonces,
-    challenge: API_CHALLENGE,
+    challenge: options.challenge ?? {},
   });
   const { publicUrl } = options;
   return async function authenticateRequest(ctx, next) {

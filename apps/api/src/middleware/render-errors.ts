@@ -5,10 +5,10 @@ import {
   ForbiddenError as ClaimsForbiddenError,
   fromTokenError,
   TokenError,
+  type ChallengeSettings,
 } from '@portcullis/claims';
 import { isDatabaseUnavailable, isUniqueViolation } from '@portcullis/db';
 import {
-  API_CHALLENGE,
   AppError,
   ConflictError,
   ForbiddenError,
@@ -20,10 +20,10 @@ import {
 import { bodyReadError } from '../http/body-parser.js';
 
 /** Every thrown value becomes an AppError; anything unrecognised is a 500. */
-export function toAppError(error: unknown): AppError {
+export function toAppError(error: unknown, challenge: ChallengeSettings = {}): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof AuthenticationError) return new RefusalError(error);
-  if (error instanceof TokenError) return new RefusalError(fromTokenError(API_CHALLENGE, error));
+  if (error instanceof TokenError) return new RefusalError(fromTokenError(challenge, error));
   if (error instanceof ClaimsForbiddenError) return new ForbiddenError(error.permission);
   if (isUniqueViolation(error)) return new ConflictError('conflict', 'the resource already exists');
   if (isDatabaseUnavailable(error)) {
@@ -52,7 +52,7 @@ const STATUS_CODES: Record<number, ErrorCode> = {
 };
 
 /** The one error renderer; also shapes bodiless 404/405 and logs 5xx, never sending a stack. */
-export function renderErrors(logger: Logger): Middleware {
+export function renderErrors(logger: Logger, challenge: ChallengeSettings = {}): Middleware {
   return async function errorRenderer(ctx, next) {
     try {
       await next();
@@ -61,7 +61,7 @@ export function renderErrors(logger: Logger): Middleware {
         ctx.body = { error: STATUS_CODES[ctx.status] ?? 'invalid_request' };
       }
     } catch (thrown) {
-      const error = toAppError(thrown);
+      const error = toAppError(thrown, challenge);
       const log = (ctx.state as { log?: Logger }).log ?? logger;
       if (error.status >= 500) {
         log.error(
@@ -83,7 +83,9 @@ export function renderErrors(logger: Logger): Middleware {
         );
       }
       ctx.status = error.status;
-      for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+      for (const [name, value] of Object.entries(error.headersWith(challenge))) {
+        ctx.set(name, value);
+      }
       ctx.remove('ETag');
       ctx.remove('Last-Modified');
       ctx.set('Cache-Control', 'no-store');

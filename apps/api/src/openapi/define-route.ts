@@ -6,11 +6,12 @@ import {
   resolveAuthorization,
   stepUpError,
   stepUpShortfall,
+  type ChallengeSettings,
   type Permission,
   type StepUpRequirement,
 } from '@portcullis/claims';
 import type { ApiConfig } from '../config.js';
-import { API_CHALLENGE, ForbiddenError, NotFoundError } from '../errors.js';
+import { ForbiddenError, NotFoundError } from '../errors.js';
 import { parseBody, parseQuery } from '../http/validate.js';
 import { principalOf, type ApiState } from '../middleware/authenticate.js';
 import { z } from './zod.js';
@@ -23,6 +24,8 @@ export interface ApiRouter {
   authenticate: Middleware<ApiState>;
   /** README "Step-up": whether step-up rules are enforced, and their configured values. */
   stepUp: ApiConfig['stepUp'];
+  /** How the API presents itself in its challenges (errors.ts apiChallengeOf). */
+  challenge: ChallengeSettings;
 }
 
 type EmptyObject = z.ZodObject<Record<string, never>>;
@@ -144,12 +147,16 @@ export function guardsOf(
 }
 
 /** RFC 9470: throws unless the sign-in meets `rule`; a credential with no user sign-in gets 403. */
-export function requireStepUp(ctx: ParameterizedContext<ApiState>, rule: StepUpRequirement): void {
+export function requireStepUp(
+  ctx: ParameterizedContext<ApiState>,
+  rule: StepUpRequirement,
+  challenge: ChallengeSettings,
+): void {
   const shortfall = stepUpShortfall(principalOf(ctx), rule);
   if (shortfall === undefined) return;
   if (shortfall === 'no_user_sign_in') throw new ForbiddenError('step-up: no user sign-in');
   const scheme = resolveAuthorization(ctx.get('Authorization') || undefined)?.scheme ?? 'Bearer';
-  throw stepUpError(API_CHALLENGE, shortfall, rule, scheme);
+  throw stepUpError(challenge, shortfall, rule, scheme);
 }
 
 function stepUpGuardOf(
@@ -158,7 +165,7 @@ function stepUpGuardOf(
 ): Middleware<ApiState>[] {
   if (!rule || rule.when || !api.stepUp.enforced) return [];
   const requireRouteStepUp: Middleware<ApiState> = async function requireRouteStepUp(ctx, next) {
-    requireStepUp(ctx, rule);
+    requireStepUp(ctx, rule, api.challenge);
     await next();
   };
   return [requireRouteStepUp];
@@ -221,7 +228,8 @@ export function defineRoute<
     if (query) input.query = parseQuery(query, ctx.query) as z.output<Q>;
     else if (ctx.querystring !== '') input.query = parseQuery(NO_QUERY, ctx.query) as z.output<Q>;
     if (body) input.body = parseBody(body, ctx.request.body);
-    if (conditionalStepUp?.when?.applies(input)) requireStepUp(ctx, conditionalStepUp);
+    if (conditionalStepUp?.when?.applies(input))
+      requireStepUp(ctx, conditionalStepUp, api.challenge);
     await handler(ctx, input);
   };
   Object.defineProperty(validate, 'name', { value: spec.operationId });

@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import Router from '@koa/router';
 import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { ApiConfig } from '../config.js';
+import { apiChallengeOf } from '../errors.js';
 import type { ApiState } from '../middleware/authenticate.js';
 import type { ApiRouter } from '../openapi/define-route.js';
 import { apiKeyRoutes } from './api-keys.js';
@@ -12,6 +13,7 @@ import { openApiRoutes } from './openapi.js';
 import { orderActionRoutes } from './order-actions.js';
 import { ordersRoutes } from './orders.js';
 import { paymentsRoutes } from './payments.js';
+import { resourceMetadataRoutes } from './resource-metadata.js';
 import { sessionRoutes } from './sessions.js';
 import { streamRoutes } from './stream.js';
 import { uploadDirectRoutes } from './upload-direct.js';
@@ -33,9 +35,11 @@ export function createApiRoutes(
     registry: new OpenAPIRegistry(),
     authenticate,
     stepUp: config.stepUp,
+    challenge: apiChallengeOf(config),
   };
   healthRoutes(api, deps);
   openApiRoutes(api, config);
+  resourceMetadataRoutes(api, config);
   ordersRoutes(api, deps);
   orderActionRoutes(api, deps);
   usersRoutes(api, deps);

@@ -11,6 +11,7 @@ import type { SigningKeysRepo } from '../data/signing-keys-repo.js';
 import type { UserSessionsRepo } from '../data/user-sessions-repo.js';
 import type { MfaCore } from '../mfa/index.js';
 import { keyState, type KeyManager } from '../provider/keys.js';
+import type { AgentClientSettings } from '../provider/agent-settings.js';
 import type { ProviderHost } from '../provider/provider-host.js';
 import { AdminError } from './errors.js';
 import type { ForceResetDeps } from './force-reset-routes.js';
@@ -50,6 +51,8 @@ export interface AdminDeps {
   forceReset?: Omit<ForceResetDeps, 'accounts' | 'audit'>;
   /** GET/DELETE /admin/users/:id/sessions (session-routes.ts). */
   userSessions: UserSessionsRepo;
+  /** REGISTRATION*: POST /admin/registration-tokens (registration-routes.ts). */
+  registration?: AgentClientSettings['registration'] | undefined;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();

@@ -41,6 +41,9 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
                 replaces what is given (--scope '' or --roles '' removes it)
   client:rotate-secret <client_id>   a new secret, shown once; the old one stops working
   client:delete <client_id>
+  registration:token [--ttl SECONDS]
+                an initial access token for one dynamic registration (RFC 7591),
+                shown once; needs REGISTRATION=token or open
   signing-key:rotate [--alg RS256|ES256] [--now]
                 published at once, signs after SIGNING_KEY_PUBLISH_LEAD (default 60 s);
                 --now signs at once (emergency: verifiers that cached the JWKS may
@@ -85,6 +88,7 @@ async function main(argv: string[]): Promise<number> {
       now: { type: 'boolean' },
       kind: { type: 'string' },
       limit: { type: 'string' },
+      ttl: { type: 'string' },
       after: { type: 'string' },
       generate: { type: 'boolean' },
       session: { type: 'string' },
@@ -284,6 +288,11 @@ async function main(argv: string[]): Promise<number> {
         return 64;
       }
       res = await call('DELETE', clientPath(arg));
+      break;
+    case 'registration:token':
+      res = await call('POST', '/admin/registration-tokens', {
+        ...(values.ttl ? { ttl: Number(values.ttl) } : {}),
+      });
       break;
     case 'signing-key:rotate':
       res = await call('POST', '/admin/signing-keys', {

@@ -16,6 +16,8 @@ export type AuditKind =
   | 'client_deleted'
   | 'client_updated'
   | 'client_secret_rotated'
+  | 'client_registered'
+  | 'registration_token_issued'
   | 'user_created'
   | 'user_roles_changed'
   | 'user_disabled'

@@ -14,6 +14,7 @@ import { passkeySignIn } from '../mfa/passkeys-views.js';
 import type { AuthConfig } from '../config.js';
 import type { Ui, UiFactory } from '../ui/index.js';
 import { clientDisplayName } from '../ui/client-name.js';
+import { clientHostOf } from '../provider/client-id-metadata.js';
 import { consentPage, loginPage, messagePage } from './views.js';
 
 export interface InteractionDeps {
@@ -124,6 +125,7 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
         abortAction: `/interaction/${interaction.uid}/abort`,
         csrf,
         clientName,
+        clientHost: clientHostOf(client),
         scopes: [...new Set(scopes)],
       });
       return;

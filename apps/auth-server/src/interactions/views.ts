@@ -99,6 +99,8 @@ export function consentPage(
     abortAction: string;
     csrf: string;
     clientName: string;
+    /** The client's web host (a metadata document's, a registered client's redirect), shown with its name. */
+    clientHost?: string | undefined;
     scopes: string[];
   },
 ): string {
@@ -107,7 +109,8 @@ export function consentPage(
   return page(
     ui,
     t('consent:title'),
-    `<p>${t('consent:asksFor', { client: input.clientName })}</p><ul>${items}</ul>
+    `${input.clientHost === undefined ? '' : `<p>${t('consent:clientHost', { host: input.clientHost })}</p>`}
+<p>${t('consent:asksFor', { client: input.clientName })}</p><ul>${items}</ul>
 <form method="post" action="${escapeHtml(input.action)}">
 <input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
 <button type="submit" name="decision" value="allow">${t('consent:allow')}</button></form>

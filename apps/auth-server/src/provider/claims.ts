@@ -1,12 +1,12 @@
 import type { AccountsRepo } from '@portcullis/accounts';
-import { API_SCOPE, CLIENT_SUBJECT_PREFIX, Perm } from '@portcullis/claims';
+import { API_SCOPES, CLIENT_SUBJECT_PREFIX } from '@portcullis/claims';
 import { errors, type Client, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
 import { grantIssuedAt } from '../data/oidc-adapter.js';
 import { FAPI_ALGS, isFapiClient } from './fapi.js';
 import { accessTokenSigner, type KeyRing } from './keys.js';
 
 /** Scopes of the API resource server: `api` (all permissions of my roles) and each permission. */
-export const API_SCOPES: readonly string[] = [API_SCOPE, ...new Set(Object.values(Perm))];
+export { API_SCOPES };
 
 export const isApiScope = (scope: string) => API_SCOPES.includes(scope);
 

@@ -40,6 +40,8 @@ import { userCodeForm } from './device-complete-uri.js';
 import { checkRequestedScope } from './requested-scope.js';
 import type { KeyRing } from './keys.js';
 import { createLogoutGuard } from './subject-logout.js';
+import { DYNAMIC_MARK, registrationFeatures } from './registration.js';
+import { clientIdMetadataFeature, providerFetch } from './client-id-metadata.js';
 
 export interface ProviderSetup {
   config: AuthConfig;
@@ -85,6 +87,9 @@ function validateClientMetadata(
   }
   if (key === 'first_party' && value !== undefined && typeof value !== 'boolean') {
     throw new TypeError('first_party must be a boolean');
+  }
+  if (key === DYNAMIC_MARK && value !== undefined && typeof value !== 'boolean') {
+    throw new TypeError(`${DYNAMIC_MARK} must be a boolean`);
   }
   if (key === 'introspection' && value !== undefined && typeof value !== 'boolean') {
     throw new TypeError('introspection must be a boolean');
@@ -175,7 +180,15 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       clientAuthSigningAlgValues: [...CLIENT_ASSERTION_ALGS],
     },
     extraClientMetadata: {
-      properties: ['roles', 'first_party', 'introspection', 'fapi', 'require_mfa', LEGACY_AUDIENCE],
+      properties: [
+        'roles',
+        'first_party',
+        'introspection',
+        'fapi',
+        'require_mfa',
+        LEGACY_AUDIENCE,
+        DYNAMIC_MARK,
+      ],
       validator: validateClientMetadata,
     },
     allowOmittingSingleRegisteredRedirectUri: false,
@@ -214,6 +227,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
     },
     routes: PROVIDER_ROUTES,
+    fetch: providerFetch(config.env === 'production'),
     features: {
       devInteractions: { enabled: false },
       // Per client, `"fapi": "2.0"` (README "FAPI 2.0"); no client is FAPI by default.
@@ -237,6 +251,10 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
         allowedPolicy: async (_ctx, client) => mayIntrospect(client),
       },
       userinfo: { enabled: true },
+      // RFC 7591/7592 as REGISTRATION says (provider/registration.ts); off by default.
+      ...registrationFeatures(config.agentClients.registration),
+      // An https client_id names its own metadata document (provider/client-id-metadata.ts).
+      clientIdMetadataDocument: clientIdMetadataFeature(config.agentClients.clientIdMetadata),
       // README "Features of oidc-provider": our pages and headers, registered targets only.
       rpInitiatedLogout: {
         enabled: true,

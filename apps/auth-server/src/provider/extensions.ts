@@ -10,6 +10,7 @@ import { prefilledUserCodePage } from './device-complete-uri.js';
 import { watchGrantEvents, type GrantEventDeps } from './grant-events.js';
 import { introspectApiJwts, type JwtIntrospectionOptions } from './introspection.js';
 import { describeRefusals } from './refusal-descriptions.js';
+import { auditRegistrations } from './registration.js';
 import { claimJtiOnce } from './replay-detection.js';
 import { advertiseResponseModes, removeFormPost } from './response-modes.js';
 import { reportGrantedScope } from './token-scope.js';
@@ -92,4 +93,6 @@ export function extendProvider(provider: Provider, deps: ProviderExtensionDeps):
   watchGrantEvents(provider, deps.events);
   // 12. A refused grant or client assertion gets a description saying why (RFC 6749 §5.2).
   describeRefusals(provider);
+  // 13. Dynamic registrations, updates and deletions: audit rows.
+  auditRegistrations(provider, deps.events);
 }

@@ -14,11 +14,17 @@ export function removeFormPost(provider: Provider): void {
   ).responseModes.delete('form_post');
 }
 
+/** OpenID Connect's and RFC 8414's URL of the one discovery document. */
+const DISCOVERY_PATHS = new Set([
+  '/.well-known/openid-configuration',
+  '/.well-known/oauth-authorization-server',
+]);
+
 /** Discovery always lists all three and its setting cannot remove any: corrected after it. */
 export const advertiseResponseModes: Middleware = async function advertiseResponseModes(ctx, next) {
   await next();
   const body = ctx.body as { response_modes_supported?: string[] } | undefined;
-  if (ctx.path === '/.well-known/openid-configuration' && body?.response_modes_supported) {
+  if (DISCOVERY_PATHS.has(ctx.path) && body?.response_modes_supported) {
     body.response_modes_supported = [...RESPONSE_MODES];
   }
 };

@@ -2,6 +2,23 @@
 // Do not edit: change the API's zod schemas, then run `pnpm client:generate`.
 
 export interface paths {
+  '/.well-known/oauth-protected-resource': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** OAuth 2.0 Protected Resource Metadata (RFC 9728) */
+    get: operations['protectedResourceMetadata'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api-keys': {
     parameters: {
       query?: never;
@@ -687,6 +704,36 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  protectedResourceMetadata: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Who issues tokens for this API, and how to present them */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            authorization_servers: string[];
+            bearer_methods_supported: string[];
+            dpop_bound_access_tokens_required: boolean;
+            dpop_signing_alg_values_supported?: string[];
+            resource: string;
+            resource_documentation?: string;
+            scopes_supported: string[];
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+  };
   listApiKeys: {
     parameters: {
       query?: {

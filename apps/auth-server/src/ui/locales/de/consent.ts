@@ -3,6 +3,7 @@ import type { Catalog } from '../index.js';
 export const consent: Catalog['consent'] = {
   title: 'Zugriff erlauben',
   asksFor: '<strong>{{client}}</strong> bittet um:',
+  clientHost: 'Diese Anwendung befindet sich unter <strong>{{host}}</strong>.',
   allow: 'Erlauben',
   deny: 'Ablehnen',
   scopes: {

@@ -2,6 +2,7 @@
 export const consent = {
   title: 'Authorize access',
   asksFor: '<strong>{{client}}</strong> asks for:',
+  clientHost: 'This application is at <strong>{{host}}</strong>.',
   allow: 'Allow',
   deny: 'Deny',
   scopes: {
