@@ -3,6 +3,8 @@ import { readinessEndpoint } from '@portcullis/observability';
 import type { AuthAppParts } from './app.js';
 import { interactionErrors } from './interactions/errors.js';
 import { checkCsrf, csrfToken, interactionRoutes } from './interactions/routes.js';
+import { createVerificationMail } from './self-service/signup-mail.js';
+import { signupRoutes } from './self-service/signup-routes.js';
 
 /** oidc-provider's own endpoints; what Portcullis changes in them: provider/extensions.ts. */
 export const PROVIDER_ROUTES = {
@@ -57,6 +59,18 @@ export function createAuthRoutes(parts: AuthAppParts) {
     signInLimiter: parts.signInLimiter,
     csrfKey,
     mfa,
+  });
+  // /signup, /signup/verify, /signup/resend (self-service/signup-routes.ts).
+  signupRoutes(pages, {
+    host: parts.host,
+    accounts: parts.accounts,
+    audit: parts.audit,
+    logger: parts.logger,
+    ui: parts.ui,
+    mail: createVerificationMail({ ...parts, issuer: parts.host.current.issuer }),
+    mailRequestLimiter: parts.mailRequestLimiter,
+    selfService: parts.selfService,
+    csrfKey,
   });
   return { operational, pages };
 }

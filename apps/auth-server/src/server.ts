@@ -30,6 +30,7 @@ import { createKeyManager } from './provider/keys.js';
 import { createProviderHost, type ProviderHost } from './provider/provider-host.js';
 import { createLogoutEverywhere } from './provider/subject-logout.js';
 import { loadSecrets } from './secrets.js';
+import { createVerificationMail } from './self-service/signup-mail.js';
 import { createUi } from './ui/index.js';
 import { DependencyUnavailableError } from './unavailable.js';
 import { seedDemo } from './seed.js';
@@ -169,6 +170,7 @@ export async function startAuthServer(
     }),
     rpId: config.webauthnRpId,
     now: deps.now,
+    signupVerify: config.selfService.signupVerify,
   });
   const host = await createProviderHost({
     issuer,
@@ -202,6 +204,8 @@ export async function startAuthServer(
     },
   });
 
+  const ui = createUi(config.ui);
+  const mailer = createMailer({ ...config.mail, dataDir: config.dataDir, logger });
   const app = createAuthApp(config, {
     logger,
     host,
@@ -226,8 +230,8 @@ export async function startAuthServer(
       keyPrefix: `${config.redisKeyPrefix}rl:signin:`,
       unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
     }),
-    ui: createUi(config.ui),
-    mailer: createMailer({ ...config.mail, dataDir: config.dataDir, logger }),
+    ui,
+    mailer,
     accountTokens: repos.accountTokens,
     mailRequestLimiter: createMailRequestLimiter(config.selfService.mailLimits, {
       redis,
@@ -252,6 +256,15 @@ export async function startAuthServer(
       httpsJwksUriOnly: config.env === 'production',
       mfa,
       denyList,
+      // In the deployment's default language: an administrator's request has none of the user's.
+      resendVerification: (userId) =>
+        createVerificationMail({
+          accountTokens: repos.accountTokens,
+          accounts,
+          mailer,
+          issuer,
+          selfService: config.selfService,
+        }).resend(userId, ui.of({ get: () => '' })),
       ...(deps.now ? { now: deps.now } : {}),
     },
     logger,

@@ -44,6 +44,8 @@ export interface AdminDeps {
   mfa: MfaCore;
   /** Disabling a user and resetting a password end their sessions (user-routes.ts). */
   denyList: Pick<SharedDenyList, 'denySubject'>;
+  /** POST /admin/users/:id/verification: mails a new link (self-service/signup-mail.ts). */
+  resendVerification?: ((userId: string) => Promise<'sent' | 'verified' | 'not_found'>) | undefined;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -77,6 +79,8 @@ export const userView = (u: User) => ({
   name: u.name,
   roles: u.roles,
   disabledAt: u.disabledAt,
+  /** null until the address is proven (a sign-up's mailed link). */
+  emailVerifiedAt: u.emailVerifiedAt,
   createdAt: u.createdAt,
 });
 

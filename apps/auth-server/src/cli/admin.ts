@@ -14,6 +14,7 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
   user:enable <user_id>
   user:reset-password <user_id> (--password P | --generate)
                 ends their sessions and tokens; --generate prints a new one once
+  user:resend-verification <user_id>  mails a new address-confirmation link (a sign-up)
   user:factors <user_id>        the user's second factors and recovery codes left
   user:reset-factors <user_id>  removes them all (a lost phone or key; audited)
   client:create [--name N] [--client-id ID] [--redirect-uri URI]... [--grant-types a,b]
@@ -184,6 +185,13 @@ async function main(argv: string[]): Promise<number> {
         `${userPath(arg)}/password`,
         values.generate ? { generate: true } : { password: values.password },
       );
+      break;
+    case 'user:resend-verification':
+      if (!arg) {
+        console.error('usage: npm run admin -- user:resend-verification <user_id>');
+        return 64;
+      }
+      res = await call('POST', `${userPath(arg)}/verification`);
       break;
     case 'user:factors':
     case 'user:reset-factors':

@@ -24,7 +24,9 @@ export type AuditKind =
   | 'signing_key_rotated'
   | 'passkey_added'
   | 'passkey_removed'
-  | 'passkey_refused';
+  | 'passkey_refused'
+  | 'email_verified'
+  | 'email_verification_sent';
 
 export interface AuditEvent {
   id: string;
