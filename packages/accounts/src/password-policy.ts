@@ -16,9 +16,12 @@ const L33T_SUBSTITUTIONS = 5;
 export class PasswordPolicyError extends Error {
   readonly code = 'invalid_password';
   readonly field = 'password';
-  constructor(message: string) {
+  /** Why, as a clause a page can follow "Choose another password:" with. */
+  readonly reason: string;
+  constructor(message: string, reason: string = message) {
     super(message);
     this.name = 'PasswordPolicyError';
+    this.reason = reason;
   }
 }
 
@@ -58,9 +61,11 @@ export function checkPassword(password: string, context: { email?: string | unde
   const [only] = result.sequence;
   const known = result.sequence.length === 1 && only?.pattern === 'dictionary';
   if (result.score < PASSWORD_MIN_SCORE || known) {
-    const why = result.feedback.warning ?? 'This password is easy to guess.';
+    const why = (result.feedback.warning ?? 'It is easy to guess.').replace(/\.$/, '');
+    const reason = `${why.charAt(0).toLowerCase()}${why.slice(1)}`;
     throw new PasswordPolicyError(
-      `password is too easy to guess: ${why.replace(/\.$/, '').toLowerCase()}; use a longer phrase of unrelated words`,
+      `password is too easy to guess: ${reason}; a few unrelated words make a strong one`,
+      reason,
     );
   }
 }

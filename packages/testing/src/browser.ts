@@ -198,9 +198,10 @@ export interface BrowserSignIn {
 }
 
 /** Issuer `http://localhost:<port>`: WebAuthn wants a secure context whose host is the RP id. */
-export async function startBrowserSignIn(): Promise<BrowserSignIn> {
+export async function startBrowserSignIn(env: Record<string, string> = {}): Promise<BrowserSignIn> {
   const port = await freePort();
   const auth = await startTestAuthServer({
+    ...env,
     AUTH_PORT: String(port),
     ISSUER: `http://localhost:${port}`,
   });
@@ -224,11 +225,17 @@ export async function startBrowserSignIn(): Promise<BrowserSignIn> {
   };
 }
 
-/** Started before the file's tests (up to 90 s: the first start unpacks Chromium), closed after. */
-export function browserSignInForFile(started: (stack: BrowserSignIn) => void): void {
+/**
+ * Started before the file's tests (up to 90 s: the first start unpacks Chromium), closed after;
+ * `env`: the auth server's settings, read when it starts (after earlier beforeAll hooks).
+ */
+export function browserSignInForFile(
+  started: (stack: BrowserSignIn) => void,
+  env: () => Record<string, string> = () => ({}),
+): void {
   let stack: BrowserSignIn | undefined;
   beforeAll(async () => {
-    stack = await startBrowserSignIn();
+    stack = await startBrowserSignIn(env());
     started(stack);
   }, 90_000);
   afterAll(() => stack?.close());

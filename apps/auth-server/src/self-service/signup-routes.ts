@@ -147,7 +147,7 @@ export function signupRoutes(router: Router, deps: SignupDeps): void {
       checkPassword(password, { email: address.data });
     } catch (error) {
       if (!(error instanceof PasswordPolicyError)) throw error;
-      return again(422, ui.t('signup:weakPassword', { reason: error.message }));
+      return again(422, ui.t('signup:weakPassword', { reason: error.reason }));
     }
     const page = (error: string) =>
       signupPage(ui, { csrf: csrfFor(ctx), interaction, email: typed, error });

@@ -11,7 +11,7 @@ export const signup: Catalog['signup'] = {
   backToSignIn: 'Zurück zur Anmeldung',
   closedTitle: 'Registrierung geschlossen',
   closed: 'Hier können keine neuen Konten erstellt werden. Bitten Sie den Administrator um eines.',
-  weakPassword: 'Wählen Sie ein anderes Passwort: {{reason}}',
+  weakPassword: 'Wählen Sie ein anderes Passwort ({{reason}}).',
   invalidEmail: 'Geben Sie eine gültige E-Mail-Adresse ein.',
   tooMany:
     'Zu viele Anfragen für diese Adresse oder dieses Netz. Versuchen Sie es in {{seconds}} Sekunden erneut.',

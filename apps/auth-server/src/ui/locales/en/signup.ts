@@ -10,7 +10,7 @@ export const signup = {
   backToSignIn: 'Back to sign-in',
   closedTitle: 'Sign-up is closed',
   closed: 'New accounts are not open here. Ask the administrator for one.',
-  weakPassword: 'Choose another password: {{reason}}',
+  weakPassword: 'Choose another password: {{reason}}.',
   invalidEmail: 'Enter a valid e-mail address.',
   tooMany: 'Too many requests for this address or network. Try again in {{seconds}} seconds.',
   checkMailTitle: 'Check your mail',
