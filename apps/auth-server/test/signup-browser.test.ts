@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
-import { discover, publicSpa, startMailbox, type Mailbox, type TestAuthServer } from '@portcullis/testing';
+import {
+  discover,
+  publicSpa,
+  startMailbox,
+  type Mailbox,
+  type TestAuthServer,
+} from '@portcullis/testing';
 import {
   browserSignInForFile,
   readmeScreenshot,
@@ -37,7 +43,10 @@ test('sign up from a sign-in, confirm the address from the mail, then finish the
     code_challenge_method: 'S256',
     state,
   });
-  const person = { email: `browser-${Date.now().toString(36)}@example.com`, password: 'amber lantern at the quay' };
+  const person = {
+    email: `browser-${Date.now().toString(36)}@example.com`,
+    password: 'amber lantern at the quay',
+  };
   const context = await browser.newContext({ viewport: { width: 520, height: 720 } });
   const page = await context.newPage();
   const refusals: string[] = [];

@@ -158,7 +158,10 @@ describe('sign-up', () => {
     const late = newPerson();
     await signUp(t.issuer, browser(), late);
     const lateLink = (await mailbox.next(late.email)).links[0]!;
-    const user = await t.database.db('users').whereRaw('lower(email) = lower(?)', [late.email]).first();
+    const user = await t.database
+      .db('users')
+      .whereRaw('lower(email) = lower(?)', [late.email])
+      .first();
     await t.database
       .db('account_tokens')
       .where({ user_id: user.id })
@@ -203,7 +206,10 @@ describe('sign-up', () => {
     expect((await confirmAddress(browser(), link)).status).toBe(200);
     expect((await listed())?.emailVerifiedAt).toEqual(expect.any(String));
     expect((await t.admin('POST', `/admin/users/${id}/verification`)).status).toBe(409);
-    const unknown = await t.admin('POST', `/admin/users/00000000-0000-4000-8000-000000000000/verification`);
+    const unknown = await t.admin(
+      'POST',
+      `/admin/users/00000000-0000-4000-8000-000000000000/verification`,
+    );
     expect(unknown.status).toBe(404);
   });
 

@@ -48,7 +48,10 @@ function inputsOf(email: string | undefined): string[] {
  * NIST SP 800-63B §3.1.1.2: a length, no composition rules, and no known-bad value
  * (common passwords, dictionary words, the user's own address), judged by zxcvbn.
  */
-export function checkPassword(password: string, context: { email?: string | undefined } = {}): void {
+export function checkPassword(
+  password: string,
+  context: { email?: string | undefined } = {},
+): void {
   // Length in code points, so a password of emoji is measured as a person would count it.
   const length = [...password].length;
   if (length < PASSWORD_MIN) {

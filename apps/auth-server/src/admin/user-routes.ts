@@ -78,7 +78,11 @@ export function userRoutes(router: Router, deps: UserAdminDeps): void {
     const outcome = deps.resendVerification ? await deps.resendVerification(id) : 'not_found';
     if (outcome === 'not_found') throw new AdminError('not_found', 'no such user');
     if (outcome === 'verified') throw new AdminError('conflict', 'the address is verified already');
-    await deps.audit.record({ kind: 'email_verification_sent', subject: id, detail: { by: 'admin' } });
+    await deps.audit.record({
+      kind: 'email_verification_sent',
+      subject: id,
+      detail: { by: 'admin' },
+    });
     ctx.status = 202;
     ctx.body = { sent: true };
   });

@@ -56,9 +56,10 @@ export function createVerificationMail(deps: VerificationMailDeps): Verification
       });
     },
     async sendTaken(user, { t, brand }, interaction) {
-      const signIn = interaction && INTERACTION_UID.test(interaction)
-        ? new URL(`/interaction/${interaction}`, deps.issuer)
-        : new URL('/account', deps.issuer);
+      const signIn =
+        interaction && INTERACTION_UID.test(interaction)
+          ? new URL(`/interaction/${interaction}`, deps.issuer)
+          : new URL('/account', deps.issuer);
       const vars = { product: brand.productName, signIn: signIn.href, ...plain };
       await deps.mailer.send({
         to: user.email,

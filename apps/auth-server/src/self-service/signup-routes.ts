@@ -222,7 +222,11 @@ export function signupRoutes(router: Router, deps: SignupDeps): void {
     const grant = await deps.mail.consume(field(ctx, 'token'));
     const user = grant && (await accounts.get(grant.userId));
     // A link to an address the account no longer has proves nothing about the current one.
-    if (!grant || !user || (grant.email && grant.email.toLowerCase() !== user.email.toLowerCase())) {
+    if (
+      !grant ||
+      !user ||
+      (grant.email && grant.email.toLowerCase() !== user.email.toLowerCase())
+    ) {
       show(ctx, 400, resendPage(ui, { csrf: csrfFor(ctx), interaction, expired: true }));
       return;
     }
@@ -254,7 +258,8 @@ export function signupRoutes(router: Router, deps: SignupDeps): void {
     if (!address.success) return show(ctx, 400, page(ui.t('signup:invalidEmail')));
     if (!(await withinLimits(ctx, address.data, page, ui))) return;
     const user = await accounts.findByEmail(address.data);
-    if (user && !user.emailVerifiedAt && !user.disabledAt) await mail.sendLink(user, ui, interaction);
+    if (user && !user.emailVerifiedAt && !user.disabledAt)
+      await mail.sendLink(user, ui, interaction);
     show(
       ctx,
       200,

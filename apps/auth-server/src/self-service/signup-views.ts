@@ -3,8 +3,7 @@ import type { Ui } from '../ui/index.js';
 
 /** The sign-up pages (README "Sign-up"); every text from the `signup` namespace, HTML-safe. */
 
-const csrfField = (csrf: string) =>
-  `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
+const csrfField = (csrf: string) => `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
 const interactionField = (interaction: string | undefined) =>
   interaction ? `<input type="hidden" name="interaction" value="${escapeHtml(interaction)}">` : '';
 const errorLine = (error: string | undefined) =>
@@ -36,7 +35,8 @@ ${backLink(ui, input.interaction)}`,
   );
 }
 
-export const closedPage = ({ t }: Ui) => page(t('signup:closedTitle'), `<p>${t('signup:closed')}</p>`);
+export const closedPage = ({ t }: Ui) =>
+  page(t('signup:closedTitle'), `<p>${t('signup:closed')}</p>`);
 
 export function messagePage(ui: Ui, title: string, message: string, interaction?: string): string {
   return page(title, `<p>${message}</p>${backLink(ui, interaction)}`);

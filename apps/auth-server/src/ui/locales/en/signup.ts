@@ -23,8 +23,7 @@ export const signup = {
   verified: 'Your address is confirmed. You can sign in now.',
   continueSignIn: 'Continue signing in',
   invalidLinkTitle: 'This link does not work',
-  invalidLink:
-    'The link has expired or was used already. Enter your address to get a new one.',
+  invalidLink: 'The link has expired or was used already. Enter your address to get a new one.',
   resendTitle: 'Get a new confirmation link',
   resendIntro: 'Enter the address you signed up with.',
   resendSubmit: 'Send a new link',
