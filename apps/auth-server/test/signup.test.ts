@@ -21,7 +21,7 @@ import {
 
 const REDIS_URL = process.env['REDIS_URL'];
 /** Each server its own limiter counts (REDIS_URL: its own key prefix). */
-const ownLimits = () =>
+const ownLimits = (): Record<string, string> =>
   REDIS_URL
     ? { REDIS_URL, REDIS_KEY_PREFIX: `portcullis-test-${randomBytes(6).toString('hex')}:` }
     : {};
