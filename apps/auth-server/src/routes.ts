@@ -3,6 +3,7 @@ import { readinessEndpoint } from '@portcullis/observability';
 import type { AuthAppParts } from './app.js';
 import { interactionErrors } from './interactions/errors.js';
 import { checkCsrf, csrfToken, interactionRoutes } from './interactions/routes.js';
+import { unverifiedAddressPage } from './self-service/signup-doors.js';
 import { createVerificationMail } from './self-service/signup-mail.js';
 import { signupRoutes } from './self-service/signup-routes.js';
 
@@ -42,6 +43,7 @@ export function createAuthRoutes(parts: AuthAppParts) {
   // The HTML pages, their errors rendered as pages.
   const pages = new Router();
   pages.use(interactionErrors(parts.logger));
+  pages.use(unverifiedAddressPage(parts.ui));
   const csrfKey = parts.cookieKeys[0]!;
   // /interaction/:uid/{totp,recovery,totp/*,passkey/*}, /account/*, /passkeys.js (mfa/).
   const mfa = parts.mfa.routes(pages, {

@@ -128,7 +128,9 @@ describe('sign-up', () => {
       password: person.password,
     });
     expect(unverified.status).toBe(403);
-    expect(await text(unverified)).toMatch(/Verify your e-mail address first/);
+    const unverifiedHtml = await text(unverified);
+    expect(unverifiedHtml).toMatch(/Verify your e-mail address first/);
+    expect(unverifiedHtml).toContain(`href="/signup/resend?interaction=${right.uid}"`);
 
     const confirmed = await confirmAddress(browser(), link);
     expect(confirmed.status).toBe(200);

@@ -1,5 +1,10 @@
 import { awaitsVerification, type AccountsRepo, type SignupVerify } from '@portcullis/accounts';
+import type { Middleware } from 'koa';
 import { AuthServerError } from '../errors.js';
+import { page } from '../interactions/views.js';
+import { htmlHeaders } from '../security-headers.js';
+import type { UiFactory } from '../ui/index.js';
+import { INTERACTION_UID } from './signup-mail.js';
 
 /** The right credential of an account whose address is not proven yet (SIGNUP_VERIFY=before-sign-in). */
 export class UnverifiedAddressError extends AuthServerError {
@@ -9,6 +14,28 @@ export class UnverifiedAddressError extends AuthServerError {
       { status: 403, expose: true },
     );
   }
+}
+
+/** Renders UnverifiedAddressError in the page's language, with the way to a new link. */
+export function unverifiedAddressPage(ui: UiFactory): Middleware {
+  return async function renderUnverifiedAddress(ctx, next) {
+    try {
+      await next();
+    } catch (error) {
+      if (!(error instanceof UnverifiedAddressError)) throw error;
+      const { t } = ui.of(ctx);
+      const uid = /^\/interaction\/([^/]+)/.exec(ctx.path)?.[1] ?? '';
+      const query = INTERACTION_UID.test(uid) ? `?interaction=${uid}` : '';
+      htmlHeaders(ctx);
+      ctx.status = error.status;
+      ctx.type = 'html';
+      ctx.body = page(
+        t('signup:unverifiedTitle'),
+        `<p class="error" role="alert">${t('signup:unverified')}</p>
+<p><a href="/signup/resend${query}">${t('signup:resendTitle')}</a></p>`,
+      );
+    }
+  };
 }
 
 /** Throws UnverifiedAddressError when `accountId` may not sign in yet (docs/security.md "Doors"). */

@@ -27,6 +27,9 @@ export const signup: Catalog['signup'] = {
   invalidLinkTitle: 'Dieser Link funktioniert nicht',
   invalidLink:
     'Der Link ist abgelaufen oder wurde schon benutzt. Geben Sie Ihre Adresse ein, um einen neuen zu erhalten.',
+  unverifiedTitle: 'Bestätigen Sie zuerst Ihre Adresse',
+  unverified:
+    'Bestätigen Sie zuerst Ihre E-Mail-Adresse: Öffnen Sie den Link aus unserer Nachricht bei der Registrierung und melden Sie sich dann erneut an.',
   resendTitle: 'Neuen Bestätigungslink anfordern',
   resendIntro: 'Geben Sie die Adresse ein, mit der Sie sich registriert haben.',
   resendSubmit: 'Neuen Link senden',

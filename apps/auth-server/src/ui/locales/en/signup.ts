@@ -24,6 +24,9 @@ export const signup = {
   continueSignIn: 'Continue signing in',
   invalidLinkTitle: 'This link does not work',
   invalidLink: 'The link has expired or was used already. Enter your address to get a new one.',
+  unverifiedTitle: 'Verify your address first',
+  unverified:
+    'Verify your e-mail address first: open the link we mailed you when you signed up, then sign in again.',
   resendTitle: 'Get a new confirmation link',
   resendIntro: 'Enter the address you signed up with.',
   resendSubmit: 'Send a new link',
