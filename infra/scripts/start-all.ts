@@ -9,7 +9,9 @@ import { parseAuthConfig, startAuthServer } from '@portcullis/auth-server';
 import { parseApiConfig, startApiServer } from '@portcullis/api';
 import { parseWebConfig, startWebServer } from '@portcullis/web';
 
-const auth = exitOnConfigError(() => parseAuthConfig(process.env));
+// The demo opens sign-up (README "Sign-up") unless SIGNUP says otherwise; never in production.
+const demoSignup = process.env['NODE_ENV'] === 'production' ? {} : { SIGNUP: 'open' };
+const auth = exitOnConfigError(() => parseAuthConfig({ ...demoSignup, ...process.env }));
 const web = exitOnConfigError(() =>
   parseWebConfig({
     ...process.env,

@@ -1,4 +1,10 @@
-import { signInLimitsOf, signInLimitVariables, type SignInLimits } from '@portcullis/accounts';
+import {
+  signInLimitsOf,
+  signInLimitVariables,
+  signupVerifyVariables,
+  type SignInLimits,
+  type SignupVerify,
+} from '@portcullis/accounts';
 import {
   databaseSettingsOf,
   databaseVariables,
@@ -67,6 +73,8 @@ const schema = z.object({
   JWT_RATE_WINDOW: seconds.default(60),
   /** LOGIN_IP_LIMIT, LOGIN_ACCOUNT_LIMIT, LOGIN_LIMIT_WINDOW: one limit with the auth server's. */
   ...signInLimitVariables,
+  /** SIGNUP_VERIFY: an unverified address is refused here as at the auth server. */
+  ...signupVerifyVariables,
   ANON_RATE_LIMIT: count.default(300),
   ANON_RATE_WINDOW: seconds.default(60),
   // Step-up (README "Step-up").
@@ -128,6 +136,8 @@ type OwnConfig = Readonly<{
   jwksUrl: string;
   corsOrigins: readonly string[];
   trustProxy: boolean;
+  /** SIGNUP_VERIFY: whether POST /login refuses an unverified address. */
+  signupVerify: SignupVerify;
   sessions: Readonly<{
     idleTimeoutSec: number;
     absoluteTimeoutSec: number;
@@ -214,6 +224,7 @@ export function parseApiConfig(env: Record<string, string | undefined>): ApiConf
     jwksUrl: e.JWKS_URL ?? new URL('/.well-known/jwks.json', e.ISSUER).toString(),
     corsOrigins: Object.freeze(e.CORS_ORIGINS),
     trustProxy: e.TRUST_PROXY,
+    signupVerify: e.SIGNUP_VERIFY,
     sessions: Object.freeze({
       idleTimeoutSec: e.SESSION_IDLE_TIMEOUT,
       absoluteTimeoutSec: e.SESSION_ABSOLUTE_TIMEOUT,

@@ -237,6 +237,18 @@ export class InvalidCredentialsError extends AppError<'invalid_credentials'> {
   }
 }
 
+/** The right password of a sign-up whose address is not proven yet (docs/security.md#doors). */
+export class EmailUnverifiedError extends AppError<'email_unverified'> {
+  override name = 'EmailUnverifiedError';
+  constructor() {
+    super(
+      403,
+      'email_unverified',
+      'verify your e-mail address first: open the link mailed to you, or ask the sign-in page for a new one',
+    );
+  }
+}
+
 /** A password alone opens no session for an account with a second factor (docs/security.md#doors). */
 export class SecondFactorRequiredError extends AppError<'second_factor_required'> {
   override name = 'SecondFactorRequiredError';

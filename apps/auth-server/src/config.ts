@@ -1,4 +1,9 @@
-import { signInLimitsOf, signInLimitVariables, type SignInLimits } from '@portcullis/accounts';
+import {
+  signInLimitsOf,
+  signInLimitVariables,
+  signupVerifyVariables,
+  type SignInLimits,
+} from '@portcullis/accounts';
 import {
   databaseSettingsOf,
   databaseVariables,
@@ -133,8 +138,8 @@ const schema = z
       .string()
       .regex(/^[a-z][a-z0-9_-]*(,[a-z][a-z0-9_-]*)*$|^$/, 'must be a comma-separated role list')
       .default('viewer'),
-    /** before-sign-in: an unverified address cannot sign in; before-roles: it signs in without roles. */
-    SIGNUP_VERIFY: z.enum(['before-sign-in', 'before-roles']).default('before-sign-in'),
+    /** SIGNUP_VERIFY: one rule with the API's POST /login. */
+    ...signupVerifyVariables,
     PASSWORD_RESET_TTL: z.coerce.number().int().min(900).max(3600).default(1800),
     EMAIL_VERIFICATION_TTL: z.coerce
       .number()

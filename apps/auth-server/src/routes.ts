@@ -5,6 +5,9 @@ import type { AuthAppParts } from './app.js';
 import { interactionErrors } from './interactions/errors.js';
 import { checkCsrf, csrfToken, interactionRoutes } from './interactions/routes.js';
 import { passwordRoutes } from './self-service/password-routes.js';
+import { unverifiedAddressPage } from './self-service/signup-doors.js';
+import { createVerificationMail } from './self-service/signup-mail.js';
+import { signupRoutes } from './self-service/signup-routes.js';
 
 /** oidc-provider's own endpoints; what Portcullis changes in them: provider/extensions.ts. */
 export const PROVIDER_ROUTES = {
@@ -45,6 +48,7 @@ export function createAuthRoutes(parts: AuthAppParts) {
   // The HTML pages, their errors rendered as pages.
   const pages = new Router();
   pages.use(interactionErrors(parts.logger, parts.ui));
+  pages.use(unverifiedAddressPage(parts.ui));
   const csrfKey = parts.cookieKeys[0]!;
   // /interaction/:uid/{totp,recovery,totp/*,passkey/*}, /account/*, /passkeys.js (mfa/).
   const mfa = parts.mfa.routes(pages, {
@@ -81,6 +85,18 @@ export function createAuthRoutes(parts: AuthAppParts) {
     logger: parts.logger,
     csrfKey,
     passwordResetTtl: parts.selfService.passwordResetTtl,
+  });
+  // /signup, /signup/verify, /signup/resend (self-service/signup-routes.ts).
+  signupRoutes(pages, {
+    host: parts.host,
+    accounts: parts.accounts,
+    audit: parts.audit,
+    logger: parts.logger,
+    ui: parts.ui,
+    mail: createVerificationMail({ ...parts, issuer: parts.host.current.issuer }),
+    mailRequestLimiter: parts.mailRequestLimiter,
+    selfService: parts.selfService,
+    csrfKey,
   });
   return { operational, pages };
 }

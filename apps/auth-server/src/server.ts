@@ -33,6 +33,7 @@ import { createKeyManager } from './provider/keys.js';
 import { createProviderHost, type ProviderHost } from './provider/provider-host.js';
 import { createLogoutEverywhere } from './provider/subject-logout.js';
 import { loadSecrets } from './secrets.js';
+import { createVerificationMail } from './self-service/signup-mail.js';
 import { createUi } from './ui/index.js';
 import { DependencyUnavailableError } from './unavailable.js';
 import { seedDemo } from './seed.js';
@@ -174,6 +175,7 @@ export async function startAuthServer(
     }),
     rpId: config.webauthnRpId,
     now: deps.now,
+    signupVerify: config.selfService.signupVerify,
   });
   if (!config.mail.smtpUrl && config.env === 'production') {
     logger.warn(
@@ -293,6 +295,15 @@ export async function startAuthServer(
       denyList,
       userSessions: repos.userSessions,
       registration: config.agentClients.registration,
+      // In the deployment's default language: an administrator's request has none of the user's.
+      resendVerification: (userId) =>
+        createVerificationMail({
+          accountTokens: repos.accountTokens,
+          accounts,
+          mailer,
+          issuer,
+          selfService: config.selfService,
+        }).resend(userId, ui.of({ get: () => '' })),
       ...(deps.now ? { now: deps.now } : {}),
       forceReset: {
         passwordMail: {

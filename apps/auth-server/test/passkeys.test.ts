@@ -226,6 +226,15 @@ describe('passkey sign-in', () => {
       await expect(flow.tokens()).resolves.toEqual(mfaSignIn(user, ['hwk', 'mfa']));
     }));
 
+  test('a passkey opens nothing for an address not yet verified (SIGNUP_VERIFY=before-sign-in)', () =>
+    withBrowser(async (s) => {
+      const { user } = await passkeySignInStarted(s);
+      await t.database.db('users').where({ id: user.id }).update({ email_verified_at: null });
+      await passkeyButton(s.page).click();
+      await s.page.getByText('Verify your e-mail address first').waitFor();
+      expect(s.page.url()).not.toContain(redirectUri);
+    }));
+
   test('a synced passkey is stored as backed up and signs in with amr swk', () =>
     withBrowser(async (s) => {
       const user = await createUser(t);

@@ -48,6 +48,11 @@ export interface AccountsRepo {
   setPassword(id: string, password: string): Promise<User | undefined>;
   /** A new, proven address (a confirmed change); a taken one fails as a unique violation. */
   setEmail(id: string, email: string): Promise<User | undefined>;
+  /**
+   * Records the address as proven, and with `roles` gives them in the same write (SIGNUP_VERIFY
+   * before-roles); undefined for an unknown id or an address proven before (nothing changes).
+   */
+  markEmailVerified(id: string, roles?: string[]): Promise<User | undefined>;
   list(options: { after?: string | undefined; limit: number }): Promise<User[]>;
   delete(id: string): Promise<boolean>;
   count(): Promise<number>;
@@ -102,7 +107,7 @@ export function createAccountsRepo(db: Db): AccountsRepo {
 
   return {
     async create(input) {
-      checkPassword(input.password);
+      checkPassword(input.password, { email: input.email });
       const row = {
         id: randomUUID(),
         email: input.email.trim(),
@@ -153,11 +158,25 @@ export function createAccountsRepo(db: Db): AccountsRepo {
     setDisabled: (id, disabledAt) => update(id, { disabled_at: disabledAt }),
 
     async setPassword(id, password) {
-      checkPassword(password);
+      const row = await db<UserRow>('users').where({ id }).first('email');
+      if (!row) return undefined;
+      checkPassword(password, { email: row.email });
       return update(id, { password_hash: await hashPassword(password) });
     },
 
     setEmail: (id, email) => update(id, { email: email.trim(), email_verified_at: db.fn.now() }),
+    async markEmailVerified(id, roles) {
+      const [row] = await db('users')
+        .where({ id })
+        .whereNull('email_verified_at')
+        .update({
+          email_verified_at: db.fn.now(),
+          updated_at: db.fn.now(),
+          ...(roles ? { roles: toJsonb(roles) } : {}),
+        })
+        .returning('*');
+      return row ? toUser(row as UserRow) : undefined;
+    },
 
     async delete(id) {
       // returning() rather than the affected-row count: knex-pglite does not report one.

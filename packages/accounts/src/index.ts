@@ -12,7 +12,14 @@ export {
   checkPassword,
   PASSWORD_MIN,
   PASSWORD_MAX,
+  PASSWORD_MIN_SCORE,
 } from './password-policy.js';
+export {
+  awaitsVerification,
+  signupVerifyVariables,
+  SIGNUP_VERIFY,
+  type SignupVerify,
+} from './email-verification.js';
 export {
   createAttemptLimiter,
   createSignInLimiter,

@@ -132,7 +132,7 @@ describe('accounts', () => {
   it('lists with a cursor and deletes', async () => {
     const bob = await accounts.create({
       email: 'bob@example.com',
-      password: 'bob password',
+      password: 'bob likes long walks',
       roles: [],
     });
     const all = await accounts.list({ limit: 10 });

@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   second_factor_required: { status: 401, services: api },
   forbidden: { status: 403, services: api },
   forbidden_origin: { status: 403, services: api },
+  email_unverified: { status: 403, services: api },
   not_found: { status: 404, services: both },
   method_not_allowed: { status: 405, services: both },
   conflict: { status: 409, services: both },

@@ -225,10 +225,12 @@ export async function startBrowserSignIn(env: Record<string, string> = {}): Prom
   };
 }
 
-/** Started before the file's tests (up to 90 s: the first start unpacks Chromium), closed after. */
+/**
+ * Started before the file's tests (up to 90 s: the first start unpacks Chromium), closed after;
+ * `env`: the auth server's settings, read when it starts (after earlier beforeAll hooks).
+ */
 export function browserSignInForFile(
   started: (stack: BrowserSignIn) => void,
-  /** More auth-server variables, read when the file's tests start (e.g. a mailbox's SMTP_URL). */
   env: () => Record<string, string> = () => ({}),
 ): void {
   let stack: BrowserSignIn | undefined;

@@ -44,3 +44,4 @@ export {
   type BrowserLoginOptions,
 } from './sign-in.js';
 export { denySubjectElsewhere } from './revocations.js';
+export { confirmAddress, signUp } from './signup.js';

@@ -5,7 +5,13 @@ import { SESSION_COOKIE } from '../auth/session-resolver.js';
 import { SECRET_BODY } from '../auth/secrets.js';
 import type { ApiConfig } from '../config.js';
 import { sessionId } from '../data/sessions-repo.js';
-import { ForbiddenError, InvalidCredentialsError, SecondFactorRequiredError } from '../errors.js';
+import { awaitsVerification } from '@portcullis/accounts';
+import {
+  EmailUnverifiedError,
+  ForbiddenError,
+  InvalidCredentialsError,
+  SecondFactorRequiredError,
+} from '../errors.js';
 import { parseBody } from '../http/validate.js';
 import { principalOf, type ApiState } from '../middleware/authenticate.js';
 import { clientIp } from '../middleware/client-ip.js';
@@ -64,7 +70,9 @@ export function sessionRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig
       401: error(
         'Wrong email or password (`invalid_credentials`), or the account has a second factor and signs in at the auth server (`second_factor_required`)',
       ),
-      403: error('A foreign Origin (`forbidden_origin`)'),
+      403: error(
+        'A foreign Origin (`forbidden_origin`), or the right password of an address not yet verified (`email_unverified`)',
+      ),
       422: {
         description: 'Validation failed',
         content: { 'application/json': { schema: ValidationErrorSchema } },
@@ -83,6 +91,8 @@ export function sessionRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig
     const user = await accounts.verifyCredentials(email, password);
     if (!user) throw new InvalidCredentialsError();
     await attempt.succeeded();
+    // After the password: only its holder learns that the address awaits its link.
+    if (awaitsVerification(user, config.signupVerify)) throw new EmailUnverifiedError();
     if (user.secondFactor) throw new SecondFactorRequiredError();
     const now = deps.clock();
     // No fixation: a sid the browser already holds is ended, never adopted.

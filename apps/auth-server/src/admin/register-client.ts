@@ -58,6 +58,7 @@ export async function registerClient(
     ...(input.roles ? { roles: input.roles } : {}),
     ...(input.first_party !== undefined ? { first_party: input.first_party } : {}),
     ...(input.require_mfa !== undefined ? { require_mfa: input.require_mfa } : {}),
+    ...(input.signup !== undefined ? { signup: input.signup } : {}),
     ...(input.jwks ? { jwks: input.jwks } : {}),
     ...(input.jwks_uri ? { jwks_uri: input.jwks_uri } : {}),
     ...(input.token_endpoint_auth_signing_alg

@@ -53,6 +53,8 @@ export interface AdminDeps {
   userSessions: UserSessionsRepo;
   /** REGISTRATION*: POST /admin/registration-tokens (registration-routes.ts). */
   registration?: AgentClientSettings['registration'] | undefined;
+  /** POST /admin/users/:id/verification: mails a new link (self-service/signup-mail.ts). */
+  resendVerification?: ((userId: string) => Promise<'sent' | 'verified' | 'not_found'>) | undefined;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -86,6 +88,8 @@ export const userView = (u: User) => ({
   name: u.name,
   roles: u.roles,
   disabledAt: u.disabledAt,
+  /** null until the address is proven (a sign-up's mailed link). */
+  emailVerifiedAt: u.emailVerifiedAt,
   createdAt: u.createdAt,
 });
 

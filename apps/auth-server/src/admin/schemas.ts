@@ -73,6 +73,8 @@ export const newClientSchema = z
     first_party: z.boolean().optional(),
     /** Every sign-in for this client needs a second factor (README "Multi-factor sign-in"). */
     require_mfa: z.boolean().optional(),
+    /** false: no sign-up at this client's sign-in even when SIGNUP=open (README "Sign-up"). */
+    signup: z.boolean().optional(),
     /** The client must send a DPoP proof with every token request (README "DPoP"). */
     dpop_bound_access_tokens: z.boolean().optional(),
     /** native: an app on the user's device (RFC 8252, README "Native apps"). */

@@ -15,6 +15,8 @@ export interface UserAdminDeps {
   denyList: Pick<SharedDenyList, 'denySubject'>;
   /** Milliseconds clock; default Date.now. */
   now?: () => number;
+  /** Mails a new verification link (self-service/signup-mail.ts). */
+  resendVerification?: ((userId: string) => Promise<'sent' | 'verified' | 'not_found'>) | undefined;
 }
 
 /**
@@ -69,5 +71,19 @@ export function userRoutes(router: Router, deps: UserAdminDeps): void {
     });
     // A generated password is shown this once; a chosen one is never echoed.
     ctx.body = { ...userView(user), ...(body.generate ? { password } : {}) };
+  });
+
+  router.post('/admin/users/:id/verification', async function resendVerification(ctx) {
+    const id = ctx.params['id']!;
+    const outcome = deps.resendVerification ? await deps.resendVerification(id) : 'not_found';
+    if (outcome === 'not_found') throw new AdminError('not_found', 'no such user');
+    if (outcome === 'verified') throw new AdminError('conflict', 'the address is verified already');
+    await deps.audit.record({
+      kind: 'email_verification_sent',
+      subject: id,
+      detail: { by: 'admin' },
+    });
+    ctx.status = 202;
+    ctx.body = { sent: true };
   });
 }

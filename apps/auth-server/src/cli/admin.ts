@@ -16,6 +16,7 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
                 ends their sessions and tokens; --generate prints a new one once
   user:force-reset <user_id>    the password stops working, sessions and tokens end,
                 and the user is mailed a link to choose a new one
+  user:resend-verification <user_id>  mails a new address-confirmation link (a sign-up)
   user:factors <user_id>        the user's second factors and recovery codes left
   user:reset-factors <user_id>  removes them all (a lost phone or key; audited)
   user:sessions <user_id>       the user's sessions (browsers) and grants (apps)
@@ -201,6 +202,13 @@ async function main(argv: string[]): Promise<number> {
         return 64;
       }
       res = await call('POST', `${userPath(arg)}/password-reset`);
+      break;
+    case 'user:resend-verification':
+      if (!arg) {
+        console.error('usage: npm run admin -- user:resend-verification <user_id>');
+        return 64;
+      }
+      res = await call('POST', `${userPath(arg)}/verification`);
       break;
     case 'user:factors':
     case 'user:reset-factors':

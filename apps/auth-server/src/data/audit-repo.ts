@@ -31,7 +31,9 @@ export type AuditKind =
   | 'email_changed'
   | 'account_closed'
   | 'session_ended'
-  | 'sessions_ended';
+  | 'sessions_ended'
+  | 'email_verified'
+  | 'email_verification_sent';
 
 export interface AuditEvent {
   id: string;

@@ -15,6 +15,7 @@ import type { AuthConfig } from '../config.js';
 import type { Ui, UiFactory } from '../ui/index.js';
 import { clientDisplayName } from '../ui/client-name.js';
 import { clientHostOf } from '../provider/client-id-metadata.js';
+import { signupOffered } from '../self-service/signup-doors.js';
 import { consentPage, loginPage, messagePage } from './views.js';
 
 export interface InteractionDeps {
@@ -103,7 +104,9 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
         error: error && t(error.key, error.values ?? {}),
         passkey: passkeySignIn(ui, interaction.uid, csrf),
         forgotPasswordHref: `/password/forgot?interaction=${uid}`,
-        signupHref: deps.selfService.signup === 'open' ? `/signup?interaction=${uid}` : undefined,
+        signupHref: signupOffered(deps.selfService, client?.metadata())
+          ? `/signup?interaction=${uid}`
+          : undefined,
       });
       return;
     }

@@ -1,6 +1,7 @@
 import type { UiFactory } from '../ui/index.js';
 import type Router from '@koa/router';
-import type { AccountsRepo, SignInLimiter } from '@portcullis/accounts';
+import type { AccountsRepo, SignInLimiter, SignupVerify } from '@portcullis/accounts';
+import { verifiedAddressCheck } from '../self-service/signup-doors.js';
 import type { Context } from 'koa';
 import type { ClientMetadata, Interaction, interactionPolicy } from 'oidc-provider';
 import type { Logger } from 'pino';
@@ -84,6 +85,8 @@ export interface MfaDeps {
   rpId: string | undefined;
   /** Milliseconds clock TOTP codes are checked against; default Date.now. */
   now?: (() => number) | undefined;
+  /** SIGNUP_VERIFY: every sign-in of an unverified address is refused under before-sign-in. */
+  signupVerify?: SignupVerify | undefined;
 }
 
 /** What the routes need of the app: the running provider and the interaction CSRF tokens. */
@@ -132,7 +135,8 @@ export function createMfa(deps: MfaDeps): Mfa {
   function routes(router: Router, parts: MfaRouteParts): MfaStep {
     const { host } = parts;
     const pendingSignInOf = createPendingSignIn(host);
-    const finishSignIn = createFinishSignIn({ host, policy, pendingSignInOf });
+    const admit = verifiedAddressCheck(deps.accounts, deps.signupVerify ?? 'before-sign-in');
+    const finishSignIn = createFinishSignIn({ host, policy, pendingSignInOf, admit });
     const completeSignIn = createCompleteSignIn(finishSignIn, host, parts.ui);
     const shared = {
       host,

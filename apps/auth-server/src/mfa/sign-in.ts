@@ -151,6 +151,8 @@ export function createFinishSignIn(deps: {
   host: CurrentProvider;
   policy: SecondFactorPolicy;
   pendingSignInOf: PendingSignInOf;
+  /** Throws when the account may not sign in at all yet (an unverified address). */
+  admit?: ((accountId: string) => Promise<void>) | undefined;
 }): FinishSignIn {
   return async function finishSignIn(interaction, { accountId, amr }) {
     if (interaction.prompt.name !== 'login')
@@ -158,6 +160,7 @@ export function createFinishSignIn(deps: {
         'This page is not part of a sign-in in progress. Start again from the application.',
         'signin:notInProgress',
       );
+    await deps.admit?.(accountId);
     const pending = await deps.pendingSignInOf(interaction);
     if (pending && pending.accountId !== accountId)
       throw new SignInStepError(

@@ -11,7 +11,8 @@ export function createFindAccount(accounts: AccountsRepo): FindAccount {
       claims: () => ({
         sub: user.id,
         email: user.email,
-        email_verified: false,
+        // Proven by a mailed link, or asserted by the administrator who made the account.
+        email_verified: user.emailVerifiedAt !== null,
         name: user.name ?? undefined,
       }),
     };

@@ -101,6 +101,10 @@ function validateClientMetadata(
   if (key === 'require_mfa' && value !== undefined && typeof value !== 'boolean') {
     throw new TypeError('require_mfa must be a boolean');
   }
+  // README "Sign-up": false hides sign-up at this client's sign-in even when SIGNUP=open.
+  if (key === 'signup' && value !== undefined && typeof value !== 'boolean') {
+    throw new TypeError('signup must be a boolean');
+  }
 }
 
 /** DPoP nonces are HMACs under this secret; every instance must derive the same one. */
@@ -186,6 +190,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
         'introspection',
         'fapi',
         'require_mfa',
+        'signup',
         LEGACY_AUDIENCE,
         DYNAMIC_MARK,
       ],

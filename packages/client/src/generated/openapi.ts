@@ -1076,7 +1076,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description A foreign Origin (`forbidden_origin`) */
+      /** @description A foreign Origin (`forbidden_origin`), or the right password of an address not yet verified (`email_unverified`) */
       403: {
         headers: {
           [name: string]: unknown;

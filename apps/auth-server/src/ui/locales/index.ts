@@ -13,6 +13,8 @@ import { consent as enConsent } from './en/consent.js';
 import { device as enDevice } from './en/device.js';
 import { mfa as enMfa } from './en/mfa.js';
 import { password as enPassword } from './en/password.js';
+import { signup as deSignup } from './de/signup.js';
+import { signup as enSignup } from './en/signup.js';
 import { signin as enSignin } from './en/signin.js';
 
 /** English is the reference: every other language must have each of its keys (typed here, tested in ui.test.ts). */
@@ -25,6 +27,7 @@ const en = {
   accountPage: enAccountPage,
   password: enPassword,
   account: enAccount,
+  signup: enSignup,
 };
 
 export type Catalog = typeof en;
@@ -41,6 +44,7 @@ export const catalogs = {
     accountPage: deAccountPage,
     password: dePassword,
     account: deAccount,
+    signup: deSignup,
   },
 } satisfies Record<string, Catalog>;
 

@@ -1,0 +1,89 @@
+import { escapeHtml, page } from '../interactions/views.js';
+import type { Ui } from '../ui/index.js';
+
+/** The sign-up pages (README "Sign-up"); every text from the `signup` namespace, HTML-safe. */
+
+const csrfField = (csrf: string) => `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
+const interactionField = (interaction: string | undefined) =>
+  interaction ? `<input type="hidden" name="interaction" value="${escapeHtml(interaction)}">` : '';
+const errorLine = (error: string | undefined) =>
+  error ? `<p class="error" role="alert">${error}</p>` : '';
+const backLink = ({ t }: Ui, interaction: string | undefined) =>
+  interaction
+    ? `<p class="muted"><a href="/interaction/${escapeHtml(interaction)}">${t('signup:backToSignIn')}</a></p>`
+    : '';
+
+export function signupPage(
+  ui: Ui,
+  input: { csrf: string; interaction?: string | undefined; email?: string; error?: string },
+): string {
+  const { t } = ui;
+  return page(
+    ui,
+    t('signup:title'),
+    `<p class="muted">${t('signup:intro', { product: ui.brand.productName })}</p>
+${errorLine(input.error)}
+<form method="post" action="/signup" autocomplete="on">
+${csrfField(input.csrf)}${interactionField(input.interaction)}
+<label for="email">${t('signup:email')}</label>
+<input id="email" type="email" name="email" required autofocus maxlength="320" autocomplete="email" value="${escapeHtml(input.email ?? '')}">
+<label for="password">${t('signup:password')}</label>
+<input id="password" type="password" name="password" required minlength="8" autocomplete="new-password" aria-describedby="password-hint">
+<p id="password-hint" class="muted">${t('signup:passwordHint')}</p>
+<button type="submit">${t('signup:submit')}</button>
+</form>
+${backLink(ui, input.interaction)}`,
+  );
+}
+
+export const closedPage = (ui: Ui) =>
+  page(ui, ui.t('signup:closedTitle'), `<p>${ui.t('signup:closed')}</p>`);
+
+export function messagePage(ui: Ui, title: string, message: string, interaction?: string): string {
+  return page(ui, title, `<p>${message}</p>${backLink(ui, interaction)}`);
+}
+
+export function verifyPage(
+  ui: Ui,
+  input: { csrf: string; token: string; email: string; interaction?: string | undefined },
+): string {
+  const { t } = ui;
+  return page(
+    ui,
+    t('signup:verifyTitle'),
+    `<p>${t('signup:verify', { email: input.email })}</p>
+<form method="post" action="/signup/verify">
+${csrfField(input.csrf)}${interactionField(input.interaction)}
+<input type="hidden" name="token" value="${escapeHtml(input.token)}">
+<button type="submit">${t('signup:verifySubmit')}</button>
+</form>`,
+  );
+}
+
+export function verifiedPage(ui: Ui, interaction: string | undefined): string {
+  const { t } = ui;
+  const next = interaction
+    ? `<p><a href="/interaction/${escapeHtml(interaction)}">${t('signup:continueSignIn')}</a></p>`
+    : '';
+  return page(ui, t('signup:verifiedTitle'), `<p>${t('signup:verified')}</p>${next}`);
+}
+
+/** The address form of a new link: alone, or under an expired link's notice. */
+export function resendPage(
+  ui: Ui,
+  input: { csrf: string; interaction?: string | undefined; expired?: boolean; error?: string },
+): string {
+  const { t } = ui;
+  return page(
+    ui,
+    input.expired ? t('signup:invalidLinkTitle') : t('signup:resendTitle'),
+    `<p>${input.expired ? t('signup:invalidLink') : t('signup:resendIntro')}</p>
+${errorLine(input.error)}
+<form method="post" action="/signup/resend">
+${csrfField(input.csrf)}${interactionField(input.interaction)}
+<label for="email">${t('signup:email')}</label>
+<input id="email" type="email" name="email" required maxlength="320" autocomplete="email">
+<button type="submit">${t('signup:resendSubmit')}</button>
+</form>`,
+  );
+}
