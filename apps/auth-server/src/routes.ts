@@ -5,7 +5,7 @@ import type { AuthAppParts } from './app.js';
 import { interactionErrors } from './interactions/errors.js';
 import { checkCsrf, csrfToken, interactionRoutes } from './interactions/routes.js';
 import { passwordRoutes } from './self-service/password-routes.js';
-import { unverifiedAddressPage } from './self-service/signup-doors.js';
+import { rolesOnVerification, unverifiedAddressPage } from './self-service/signup-doors.js';
 import { createVerificationMail } from './self-service/signup-mail.js';
 import { signupRoutes } from './self-service/signup-routes.js';
 
@@ -85,6 +85,7 @@ export function createAuthRoutes(parts: AuthAppParts) {
     logger: parts.logger,
     csrfKey,
     passwordResetTtl: parts.selfService.passwordResetTtl,
+    rolesOnVerification: rolesOnVerification(parts.selfService),
   });
   // /signup, /signup/verify, /signup/resend (self-service/signup-routes.ts).
   signupRoutes(pages, {

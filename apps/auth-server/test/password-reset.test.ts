@@ -151,6 +151,18 @@ describe('forgotten password', () => {
     expect(JSON.stringify(audit.body)).toContain('self_service');
   });
 
+  test("a reset proves the address: an unverified sign-up (another's, perhaps) is verified with the owner's password", async () => {
+    const squatter = await createUser(t);
+    await t.database.db('users').where({ id: squatter.id }).update({ email_verified_at: null });
+    expect(await signsIn(squatter.email, squatter.password)).toBe(false);
+    expect((await forgot(browser(), squatter.email)).status).toBe(200);
+    expect((await reset(browser(), await resetLink(squatter.email), NEW_PASSWORD)).status).toBe(
+      200,
+    );
+    expect(await signsIn(squatter.email, squatter.password)).toBe(false);
+    expect(await signsIn(squatter.email, NEW_PASSWORD)).toBe(true);
+  });
+
   test('a password the policy refuses shows the form again and leaves the link working', async () => {
     const user = await createUser(t);
     await forgot(browser(), user.email);

@@ -34,6 +34,8 @@ export interface PasswordRouteDeps {
   csrfKey: string;
   /** PASSWORD_RESET_TTL, seconds. */
   passwordResetTtl: number;
+  /** Given when a reset proves an unverified address (SIGNUP_VERIFY=before-roles); else none change. */
+  rolesOnVerification: string[] | undefined;
 }
 
 /** The forgot form's CSRF nonce: a cookie whose HMAC the form carries (double submit). */
@@ -228,6 +230,8 @@ ${interaction ? `<input type="hidden" name="interaction" value="${escapeHtml(int
       return;
     }
     await deps.accounts.setPassword(user.id, password);
+    // The mailed link proves the address: an unproven sign-up (maybe someone else's) is now the owner's.
+    await deps.accounts.markEmailVerified(user.id, deps.rolesOnVerification);
     await deps.logoutEverywhere(user.id);
     await deps.accountTokens.revoke(user.id, 'password_reset');
     await deps.audit.record({

@@ -61,3 +61,11 @@ export function signupOffered(
 ): boolean {
   return selfService.signup === 'open' && clientMetadata?.['signup'] !== false;
 }
+
+/** Roles a proven address brings: the sign-up roles under SIGNUP_VERIFY=before-roles, else none change. */
+export function rolesOnVerification(selfService: {
+  signupVerify: 'before-sign-in' | 'before-roles';
+  signupRoles: string[];
+}): string[] | undefined {
+  return selfService.signupVerify === 'before-roles' ? selfService.signupRoles : undefined;
+}

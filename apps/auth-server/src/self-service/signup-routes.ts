@@ -19,7 +19,7 @@ import type { MailRequestLimiter } from '../mail/request-limits.js';
 import type { ProviderHost } from '../provider/provider-host.js';
 import { htmlHeaders } from '../security-headers.js';
 import type { Ui, UiFactory } from '../ui/index.js';
-import { signupOffered } from './signup-doors.js';
+import { rolesOnVerification, signupOffered } from './signup-doors.js';
 import { INTERACTION_UID, type VerificationMail } from './signup-mail.js';
 import {
   closedPage,
@@ -230,7 +230,7 @@ export function signupRoutes(router: Router, deps: SignupDeps): void {
       show(ctx, 400, resendPage(ui, { csrf: csrfFor(ctx), interaction, expired: true }));
       return;
     }
-    const roles = selfService.signupVerify === 'before-roles' ? selfService.signupRoles : undefined;
+    const roles = rolesOnVerification(selfService);
     const verified = await accounts.markEmailVerified(user.id, roles);
     if (verified) {
       await deps.audit.record({
