@@ -14,6 +14,7 @@ let document: any;
  * pre-signed PUT, the sign-in) and POST /logout/all, which any signed-in user may call.
  */
 const WITHOUT_PERMISSION = [
+  'get /.well-known/oauth-protected-resource',
   'get /healthz',
   'get /openapi.json',
   'get /readyz',
