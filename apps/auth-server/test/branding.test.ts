@@ -7,45 +7,29 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import {
   browser,
+  type Browser,
   browserLogin,
   createClient,
   createUser,
   discover,
   enrolTotp,
+  openSignInPage,
   REDIRECT_URI,
   startTestAuthServer,
-  type Browser,
   type TestAuthServer,
 } from '@portcullis/testing';
 
 const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1]!;
 
-/** GET /authorize with `params`, then the interaction page it leads to. */
+/** GET /authorize with `params`, then the interaction page it leads to (a 200). */
 async function interactionPage(
   t: TestAuthServer,
   clientId: string,
   options: { params?: Record<string, string>; headers?: Record<string, string>; b?: Browser } = {},
 ) {
-  const b = options.b ?? browser();
-  const config = await discover(t, clientId);
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT_URI,
-    scope: 'openid',
-    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-    code_challenge_method: 'S256',
-    ...options.params,
-  });
-  const first = await b.request(url.href, { headers: options.headers ?? {} });
-  const interaction = new URL(first.headers.get('location')!, t.issuer);
-  const res = await b.request(interaction.href, { headers: options.headers ?? {} });
-  expect(res.status).toBe(200);
-  return {
-    b,
-    res,
-    html: await res.text(),
-    url: interaction.href,
-    uid: interaction.pathname.split('/').pop()!,
-  };
+  const page = await openSignInPage(t, clientId, options);
+  expect(page.res.status).toBe(200);
+  return page;
 }
 
 const spaMetadata = {

@@ -14,6 +14,7 @@ import {
   createClient,
   createUser,
   discover,
+  openSignInPage,
   REDIRECT_URI,
   startTestAuthServer,
   submitDeviceCode,
@@ -141,18 +142,7 @@ describe('the sign-in form', () => {
     ['email', { email: '\u0000', password: 'whatever' }],
     ['password', { email: 'someone@example.com', password: 'pass\u0000word' }],
   ])('a NUL in the %s -> a 400 page; the same sign-in then succeeds', async (_, fields) => {
-    const b = browser();
-    const config = await discover(t, spa.client_id);
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'openid',
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-      code_challenge_method: 'S256',
-    });
-    const first = await b.get(url.href);
-    const interaction = new URL(first.headers.get('location')!, t.issuer).href;
-    const html = await (await b.get(interaction)).text();
-    const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+    const { b, url: interaction, csrf } = await openSignInPage(t, spa.client_id);
     const res = await b.postForm(`${interaction}/login`, { csrf, ...fields });
     expect(res.status).toBe(400);
     const page = await res.text();

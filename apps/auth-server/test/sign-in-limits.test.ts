@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import * as oidc from 'openid-client';
 import {
   browser,
   createClient,
   createUser,
-  discover,
   fetchFrom,
+  openSignInPage,
   REDIRECT_URI,
   startTestAuthServer,
   type TestAuthServer,
@@ -42,18 +41,8 @@ const machine = () => browser(undefined, { fetch: fetchFrom(`127.0.0.${++lastHos
 
 /** Opens the sign-in page from `b` and posts one email and password; the answer. */
 async function signIn(b: ReturnType<typeof browser>, email: string, password: string) {
-  const config = await discover(t, clientId);
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT_URI,
-    scope: 'openid',
-    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-    code_challenge_method: 'S256',
-  });
-  const first = await b.get(url.href);
-  const interaction = new URL(first.headers.get('location')!, t.issuer).href;
-  const html = await (await b.get(interaction)).text();
-  const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
-  return b.postForm(`${interaction}/login`, { csrf, email, password });
+  const { url, csrf } = await openSignInPage(t, clientId, { b });
+  return b.postForm(`${url}/login`, { csrf, email, password });
 }
 
 function expectLimited(res: Response) {

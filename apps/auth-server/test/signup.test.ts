@@ -7,13 +7,14 @@ import {
   createClient,
   decodeJwt,
   discover,
+  type Mailbox,
+  openSignInPage,
   pkceSignIn,
   publicSpa,
   REDIRECT_URI,
   signUp,
   startMailbox,
   startTestAuthServer,
-  type Mailbox,
   type TestAuthServer,
 } from '@portcullis/testing';
 
@@ -45,19 +46,8 @@ const newPerson = () => ({
 
 /** An authorization request's sign-in page: its uid, CSRF token and cookie jar. */
 async function openLogin(server: TestAuthServer, clientId: string) {
-  const b = browser();
-  const config = await discover(server, clientId);
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT_URI,
-    scope: 'openid',
-    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-    code_challenge_method: 'S256',
-  });
-  const first = await b.get(url.href);
-  const interaction = new URL(first.headers.get('location')!, server.issuer).href;
-  const html = await (await b.get(interaction)).text();
-  const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
-  return { b, interaction, uid: interaction.split('/').pop()!, csrf };
+  const { b, url, uid, csrf } = await openSignInPage(server, clientId);
+  return { b, interaction: url, uid, csrf };
 }
 
 const usersWith = async (server: TestAuthServer, email: string) =>

@@ -39,9 +39,11 @@ export { deleteRedisKeys } from './redis.js';
 export {
   approveDevice,
   browserLogin,
+  openSignInPage,
   pkceSignIn,
   submitDeviceCode,
   type BrowserLoginOptions,
+  type SignInPage,
 } from './sign-in.js';
 export { denySubjectElsewhere } from './revocations.js';
 export { confirmAddress, signUp } from './signup.js';

@@ -1,7 +1,7 @@
 import * as oidc from 'openid-client';
 import type { TestAuthServer } from './auth-server.js';
 import { browser, type Browser } from './cookie-jar.js';
-import { REDIRECT_URI } from './factories.js';
+import { discover, REDIRECT_URI } from './factories.js';
 
 const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
@@ -133,4 +133,45 @@ export async function approveDevice(
     pages,
   });
   return pages[pages.length - 1]!;
+}
+
+/** A sign-in page reached as a browser reaches it: GET /authorize, then its redirect. */
+export interface SignInPage {
+  b: Browser;
+  res: Response;
+  html: string;
+  /** The interaction page's URL, and its uid. */
+  url: string;
+  uid: string;
+  /** The page's form token ('' when it has none). */
+  csrf: string;
+}
+
+/** Opens /authorize (PKCE, scope openid, `params` on top) and the interaction page it leads to. */
+export async function openSignInPage(
+  server: TestAuthServer,
+  clientId: string,
+  options: { b?: Browser; params?: Record<string, string>; headers?: Record<string, string> } = {},
+): Promise<SignInPage> {
+  const b = options.b ?? browser();
+  const headers = options.headers ?? {};
+  const url = oidc.buildAuthorizationUrl(await discover(server, clientId), {
+    redirect_uri: REDIRECT_URI,
+    scope: 'openid',
+    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+    code_challenge_method: 'S256',
+    ...options.params,
+  });
+  const first = await b.request(url.href, { headers });
+  const interaction = new URL(first.headers.get('location')!, server.issuer);
+  const res = await b.request(interaction.href, { headers });
+  const html = await res.text();
+  return {
+    b,
+    res,
+    html,
+    url: interaction.href,
+    uid: interaction.pathname.split('/').pop()!,
+    csrf: csrfOf(html),
+  };
 }
