@@ -182,7 +182,7 @@ describe('admin: clients', () => {
       [{ redirect_uris: ['myapp:/cb'] }, 'redirect_uris'],
       [{ roles: ['editor'] }, 'roles'],
       [{ grant_types: ['client_credentials'] }, 'grant_types'],
-      [{}, '_'],
+      [{}, '(body)'],
     ] as const) {
       const res = await t.admin('PATCH', `/admin/clients/${spa.client_id}`, body);
       expect(res.status).toBe(422);

@@ -157,6 +157,17 @@ describe('admin API', () => {
     );
   });
 
+  test.each(['valueOf', 'constructor', 'toString', 'hasOwnProperty'])(
+    'a member named %s is 422 naming it, not a 500 (found by the fuzz test)',
+    async (key) => {
+      for (const path of ['/admin/clients', '/admin/users', '/admin/registration-tokens']) {
+        const res = await t.admin('POST', path, { [key]: 'null' });
+        expect({ path, status: res.status }).toEqual({ path, status: 422 });
+        expect(res.body.fields[key]).toEqual(['unknown or read-only field']);
+      }
+    },
+  );
+
   test('users: create 201, duplicate 409, invalid 422, list with cursor', async () => {
     const ok = await t.admin('POST', '/admin/users', {
       email: 'Ann@example.com',

@@ -65,3 +65,11 @@ export {
   type SecretProblem,
 } from './placeholder-secrets.js';
 export { constantTimeEqual } from './constant-time.js';
+export {
+  addFieldError,
+  collectZodIssues,
+  fieldErrors,
+  toFieldErrors,
+  type FieldMap,
+  type FieldNaming,
+} from './field-errors.js';

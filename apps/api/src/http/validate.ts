@@ -1,5 +1,12 @@
 import type { z } from 'zod';
-import { ValidationError, type FieldErrors } from '../errors.js';
+import {
+  addFieldError,
+  collectZodIssues,
+  fieldErrors,
+  toFieldErrors,
+  type FieldMap,
+} from '@portcullis/observability';
+import { ValidationError } from '../errors.js';
 
 type Query = Record<string, string | string[] | undefined>;
 
@@ -9,37 +16,6 @@ function unwrap(schema: z.ZodType): z.ZodType {
     s = (s.def as unknown as { innerType: z.ZodType }).innerType;
   }
   return s;
-}
-
-/** Field names come from the client (`__proto__`…): a Map, never a plain object. */
-type FieldMap = Map<string, string[]>;
-
-function add(fields: FieldMap, key: string, message: string): void {
-  const messages = fields.get(key);
-  if (messages) messages.push(message);
-  else fields.set(key, [message]);
-}
-
-/** Own properties only (Object.fromEntries defines even `__proto__` as a plain key). */
-const toFieldErrors = (fields: FieldMap): FieldErrors => Object.fromEntries(fields);
-
-function collectIssues(fields: FieldMap, error: z.ZodError, prefix = ''): void {
-  for (const issue of error.issues) {
-    const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys)
-        add(fields, path ? `${path}.${key}` : key, 'unknown or read-only field');
-    } else {
-      add(fields, path || '(body)', issue.message);
-    }
-  }
-}
-
-/** Zod issues as `{ field: [messages] }`; unknown keys are each named. */
-export function fieldErrors(error: z.ZodError, prefix = ''): FieldErrors {
-  const fields: FieldMap = new Map();
-  collectIssues(fields, error, prefix);
-  return toFieldErrors(fields);
 }
 
 /** Array parameters accept repetition and commas; any other parameter given twice is an error. */
@@ -52,7 +28,7 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: Query): z.ou
     if (raw === undefined) continue;
     const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     if (!field) {
-      add(fields, key, 'unknown query parameter');
+      addFieldError(fields, key, 'unknown query parameter');
       continue;
     }
     if (unwrap(field).def.type === 'array') {
@@ -62,7 +38,7 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: Query): z.ou
         .map((v) => v.trim())
         .filter(Boolean);
     } else if (Array.isArray(raw)) {
-      add(fields, key, 'must be given once');
+      addFieldError(fields, key, 'must be given once');
     } else {
       input[key] = raw;
     }
@@ -70,7 +46,7 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: Query): z.ou
   const result = schema.safeParse(input);
   // Problems found above (unknown, repeated) are the more precise ones for their key.
   const issues: FieldMap = new Map();
-  if (!result.success) collectIssues(issues, result.error);
+  if (!result.success) collectZodIssues(issues, result.error);
   for (const [key, messages] of fields) issues.set(key, messages);
   if (issues.size > 0) throw new ValidationError(toFieldErrors(issues), 'invalid query parameters');
   return (result as { data: z.output<S> }).data;

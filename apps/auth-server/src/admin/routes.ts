@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { constantTimeEqual } from '@portcullis/observability';
+import { constantTimeEqual, fieldErrors } from '@portcullis/observability';
 import type Router from '@koa/router';
 import type { AccountsRepo, User } from '@portcullis/accounts';
 import type { SharedDenyList } from '@portcullis/db';
@@ -23,7 +23,6 @@ import {
 } from './register-client.js';
 import {
   clientPatchSchema,
-  fieldErrors,
   listQuerySchema,
   newClientSchema,
   newUserSchema,
@@ -78,7 +77,11 @@ export function requireAdminToken(adminToken: string): Middleware {
 export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input ?? {});
   if (!result.success)
-    throw new AdminError('validation_failed', 'the request is invalid', fieldErrors(result.error));
+    throw new AdminError(
+      'validation_failed',
+      'the request is invalid',
+      fieldErrors(result.error, { topLevel: true }),
+    );
   return result.data;
 }
 

@@ -242,18 +242,3 @@ export const listQuerySchema = z.object({
     .optional(),
   kind: z.string().max(64).optional(),
 });
-
-/** zod issues as `{ field: [messages] }`. */
-export function fieldErrors(error: z.ZodError): Record<string, string[]> {
-  const fields: Record<string, string[]> = {};
-  for (const issue of error.issues) {
-    // A member that is not allowed is named as its own field.
-    if (issue.code === 'unrecognized_keys') {
-      for (const k of issue.keys) (fields[k] ??= []).push('not an allowed member');
-      continue;
-    }
-    const key = issue.path.length ? String(issue.path[0]) : '_';
-    (fields[key] ??= []).push(issue.message);
-  }
-  return fields;
-}
