@@ -153,10 +153,28 @@ describe('token exchange (RFC 8693)', () => {
       });
     }
     const lesser = await userToken();
-    const fewer = await pkceSignIn(lesser.config, lesser.user, { scope: 'openid api orders:read' });
+    const fewer = await pkceSignIn(lesser.config, lesser.user, { scope: 'openid orders:read' });
     await expect(
       exchange(svc.config, fewer.access_token, { scope: 'payments:read' }),
     ).rejects.toMatchObject({ error: 'invalid_scope' });
+  });
+
+  test('`api` covers each narrower API scope: passing one on is no widening', async () => {
+    const user = await createUser(t);
+    const spa = await publicSpa(t);
+    const tokens = await pkceSignIn(await discover(t, spa.client_id), user, {
+      scope: 'openid api',
+    });
+    const svc = await service({ audiences: [ledgerUrl, TEST_API_AUDIENCE] });
+    const forLedger = await exchange(svc.config, tokens.access_token);
+    expect(decodeJwt(forLedger.access_token).payload['scope']).toBe('orders:read payments:read');
+    const forApi = await exchange(svc.config, tokens.access_token, { resource: TEST_API_AUDIENCE });
+    expect(decodeJwt(forApi.access_token).payload['scope']).toBe('api');
+    const narrow = await exchange(svc.config, tokens.access_token, {
+      resource: TEST_API_AUDIENCE,
+      scope: 'orders:read',
+    });
+    expect(decodeJwt(narrow.access_token).payload['scope']).toBe('orders:read');
   });
 
   test('the client registered scope bounds what it gets', async () => {

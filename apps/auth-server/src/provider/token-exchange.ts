@@ -10,7 +10,7 @@ import type Provider from 'oidc-provider';
 // oidc-provider's helpers for custom grants: the token endpoint's own DPoP check and response.
 import * as grantHelpers from 'oidc-provider/lib/helpers/grants.js';
 import { z } from 'zod';
-import { API_SCOPES } from '@portcullis/claims';
+import { API_SCOPE, API_SCOPES } from '@portcullis/claims';
 import { createApiTokenVerifier, type JwtIntrospectionOptions } from './introspection.js';
 import { TOKEN_EXCHANGE_GRANT } from './grant-types.js';
 
@@ -123,6 +123,12 @@ function targetOf(params: ExchangeParams): string {
   return target;
 }
 
+/** `api` covers each narrower API scope (README "Scopes"): passing one on is no widening. */
+function covers(held: ReadonlySet<string>, scope: string): boolean {
+  return held.has(scope) || (held.has(API_SCOPE) && API_SCOPES.includes(scope));
+}
+
+/** Requested scopes, each held, of the target and allowed; default: all such of the target's. */
 function scopeOf(
   params: ExchangeParams,
   subject: AccessTokenClaims,
@@ -132,8 +138,15 @@ function scopeOf(
   const held = new Set(subject.scope.split(' ').filter(Boolean));
   const registered = (client as { scope?: string }).scope;
   const allowed = registered ? new Set(registered.split(' ')) : undefined;
-  const grantable = (s: string) => held.has(s) && target.includes(s) && (allowed?.has(s) ?? true);
-  if (typeof params.scope !== 'string') return [...held].filter(grantable);
+  const grantable = (s: string) =>
+    covers(held, s) && target.includes(s) && (allowed?.has(s) ?? true);
+  if (typeof params.scope !== 'string') {
+    const all = target.filter(grantable);
+    // `api` already says every narrower API scope.
+    return all.includes(API_SCOPE)
+      ? all.filter((s) => s === API_SCOPE || !API_SCOPES.includes(s))
+      : all;
+  }
   const requested = [...new Set(params.scope.split(' ').filter(Boolean))];
   const wider = requested.find((s) => !grantable(s));
   if (wider !== undefined) {
