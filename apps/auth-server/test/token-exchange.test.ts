@@ -199,6 +199,16 @@ describe('token exchange (RFC 8693)', () => {
     });
     const res = await callLedger(forLedger.access_token);
     expect(await res.json()).toMatchObject({ subject: user.id, actors: [second.id, first.id] });
+    // Each exchange is audited with its chain.
+    await t.server.settle();
+    const audit = await t.admin('GET', '/admin/audit?kind=token_exchanged&limit=100');
+    const entry = (audit.body['items'] as Record<string, unknown>[]).find(
+      (e) => e['clientId'] === second.id,
+    );
+    expect(entry).toMatchObject({
+      subject: user.id,
+      detail: { audience: ledgerUrl, actors: [second.id, first.id] },
+    });
   });
 
   test('refusals: client, audience, token type, forged and revoked subject tokens', async () => {

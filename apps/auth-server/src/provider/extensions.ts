@@ -57,7 +57,7 @@ export interface ProviderExtensionDeps {
   /** The pages' language and brand. */
   ui: UiFactory;
   /** Registered resources and the signing key of exchanged tokens (RFC 8693). */
-  tokenExchange: Omit<TokenExchangeDeps, 'apiTokens'>;
+  tokenExchange: Omit<TokenExchangeDeps, 'apiTokens' | 'audit'>;
 }
 
 /**
@@ -81,7 +81,16 @@ export function extendProvider(provider: Provider, deps: ProviderExtensionDeps):
   // 6. The response-mode registry: form_post needs an inline script our CSP forbids.
   removeFormPost(provider);
   // 6a. A grant added: RFC 8693 token exchange for registered resources.
-  registerTokenExchange(provider, { ...deps.tokenExchange, apiTokens: deps.apiTokens });
+  registerTokenExchange(provider, {
+    ...deps.tokenExchange,
+    apiTokens: deps.apiTokens,
+    audit: (entry) =>
+      deps.events.track(
+        deps.events.audit
+          .record(entry)
+          .catch((e: unknown) => deps.events.logger.error({ err: e }, 'audit write failed')),
+      ),
+  });
 
   // Answers rewritten after next() (outermost first):
   // 7. Discovery lists only the response modes left (its setting cannot remove any).

@@ -12,6 +12,7 @@ import * as grantHelpers from 'oidc-provider/lib/helpers/grants.js';
 import { z } from 'zod';
 import { API_SCOPE, API_SCOPES } from '@portcullis/claims';
 import { createApiTokenVerifier, type JwtIntrospectionOptions } from './introspection.js';
+import type { NewAuditEvent } from '../data/audit-repo.js';
 import { TOKEN_EXCHANGE_GRANT } from './grant-types.js';
 
 // RFC 8693 token exchange (README "Token exchange (RFC 8693)", docs/token-exchange.md).
@@ -164,6 +165,8 @@ export interface TokenExchangeDeps {
   accessTokenTtl: number;
   /** The signing key for this client's tokens (claims.ts). */
   signingKey(client: Client | undefined): { alg: string; kid: string };
+  /** Audits each exchange (`token_exchanged`); failures are the caller's to log. */
+  audit(entry: NewAuditEvent): void;
 }
 
 /** The grant at /token: a user's access token for one resource -> a token for another. */
@@ -233,7 +236,7 @@ export function registerTokenExchange(provider: Provider, deps: TokenExchangeDep
     if (subject.sub.startsWith(CLIENT_SUBJECT_PREFIX)) {
       throw invalidGrant('subject_token must be a user access token');
     }
-    const act = actorOf(subject);
+    const act = subject.act;
     if (!impersonate && depth(act) >= MAX_ACTORS) {
       throw invalidGrant(`the delegation chain is at most ${MAX_ACTORS} actors long`);
     }
@@ -282,6 +285,19 @@ export function registerTokenExchange(provider: Provider, deps: TokenExchangeDep
 
     ctx.oidc.entity('AccessToken', token);
     const value = await token.save();
+    deps.audit({
+      kind: 'token_exchanged',
+      clientId: client.clientId,
+      subject: subject.sub,
+      grantId: subject.grant_id,
+      detail: {
+        audience: target,
+        scope: token.scope ?? '',
+        actors: chainOf(newAct),
+        ...(impersonate ? { impersonation: true } : {}),
+        ...(jkt ? { dpop: true } : {}),
+      },
+    });
     ctx.body = grantHelpers.buildTokenResponse(provider, {
       accessToken: value,
       expiresIn: token.expiration,
@@ -304,9 +320,9 @@ export function registerTokenExchange(provider: Provider, deps: TokenExchangeDep
   ]);
 }
 
-/** The subject token's actor chain, if it has one of the right shape. */
-function actorOf(claims: AccessTokenClaims): Actor | undefined {
-  return claims.act;
+/** The chain as a list, the latest actor first. */
+function chainOf(act: Actor | undefined): string[] {
+  return act ? [act.sub, ...chainOf(act.act)] : [];
 }
 
 /** The unverified `aud` values, only to pick the verifier (which checks everything). */
