@@ -170,6 +170,13 @@ const schema = z
     if (!env.ISSUER.startsWith('https://')) {
       ctx.addIssue({ code: 'custom', path: ['ISSUER'], message: 'must be https in production' });
     }
+    if (Object.keys(env.RESOURCES).some((url) => !url.startsWith('https://'))) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['RESOURCES'],
+        message: 'must be https URLs in production',
+      });
+    }
     if (!env.ADMIN_TOKEN) {
       ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'is required in production' });
     }
