@@ -19,6 +19,7 @@ import {
   agentClientVariables,
   type AgentClientSettings,
 } from './provider/agent-settings.js';
+import { resourceVariables } from './provider/token-exchange.js';
 import { DEFAULT_MAX_ASSERTION_LIFETIME } from './provider/client-assertion.js';
 import type { ClientAuthLimits } from './provider/client-auth-limits.js';
 import {
@@ -96,6 +97,8 @@ const schema = z
     REQUIRE_PAR: boolean.default(false),
     /** REGISTRATION*, CLIENT_ID_METADATA_* (README "Dynamic client registration"). */
     ...agentClientVariables,
+    /** RESOURCES: further resource servers for token exchange (README "Token exchange (RFC 8693)"). */
+    ...resourceVariables,
     /** Seconds a new signing key is published before it signs (publish before sign). */
     SIGNING_KEY_PUBLISH_LEAD: z.coerce.number().int().min(1).max(86_400).default(60),
     ALERT_WEBHOOK_URL: z.url().optional(),
@@ -167,6 +170,13 @@ const schema = z
     if (!env.ISSUER.startsWith('https://')) {
       ctx.addIssue({ code: 'custom', path: ['ISSUER'], message: 'must be https in production' });
     }
+    if (Object.keys(env.RESOURCES).some((url) => !url.startsWith('https://'))) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['RESOURCES'],
+        message: 'must be https URLs in production',
+      });
+    }
     if (!env.ADMIN_TOKEN) {
       ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'is required in production' });
     }
@@ -224,6 +234,8 @@ type OwnConfig = Readonly<{
   requirePar: boolean;
   /** REGISTRATION*, CLIENT_ID_METADATA_*: clients nobody registered by hand. */
   agentClients: AgentClientSettings;
+  /** RESOURCES: resource URL -> its scopes, besides API_AUDIENCE (token exchange targets). */
+  resources: Readonly<Record<string, string[]>>;
   signingKeyPublishLead: number;
   alertWebhookUrl: string | undefined;
   seedDemo: boolean;
@@ -280,6 +292,7 @@ export function parseAuthConfig(env: Record<string, string | undefined>): AuthCo
     dpopNonce: e.DPOP_NONCE,
     requirePar: e.REQUIRE_PAR,
     agentClients: agentClientSettingsOf(e),
+    resources: Object.freeze(e.RESOURCES),
     signingKeyPublishLead: e.SIGNING_KEY_PUBLISH_LEAD,
     alertWebhookUrl: e.ALERT_WEBHOOK_URL,
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV === 'development',

@@ -1,6 +1,6 @@
 import { createAppMetrics, type AppMetrics } from '@portcullis/observability';
 import { Counter } from 'prom-client';
-import { DEVICE_GRANT } from './provider/grant-types.js';
+import { DEVICE_GRANT, TOKEN_EXCHANGE_GRANT } from './provider/grant-types.js';
 
 /** What the provider's event listeners count (provider/grant-events.ts). */
 export interface GrantMetrics {
@@ -19,6 +19,7 @@ const GRANT_TYPES: Record<string, string> = {
   refresh_token: 'refresh_token',
   client_credentials: 'client_credentials',
   [DEVICE_GRANT]: 'device_code',
+  [TOKEN_EXCHANGE_GRANT]: 'token_exchange',
 };
 
 /** The auth server's registry: HTTP metrics plus token and refresh-reuse counters. */

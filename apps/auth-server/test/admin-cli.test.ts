@@ -341,6 +341,34 @@ describe('npm run admin -- client:create: each flag gives the metadata it promis
     });
   });
 
+  test('--exchange-audience and --impersonation: a token-exchange policy; --no-exchange removes it', async () => {
+    const clientId = `cli-${randomUUID()}`;
+    const audiences = ['https://ledger.example.com', 'https://billing.example.com'];
+    const create = await admin(
+      [
+        'client:create',
+        '--client-id',
+        clientId,
+        '--grant-types',
+        'client_credentials',
+        ...audiences.flatMap((a) => ['--exchange-audience', a]),
+        '--impersonation',
+        '--json',
+      ],
+      adminEnv(),
+    );
+    expect(create.stderr).toBe('');
+    expect(await listed(clientId)).toMatchObject({
+      grant_types: ['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange'],
+      token_exchange: { audiences, impersonation: true },
+    });
+    const off = await admin(['client:update', clientId, '--no-exchange', '--json'], adminEnv());
+    expect(off.code).toBe(0);
+    const after = await listed(clientId);
+    expect(after).toMatchObject({ grant_types: ['client_credentials'] });
+    expect(after).not.toHaveProperty('token_exchange');
+  });
+
   test('a refused registration exits 1 with the API’s error', async () => {
     const run = await admin(
       ['client:create', '--native', '--redirect-uri', 'http://127.0.0.1/cb'],

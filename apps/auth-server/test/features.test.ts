@@ -112,6 +112,7 @@ describe('the discovery document', () => {
         'refresh_token',
         'client_credentials',
         'urn:ietf:params:oauth:grant-type:device_code',
+        'urn:ietf:params:oauth:grant-type:token-exchange',
       ],
       subject_types_supported: ['public'],
       claims_parameter_supported: false,

@@ -26,7 +26,18 @@ export interface AccessTokenClaims {
   amr?: string[];
   /** When the user signed in, Unix seconds: the age a step-up `max_age` bounds. */
   auth_time?: number;
+  /** RFC 8693 §4.1: the service acting for `sub`, and those before it (a delegation chain). */
+  act?: Actor;
 }
+
+/** One actor of a delegation chain: `sub` acts now, `act` acted before it. */
+export interface Actor {
+  sub: string;
+  act?: Actor;
+}
+
+/** Deepest accepted delegation chain (the auth server issues at most this many actors). */
+export const MAX_ACTOR_DEPTH = 5;
 
 /** Prefix of client-credentials subjects, so a client id can never equal a user id. */
 export const CLIENT_SUBJECT_PREFIX = 'client:';
@@ -59,6 +70,18 @@ const isCnf: Check = (v) =>
   ((v as { jkt?: unknown }).jkt === undefined ||
     (typeof (v as { jkt?: unknown }).jkt === 'string' && JKT.test((v as { jkt: string }).jkt)));
 
+/** `{sub, act?}`, nested at most MAX_ACTOR_DEPTH deep; other members are dropped by copyActor. */
+function isActor(v: unknown, depth = 1): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || depth > MAX_ACTOR_DEPTH)
+    return false;
+  const { sub, act } = v as { sub?: unknown; act?: unknown };
+  return isText(255)(sub) && (act === undefined || isActor(act, depth + 1));
+}
+
+function copyActor(v: Actor): Actor {
+  return { sub: v.sub, ...(v.act ? { act: copyActor(v.act) } : {}) };
+}
+
 const SHAPE: [keyof AccessTokenClaims, Check, 'required' | 'optional'][] = [
   ['iss', isText(), 'required'],
   ['aud', (v) => isText()(v) || isArrayOf(isText(), 1, 20)(v), 'required'],
@@ -81,6 +104,7 @@ const SHAPE: [keyof AccessTokenClaims, Check, 'required' | 'optional'][] = [
     'optional',
   ],
   ['auth_time', isNumericDate, 'optional'],
+  ['act', (v) => isActor(v), 'optional'],
 ];
 
 /** Shape check, keeping only the claims above; a bare `sub` equal to `client_id` is ambiguous: refused. */
@@ -90,7 +114,12 @@ export function parseAccessTokenClaims(payload: Record<string, unknown>): Claims
     const value = payload[name];
     if (value === undefined && presence === 'optional') continue;
     if (!check(value)) return { success: false, path: name };
-    data[name] = name === 'cnf' ? { ...(value as object) } : value;
+    data[name] =
+      name === 'cnf'
+        ? { ...(value as object) }
+        : name === 'act'
+          ? copyActor(value as Actor)
+          : value;
   }
   const claims = data as unknown as AccessTokenClaims;
   const ownClient = claims.sub.startsWith(CLIENT_SUBJECT_PREFIX)

@@ -2,8 +2,10 @@
 // "Inside packages/claims"; usage, scope rule and options: this package's README.md.
 export {
   CLIENT_SUBJECT_PREFIX,
+  MAX_ACTOR_DEPTH,
   parseAccessTokenClaims,
   type AccessTokenClaims,
+  type Actor,
   type ClaimsParse,
 } from './claims.js';
 export {
@@ -40,6 +42,7 @@ export {
   type Role,
 } from './permissions.js';
 export {
+  actorChain,
   authorize,
   principalFromClaims,
   requirePermission,

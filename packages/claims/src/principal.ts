@@ -1,4 +1,4 @@
-import { CLIENT_SUBJECT_PREFIX, type AccessTokenClaims } from './claims.js';
+import { CLIENT_SUBJECT_PREFIX, type AccessTokenClaims, type Actor } from './claims.js';
 import { ForbiddenError } from './errors.js';
 import {
   hasPermission,
@@ -26,6 +26,15 @@ export interface Principal {
   acr?: string;
   amr?: string[];
   authTime?: number;
+  /** RFC 8693 `act`: the service calling for `subject` (and those before it), if delegated. */
+  actor?: Actor;
+}
+
+/** The delegation chain outermost first: the service calling now, then those before it. */
+export function actorChain(principal: Pick<Principal, 'actor'>): string[] {
+  const chain: string[] = [];
+  for (let a = principal.actor; a; a = a.act) chain.push(a.sub);
+  return chain;
 }
 
 /** Builds the Principal of a verified access token (this package's README, "Scope and permissions"). */
@@ -47,6 +56,7 @@ export function principalFromClaims(claims: AccessTokenClaims): Principal {
   if (claims.acr !== undefined) principal.acr = claims.acr;
   if (claims.amr !== undefined) principal.amr = [...claims.amr];
   if (claims.auth_time !== undefined) principal.authTime = claims.auth_time;
+  if (claims.act !== undefined) principal.actor = claims.act;
   return principal;
 }
 

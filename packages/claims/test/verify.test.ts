@@ -1,11 +1,13 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { exportSPKI, generateKeyPair } from 'jose';
 import {
+  actorChain,
   createAccessTokenVerifier,
   createDenyList,
   createLocalKeySet,
   createSharedSecretKey,
   createTokenCache,
+  principalFromClaims,
   TokenError,
   verifyAccessToken,
   type KeySource,
@@ -43,6 +45,13 @@ beforeAll(async () => {
     now: () => NOW,
   };
 });
+
+/** An act claim `n` actors deep. */
+function chainOf(n: number): Record<string, unknown> {
+  let act: Record<string, unknown> | undefined;
+  for (let i = 0; i < n; i++) act = { sub: `svc-${i}`, ...(act ? { act } : {}) };
+  return act!;
+}
 
 async function codeOf(token: string, opts: VerifyOptions = options): Promise<TokenErrorCode> {
   try {
@@ -208,6 +217,10 @@ describe('verifyAccessToken refuses', () => {
       [{ cnf: [] }, 'cnf'],
       [{ amr: [''] }, 'amr'],
       [{ auth_time: '1' }, 'auth_time'],
+      [{ act: 'svc' }, 'act'],
+      [{ act: { sub: '' } }, 'act'],
+      [{ act: { sub: 'a', act: { sub: 7 } } }, 'act'],
+      [{ act: chainOf(6) }, 'act'],
     ];
     for (const [overrides, claim] of refusals) {
       const error = await verifyAccessToken(await mint(rsa, overrides), options).catch(
@@ -218,6 +231,22 @@ describe('verifyAccessToken refuses', () => {
         message: `claim ${claim} missing or invalid`,
       });
     }
+  });
+
+  it('an act chain (RFC 8693 §4.1) up to five actors, keeping only sub and act', async () => {
+    const claims = await verifyAccessToken(
+      await mint(rsa, { act: { sub: 'b', extra: 1, act: { sub: 'a' } } }),
+      options,
+    );
+    expect(claims.act).toEqual({ sub: 'b', act: { sub: 'a' } });
+    const principal = principalFromClaims(claims);
+    expect(actorChain(principal)).toEqual(['b', 'a']);
+    expect(
+      actorChain(principalFromClaims(await verifyAccessToken(await mint(rsa), options))),
+    ).toEqual([]);
+    await expect(
+      verifyAccessToken(await mint(rsa, { act: chainOf(5) }), options),
+    ).resolves.toBeDefined();
   });
 
   it('keeps only the claims it reads, and an unknown confirmation method', async () => {

@@ -151,6 +151,28 @@ export function clientCredentials(
   return tokenRequest(options, { grant_type: 'client_credentials', scope: options.scope });
 }
 
+/** RFC 8693 token type of an access token (subject_token_type, issued_token_type). */
+export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+
+/** RFC 8693 token exchange: a user's access token -> a token for `resource`, naming this client as `act`. */
+export function exchangeToken(
+  options: TokenEndpointOptions & {
+    clientSecret: string;
+    subjectToken: string;
+    /** The target resource server's URL (required: the token is for it). */
+    resource: string;
+    /** The same or fewer scopes than the subject token's; default: all it may pass on. */
+    scope?: string;
+  },
+): Promise<TokenResponse> {
+  return tokenRequest(options, {
+    grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+    subject_token: options.subjectToken,
+    subject_token_type: ACCESS_TOKEN_TYPE,
+    scope: options.scope,
+  });
+}
+
 /** Device authorization response (RFC 8628 §3.2). */
 export interface DeviceAuthorizationResponse {
   device_code: string;

@@ -96,6 +96,8 @@ export interface EventRow {
   data: unknown;
   created_at: Date;
   tx_id: string | number;
+  /** The delegation chain (client ids, the latest actor first); null without one (migration 024). */
+  actor: string[] | null;
 }
 
 export interface UploadRow {

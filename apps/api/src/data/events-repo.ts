@@ -1,5 +1,6 @@
 import type { AccountsRepo } from '@portcullis/accounts';
 import { toJsonb, type Db, type EventRow } from '@portcullis/db';
+import { currentWriteActor } from './write-actor.js';
 
 /** The event outbox: each change writes its event in its own transaction (recordEvent). */
 export const EVENT_TYPES = [
@@ -36,6 +37,8 @@ export interface EventRecord {
   data: unknown;
   /** ISO 8601 with microseconds, exactly as stored (the feed cursor compares it). */
   createdAt: string;
+  /** RFC 8693: the services that wrote it for the owner, the latest first; absent if none. */
+  actor?: string[];
 }
 
 /** Who sees which events: their own, plus every event of a type whose wildcard they hold. */
@@ -66,7 +69,7 @@ export interface EventsRepo {
 }
 
 const ISO_US = `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-const COLUMNS = ['id', 'type', 'subject_type', 'subject_id', 'owner_id', 'data', 'tx_id'];
+const COLUMNS = ['id', 'type', 'subject_type', 'subject_id', 'owner_id', 'data', 'tx_id', 'actor'];
 
 type SelectedRow = Omit<EventRow, 'created_at'> & { created_iso: string };
 
@@ -79,12 +82,15 @@ function toEvent(row: SelectedRow): EventRecord {
     ownerId: row.owner_id,
     data: row.data,
     createdAt: row.created_iso,
+    ...(Array.isArray(row.actor) && row.actor.length > 0 ? { actor: row.actor } : {}),
   };
 }
 
 /** Inserts one event with the caller's transaction (never the base knex: PGlite has one connection). */
 export async function recordEvent(trx: Db, event: NewEvent): Promise<void> {
+  const actor = currentWriteActor();
   await trx('events').insert({
+    ...(actor ? { actor: toJsonb(actor) } : {}),
     type: event.type,
     subject_type: event.subjectType,
     subject_id: event.subjectId,

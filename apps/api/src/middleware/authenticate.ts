@@ -1,5 +1,6 @@
 import type { Middleware, ParameterizedContext } from 'koa';
 import {
+  actorChain,
   createAuthenticator,
   type AuthRequest,
   type CredentialInput,
@@ -10,6 +11,7 @@ import {
   type PrincipalResolver,
 } from '@portcullis/claims';
 import { dpopRequestOf } from '../auth/dpop.js';
+import { withWriteActor } from '../data/write-actor.js';
 import { BadRequestError, UnauthorizedError } from '../errors.js';
 
 export interface ApiState {
@@ -76,7 +78,7 @@ export function authenticate(
     );
     ctx.state.principal = principal;
     for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
-    await next();
+    await withWriteActor(actorChain(principal), next);
   };
 }
 

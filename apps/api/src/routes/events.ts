@@ -35,6 +35,7 @@ export function eventJson(event: EventRecord) {
     subjectId: event.subjectId,
     data: event.data,
     createdAt: event.createdAt,
+    ...(event.actor ? { actor: event.actor } : {}),
   };
 }
 

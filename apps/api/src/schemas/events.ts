@@ -62,6 +62,15 @@ export const EventSchema = z
     createdAt: z
       .string()
       .openapi({ description: 'ISO 8601, microseconds', example: '2025-01-31T12:00:00.123456Z' }),
+    actor: z
+      .array(z.string())
+      .optional()
+      .openapi({
+        description:
+          'RFC 8693: the services (client ids) that made the change for the owner with an exchanged ' +
+          'token, the latest first; absent when the owner’s own client made it',
+        example: ['order-service'],
+      }),
   })
   .openapi('Event');
 

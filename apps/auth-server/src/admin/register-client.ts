@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ClientMetadata, ClientsRepo } from '../data/clients-repo.js';
 import { withFapiDefaults } from '../provider/fapi.js';
+import { TOKEN_EXCHANGE_GRANT } from '../provider/grant-types.js';
 import { isHttpsOrLoopback } from '../provider/loopback.js';
 import { signsIdTokensWith } from '../provider/keys.js';
 import { hashClientSecret } from '../provider/extensions.js';
@@ -51,7 +52,10 @@ export async function registerClient(
     ...(input.post_logout_redirect_uris
       ? { post_logout_redirect_uris: input.post_logout_redirect_uris }
       : {}),
-    grant_types: input.grant_types,
+    // A token-exchange policy brings its grant type (RFC 8693).
+    grant_types: input.token_exchange
+      ? [...new Set([...input.grant_types, TOKEN_EXCHANGE_GRANT])]
+      : input.grant_types,
     response_types: usesCode ? ['code'] : [],
     token_endpoint_auth_method: input.token_endpoint_auth_method,
     ...(input.scope ? { scope: input.scope } : {}),
@@ -74,6 +78,7 @@ export async function registerClient(
       ? { require_pushed_authorization_requests: input.require_pushed_authorization_requests }
       : {}),
     ...(input.fapi ? { fapi: input.fapi } : {}),
+    ...(input.token_exchange ? { token_exchange: input.token_exchange } : {}),
   });
   const stored: ClientMetadata = clientSecret
     ? { ...metadata, client_secret: hashClientSecret(clientSecret) }
@@ -123,6 +128,16 @@ export async function updateClient(
     if (value === undefined) continue;
     if (value.length === 0) delete next[key];
     else next[key] = value;
+  }
+  if (patch.token_exchange === null) {
+    delete next['token_exchange'];
+    next['grant_types'] = ((next['grant_types'] as string[] | undefined) ?? []).filter(
+      (g) => g !== TOKEN_EXCHANGE_GRANT,
+    );
+  } else if (patch.token_exchange !== undefined) {
+    next['token_exchange'] = patch.token_exchange;
+    const current = (next['grant_types'] as string[] | undefined) ?? [];
+    next['grant_types'] = [...new Set([...current, TOKEN_EXCHANGE_GRANT])];
   }
   const grantTypes = (next['grant_types'] as string[] | undefined) ?? [];
   const redirectUris = (next['redirect_uris'] as string[] | undefined) ?? [];

@@ -5,17 +5,29 @@ import {
   CLIENT_AUTH_METHODS,
   LEGACY_AUDIENCE,
 } from '../provider/client-assertion.js';
-import { DEVICE_GRANT } from '../provider/grant-types.js';
+import { DEVICE_GRANT, TOKEN_EXCHANGE_GRANT } from '../provider/grant-types.js';
+import { tokenExchangePolicySchema } from '../provider/token-exchange.js';
 import { isHttpsOrLoopback, LOOPBACK_IPS } from '../provider/loopback.js';
 
-const GRANT_ALIASES: Record<string, string> = { device_code: DEVICE_GRANT };
+const GRANT_ALIASES: Record<string, string> = {
+  device_code: DEVICE_GRANT,
+  token_exchange: TOKEN_EXCHANGE_GRANT,
+};
 const PUBLIC_GRANTS = new Set(['authorization_code', 'refresh_token', DEVICE_GRANT]);
 
 const role = z.enum(ROLES as [string, ...string[]]);
 const grantType = z
   .string()
   .transform((g) => GRANT_ALIASES[g] ?? g)
-  .pipe(z.enum(['authorization_code', 'refresh_token', 'client_credentials', DEVICE_GRANT]));
+  .pipe(
+    z.enum([
+      'authorization_code',
+      'refresh_token',
+      'client_credentials',
+      DEVICE_GRANT,
+      TOKEN_EXCHANGE_GRANT,
+    ]),
+  );
 
 /** Members that only a private JWK has (RFC 7518 §6): a client registers public keys. */
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
@@ -83,6 +95,8 @@ export const newClientSchema = z
     require_pushed_authorization_requests: z.boolean().optional(),
     /** FAPI 2.0 Security Profile (README "FAPI 2.0"): its rules are in provider/fapi.ts. */
     fapi: z.literal('2.0').optional(),
+    /** RFC 8693: the audiences this client may exchange user tokens for (README "Token exchange"). */
+    token_exchange: tokenExchangePolicySchema.optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -152,6 +166,13 @@ export const newClientSchema = z
         message: 'only for a confidential client (a resource server authenticates)',
       });
     }
+    if (c.grant_types.includes(TOKEN_EXCHANGE_GRANT) && !c.token_exchange) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['token_exchange'],
+        message: 'required for the token-exchange grant: the audiences this client may ask for',
+      });
+    }
     if (c.roles && !c.grant_types.includes('client_credentials')) {
       ctx.addIssue({
         code: 'custom',
@@ -194,11 +215,13 @@ export const clientPatchSchema = z
     redirect_uris: redirectUris.optional(),
     scope: scope.optional(),
     roles: clientRoles.optional(),
+    /** null: no more token exchange for this client. */
+    token_exchange: tokenExchangePolicySchema.nullable().optional(),
   })
   .strict()
   .refine(
     (p) => Object.keys(p).length > 0,
-    'name at least one of client_name, redirect_uris, scope, roles',
+    'name at least one of client_name, redirect_uris, scope, roles, token_exchange',
   );
 
 export type ClientPatch = z.output<typeof clientPatchSchema>;

@@ -27,6 +27,7 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
                 [--jwks FILE | --jwks-uri URL] [--auth-alg ES256|PS256|RS256]
                 [--roles r1,r2] [--scope S] [--first-party] [--dpop-bound] [--introspection]
                 [--require-par] [--native] [--fapi] [--legacy-assertion-audience]
+                [--exchange-audience URL]... [--impersonation]
                 --dpop-bound: every token request must carry a DPoP proof
                 --jwks/--jwks-uri: the public keys of a private_key_jwt client
                 --introspection: a resource server that may call /token/introspection
@@ -37,8 +38,12 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
                 --legacy-assertion-audience: private_key_jwt assertions may also name
                 the token endpoint URL as aud (Authlib's default; not with --fapi;
                 see docs/security.md for the risk)
+                --exchange-audience: may exchange user tokens for this resource
+                (RFC 8693 token exchange; adds the grant); --impersonation: may ask
+                for tokens without act
   client:list
   client:update <client_id> [--name N] [--redirect-uri URI]... [--scope S] [--roles r1,r2]
+                [--exchange-audience URL]... [--impersonation] [--no-exchange]
                 replaces what is given (--scope '' or --roles '' removes it)
   client:rotate-secret <client_id>   a new secret, shown once; the old one stops working
   client:delete <client_id>
@@ -59,6 +64,15 @@ const list = (v: string | undefined) =>
         .map((s) => s.trim())
         .filter(Boolean)
     : undefined;
+
+/** --exchange-audience and --impersonation as client metadata `token_exchange`. */
+function exchangePolicy(values: { 'exchange-audience'?: string[]; impersonation?: boolean }) {
+  const audiences = values['exchange-audience'];
+  if (!audiences?.length) return {};
+  return {
+    token_exchange: { audiences, ...(values.impersonation ? { impersonation: true } : {}) },
+  };
+}
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -93,6 +107,9 @@ async function main(argv: string[]): Promise<number> {
       after: { type: 'string' },
       generate: { type: 'boolean' },
       session: { type: 'string' },
+      'exchange-audience': { type: 'string', multiple: true },
+      impersonation: { type: 'boolean' },
+      'no-exchange': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -263,6 +280,7 @@ async function main(argv: string[]): Promise<number> {
         ...(values.native ? { application_type: 'native' } : {}),
         ...(values.fapi ? { fapi: '2.0' } : {}),
         ...(values['legacy-assertion-audience'] ? { client_assertion_legacy_audience: true } : {}),
+        ...exchangePolicy(values),
       });
       break;
     case 'client:list':
@@ -280,6 +298,7 @@ async function main(argv: string[]): Promise<number> {
         ...(values['redirect-uri'] ? { redirect_uris: values['redirect-uri'] } : {}),
         ...(values.scope !== undefined ? { scope: values.scope } : {}),
         ...(values.roles !== undefined ? { roles: list(values.roles) ?? [] } : {}),
+        ...(values['no-exchange'] ? { token_exchange: null } : exchangePolicy(values)),
       });
       break;
     }

@@ -33,7 +33,8 @@ export type AuditKind =
   | 'session_ended'
   | 'sessions_ended'
   | 'email_verified'
-  | 'email_verification_sent';
+  | 'email_verification_sent'
+  | 'token_exchanged';
 
 export interface AuditEvent {
   id: string;

@@ -4,6 +4,7 @@ import { errors, type Client, type KoaContextWithOIDC, type ResourceServer } fro
 import { grantIssuedAt } from '../data/oidc-adapter.js';
 import { FAPI_ALGS, isFapiClient } from './fapi.js';
 import { accessTokenSigner, type KeyRing } from './keys.js';
+import { exchangedClaimsOf } from './token-exchange.js';
 
 /** Scopes of the API resource server: `api` (all permissions of my roles) and each permission. */
 export { API_SCOPES };
@@ -38,7 +39,7 @@ export function resourceServerInfo(
 }
 
 /** The newest key signs access tokens; a FAPI 2.0 client's, the newest ES256 or PS256 key. */
-function accessTokenKey(keys: KeyRing, client: Client | undefined) {
+export function accessTokenKey(keys: KeyRing, client: Client | undefined) {
   const signer = accessTokenSigner(keys, isFapiClient(client) ? FAPI_ALGS : undefined);
   if (!signer) {
     throw new errors.UnauthorizedClient(
@@ -59,6 +60,7 @@ function applyRegisteredScope(ctx: KoaContextWithOIDC) {
 /** Beyond RFC 9068: `roles`, `grant_id` (deny list), `grant_iat` (logout, in ms), `email`. */
 export function createExtraTokenClaims(accounts: AccountsRepo) {
   return async function extraTokenClaims(ctx: KoaContextWithOIDC, token: TokenLike) {
+    const exchanged = exchangedClaimsOf(token);
     if (token.kind === 'ClientCredentials') {
       refuseUnknownScopes(ctx);
       // Extra metadata sits on the Client as a property (metadata() would copy them all).
@@ -73,7 +75,8 @@ export function createExtraTokenClaims(accounts: AccountsRepo) {
       const grantIat = await grantIssuedAt(token.grantId);
       if (grantIat !== undefined) claims['grant_iat'] = grantIat;
     }
-    Object.assign(claims, signInClaims(ctx));
+    // An exchanged token keeps the subject token's sign-in and names its actors (RFC 8693 §4.1).
+    Object.assign(claims, exchanged ?? signInClaims(ctx));
     const grant = ctx.oidc.entities.Grant;
     const oidcScope = grant?.getOIDCScope().split(' ') ?? [];
     if (user && oidcScope.includes('email')) claims['email'] = user.email;

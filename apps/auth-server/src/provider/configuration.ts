@@ -42,6 +42,7 @@ import type { KeyRing } from './keys.js';
 import { createLogoutGuard } from './subject-logout.js';
 import { DYNAMIC_MARK, registrationFeatures } from './registration.js';
 import { clientIdMetadataFeature, providerFetch } from './client-id-metadata.js';
+import { tokenExchangePolicySchema } from './token-exchange.js';
 
 export interface ProviderSetup {
   config: AuthConfig;
@@ -104,6 +105,14 @@ function validateClientMetadata(
   // README "Sign-up": false hides sign-up at this client's sign-in even when SIGNUP=open.
   if (key === 'signup' && value !== undefined && typeof value !== 'boolean') {
     throw new TypeError('signup must be a boolean');
+  }
+  // README "Token exchange (RFC 8693)": the audiences this client may exchange tokens for.
+  if (key === 'token_exchange' && value !== undefined) {
+    if (!tokenExchangePolicySchema.safeParse(value).success) {
+      throw new TypeError(
+        'token_exchange must be { audiences: [URL, …], impersonation?: boolean }',
+      );
+    }
   }
 }
 
@@ -191,6 +200,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
         'fapi',
         'require_mfa',
         'signup',
+        'token_exchange',
         LEGACY_AUDIENCE,
         DYNAMIC_MARK,
       ],

@@ -15,6 +15,7 @@ import { claimJtiOnce } from './replay-detection.js';
 import { advertiseResponseModes, removeFormPost } from './response-modes.js';
 import { reportGrantedScope } from './token-scope.js';
 import { acceptApiTokensAtUserinfo } from './userinfo.js';
+import { registerTokenExchange, type TokenExchangeDeps } from './token-exchange.js';
 
 /** SHA-256 hex: what the clients table stores instead of a client secret. */
 export function hashClientSecret(secret: string): string {
@@ -55,6 +56,8 @@ export interface ProviderExtensionDeps {
   clientAuthLimiter?: ClientAuthLimiter | undefined;
   /** The pages' language and brand. */
   ui: UiFactory;
+  /** Registered resources and the signing key of exchanged tokens (RFC 8693). */
+  tokenExchange: Omit<TokenExchangeDeps, 'apiTokens' | 'audit'>;
 }
 
 /**
@@ -77,6 +80,17 @@ export function extendProvider(provider: Provider, deps: ProviderExtensionDeps):
   acceptApiTokensAtUserinfo(provider, deps.apiTokens);
   // 6. The response-mode registry: form_post needs an inline script our CSP forbids.
   removeFormPost(provider);
+  // 6a. A grant added: RFC 8693 token exchange for registered resources.
+  registerTokenExchange(provider, {
+    ...deps.tokenExchange,
+    apiTokens: deps.apiTokens,
+    audit: (entry) =>
+      deps.events.track(
+        deps.events.audit
+          .record(entry)
+          .catch((e: unknown) => deps.events.logger.error({ err: e }, 'audit write failed')),
+      ),
+  });
 
   // Answers rewritten after next() (outermost first):
   // 7. Discovery lists only the response modes left (its setting cannot remove any).

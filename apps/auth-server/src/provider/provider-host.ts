@@ -7,6 +7,8 @@ import { providerConfiguration, type ProviderSetup } from './configuration.js';
 import { extendProvider } from './extensions.js';
 import type { GrantEventDeps } from './grant-events.js';
 import type { KeyManager, KeyRing } from './keys.js';
+import { accessTokenKey } from './claims.js';
+import { resourcesOf } from './token-exchange.js';
 
 /** TRUST_PROXY: ctx.ip is the right-most X-Forwarded-For entry, the one the proxy appended. */
 export function trustProxyAs(app: Koa, trustProxy: boolean): void {
@@ -51,6 +53,11 @@ function build(issuer: string, setup: ProviderSetup, options: ProviderHostOption
     events: options.events,
     clientAuthLimiter: options.clientAuthLimiter,
     ui: setup.ui,
+    tokenExchange: {
+      resources: resourcesOf(setup.config.apiAudience, setup.config.resources),
+      accessTokenTtl: setup.config.accessTokenTtl,
+      signingKey: (client) => accessTokenKey(setup.keys, client),
+    },
   });
   return provider;
 }

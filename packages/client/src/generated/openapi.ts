@@ -508,6 +508,13 @@ export interface components {
     };
     Event: {
       /**
+       * @description RFC 8693: the services (client ids) that made the change for the owner with an exchanged token, the latest first; absent when the owner’s own client made it
+       * @example [
+       *       "order-service"
+       *     ]
+       */
+      actor?: string[];
+      /**
        * @description ISO 8601, microseconds
        * @example 2025-01-31T12:00:00.123456Z
        */
