@@ -9,9 +9,9 @@ export interface MemoryReplayStoreOptions {
   now?: () => number;
 }
 
-// A slot: the id's 96-bit digest, its owner's number + 1 (0: empty), the expiry (float64).
+// A slot: three words of the id, its owner's number + 1 (0: empty), the expiry (float64).
 const SLOT = 6;
-// A sweep record: the digest, a spare word, and the expiry it was claimed with.
+// A sweep record: the slot's four words and the expiry it was claimed with.
 const RECORD = 6;
 const FIRST_SIZE = 1024;
 
@@ -20,23 +20,43 @@ interface Table {
   words: Int32Array;
   expiries: Float64Array;
   mask: number;
+  seed: number;
 }
 
-function createTable(slots: number): Table {
+// 6 bits a character, -1 for any other.
+const BASE64URL_VALUES = new Int8Array(128).fill(-1);
+for (const [i, c] of [
+  ...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_',
+].entries()) {
+  BASE64URL_VALUES[c.charCodeAt(0)] = i;
+}
+
+/** Where an id's run starts; keyed by `seed`, so no client can aim its ids at one run. */
+function homeOf(table: Table, word: number, owner: number): number {
+  let h = Math.imul(word ^ table.seed, 0x9e3779b1) ^ Math.imul(owner, 0x85ebca6b);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  return (h ^ (h >>> 12)) & table.mask;
+}
+
+function createTable(slots: number, seed: number): Table {
   const words = new Int32Array(slots * SLOT);
-  return { words, expiries: new Float64Array(words.buffer), mask: slots - 1 };
+  return { words, expiries: new Float64Array(words.buffer), mask: slots - 1, seed };
 }
 
-/** The slot holding the digest at `from[at..at+2]`, or minus one minus the empty slot where it goes. */
+/** The slot holding the entry `from[at..at+3]`, or minus one minus the empty slot where it goes. */
 function find(table: Table, from: Int32Array, at: number): number {
   const { words, mask } = table;
   const d0 = from[at]!;
   const d1 = from[at + 1]!;
   const d2 = from[at + 2]!;
-  for (let slot = d0 & mask; ; slot = (slot + 1) & mask) {
+  const owner = from[at + 3]!;
+  for (let slot = homeOf(table, d0, owner); ; slot = (slot + 1) & mask) {
     const base = slot * SLOT;
-    if (words[base + 3] === 0) return -slot - 1;
-    if (words[base] === d0 && words[base + 1] === d1 && words[base + 2] === d2) return slot;
+    const held = words[base + 3];
+    if (held === 0) return -slot - 1;
+    if (held === owner && words[base] === d0 && words[base + 1] === d1 && words[base + 2] === d2)
+      return slot;
   }
 }
 
@@ -46,11 +66,27 @@ export function createMemoryReplayStore(options: MemoryReplayStoreOptions = {}):
   const perOwner = options.maxEntriesPerOwner ?? Math.max(1, Math.floor(maxEntries / 100));
   const busy = Math.ceil(maxEntries / 2);
   const now = options.now ?? Date.now;
-  // Keyed, so no client can choose the slots its ids take (long probe runs).
+  const seed = randomBytes(4).readInt32LE();
   const salt = randomBytes(16).toString('base64url');
-  const key = new Int32Array(3);
-  const digest = (owner: string, id: string) => {
-    const bytes = hash('sha256', `${salt}${owner.length}.${owner}${id}`, 'binary');
+  // The entry being claimed: the id's words, then its owner's number + 1.
+  const key = new Int32Array(4);
+  // The verifier's ids are a jti's SHA-256 in base64url: 90 of its bits are the key as they are.
+  const idWords = (id: string) => {
+    if (id.length === 43) {
+      let valid = true;
+      for (let i = 0; i < 3; i++) {
+        let word = 0;
+        for (let j = 5 * i; j < 5 * i + 5; j++) {
+          const value = BASE64URL_VALUES[id.charCodeAt(j)] ?? -1;
+          valid &&= value >= 0;
+          word = (word << 6) | value;
+        }
+        key[i] = word;
+      }
+      if (valid) return;
+    }
+    // Any other id: 96 bits of a keyed SHA-256, bit 30 set so it never equals 90 bits as they are.
+    const bytes = hash('sha256', `${salt}${id}`, 'binary');
     for (let i = 0; i < 3; i++) {
       key[i] =
         bytes.charCodeAt(4 * i) |
@@ -58,13 +94,13 @@ export function createMemoryReplayStore(options: MemoryReplayStoreOptions = {}):
         (bytes.charCodeAt(4 * i + 2) << 16) |
         (bytes.charCodeAt(4 * i + 3) << 24);
     }
+    key[0] = key[0]! | 0x40000000;
   };
 
-  let table = createTable(FIRST_SIZE);
+  let table = createTable(FIRST_SIZE, seed);
   let size = 0;
-  const put = (slot: number, from: Int32Array, at: number, owner: number, expiresAt: number) => {
-    table.words.set(from.subarray(at, at + 3), slot * SLOT);
-    table.words[slot * SLOT + 3] = owner + 1;
+  const put = (slot: number, expiresAt: number) => {
+    table.words.set(key, slot * SLOT);
     table.expiries[slot * (SLOT / 2) + 2] = expiresAt;
   };
   // Linear probing's deletion: later entries of the run move back, so no lookup stops early.
@@ -74,7 +110,7 @@ export function createMemoryReplayStore(options: MemoryReplayStoreOptions = {}):
     size--;
     let hole = slot;
     for (let next = (slot + 1) & mask; words[next * SLOT + 3] !== 0; next = (next + 1) & mask) {
-      const home = words[next * SLOT]! & mask;
+      const home = homeOf(table, words[next * SLOT]!, words[next * SLOT + 3]!);
       // It stays when its home lies cyclically in (hole, next].
       if (hole <= next ? home > hole && home <= next : home > hole || home <= next) continue;
       words.copyWithin(hole * SLOT, next * SLOT, next * SLOT + SLOT);
@@ -84,7 +120,7 @@ export function createMemoryReplayStore(options: MemoryReplayStoreOptions = {}):
   }
   function grow(): void {
     const old = table;
-    table = createTable((old.mask + 1) * 2);
+    table = createTable((old.mask + 1) * 2, seed);
     for (let slot = 0; slot <= old.mask; slot++) {
       const base = slot * SLOT;
       if (old.words[base + 3] === 0) continue;
@@ -154,7 +190,8 @@ export function createMemoryReplayStore(options: MemoryReplayStoreOptions = {}):
     claim(owner, id, ttlMs) {
       const at = now();
       sweep(at);
-      digest(owner, id);
+      idWords(id);
+      key[3] = (ownerIds.get(owner) ?? -1) + 1;
       let slot = find(table, key, 0);
       if (slot >= 0) {
         if (table.expiries[slot * (SLOT / 2) + 2]! > at) return Promise.resolve(false);
@@ -169,12 +206,13 @@ export function createMemoryReplayStore(options: MemoryReplayStoreOptions = {}):
       }
       // At most three quarters full, so probe runs stay short.
       if ((size + 1) * 4 > (table.mask + 1) * 3) grow();
+      const owned = ownerId(owner);
+      key[3] = owned + 1;
       slot = -find(table, key, 0) - 1;
       const expiresAt = at + ttlMs;
-      const owned = ownerId(owner);
       held[owned]!++;
       size++;
-      put(slot, key, 0, owned, expiresAt);
+      put(slot, expiresAt);
       enqueue(expiresAt);
       return Promise.resolve(true);
     },
