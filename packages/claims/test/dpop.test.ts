@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import {
@@ -351,6 +353,42 @@ describe('createMemoryReplayStore', () => {
     now += 60_000;
     expect(await store.claim('flooder', 'again', 60_000)).toBe(true);
   });
+
+  it('forgetting expired ids never forgets a live one', async () => {
+    let now = NOW;
+    const store = createMemoryReplayStore({ now: () => now });
+    const claim = (id: string) => store.claim(`k${id.length % 7}`, id, 60_000);
+    const early = Array.from({ length: 20_000 }, (_, i) => `early ${i}`);
+    const late = Array.from({ length: 20_000 }, (_, i) => `late ${i}`);
+    expect((await Promise.all(early.map(claim))).every((first) => first)).toBe(true);
+    now += 30_000;
+    expect((await Promise.all(late.map(claim))).every((first) => first)).toBe(true);
+    now += 30_000;
+    expect((await Promise.all(late.map(claim))).some((first) => first)).toBe(false);
+    expect((await Promise.all(early.map(claim))).every((first) => first)).toBe(true);
+  }, 30_000);
+
+  it('holds its default 500,000 live ids in under 100 bytes each (the API runs on a 128 MB heap)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const used = () => {
+      gc();
+      const { heapUsed, arrayBuffers } = process.memoryUsage();
+      return heapUsed + arrayBuffers;
+    };
+    const store = createMemoryReplayStore({ now: () => NOW });
+    const before = used();
+    // As the verifier names them: a key thumbprint and a jti's SHA-256, 43 characters each.
+    const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
+    const owners = Array.from({ length: 1000 }, (_, i) => digest(`owner ${i}`));
+    let claimed = 0;
+    for (let i = 0; i < 500_000; i++) {
+      if (await store.claim(owners[i % 1000]!, digest(`jti ${i}`), 90_000)) claimed++;
+    }
+    expect(claimed).toBe(500_000);
+    expect(used() - before).toBeLessThan(500_000 * 100);
+    await expect(store.claim(owners[0]!, 'one more', 90_000)).rejects.toThrow('full');
+  }, 60_000);
 });
 
 describe('createJwtPrincipalResolver with DPoP', () => {
