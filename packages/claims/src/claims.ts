@@ -1,3 +1,5 @@
+import { isAuthorizationDetail, type AuthorizationDetail } from './authorization-details.js';
+
 /** Claims read from access tokens (RFC 9068 §2.2, §2.2.1 plus `roles`, `email`, `grant_id`). */
 export interface AccessTokenClaims {
   iss: string;
@@ -26,6 +28,8 @@ export interface AccessTokenClaims {
   amr?: string[];
   /** When the user signed in, Unix seconds: the age a step-up `max_age` bounds. */
   auth_time?: number;
+  /** RFC 9396 §9.1: what the user approved in detail (e.g. one payment). */
+  authorization_details?: AuthorizationDetail[];
 }
 
 /** Prefix of client-credentials subjects, so a client id can never equal a user id. */
@@ -81,6 +85,7 @@ const SHAPE: [keyof AccessTokenClaims, Check, 'required' | 'optional'][] = [
     'optional',
   ],
   ['auth_time', isNumericDate, 'optional'],
+  ['authorization_details', isArrayOf(isAuthorizationDetail, 1, 20), 'optional'],
 ];
 
 /** Shape check, keeping only the claims above; a bare `sub` equal to `client_id` is ambiguous: refused. */
@@ -90,7 +95,12 @@ export function parseAccessTokenClaims(payload: Record<string, unknown>): Claims
     const value = payload[name];
     if (value === undefined && presence === 'optional') continue;
     if (!check(value)) return { success: false, path: name };
-    data[name] = name === 'cnf' ? { ...(value as object) } : value;
+    data[name] =
+      name === 'cnf'
+        ? { ...(value as object) }
+        : name === 'authorization_details'
+          ? (value as AuthorizationDetail[]).map((d) => ({ ...d }))
+          : value;
   }
   const claims = data as unknown as AccessTokenClaims;
   const ownClient = claims.sub.startsWith(CLIENT_SUBJECT_PREFIX)

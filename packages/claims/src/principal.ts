@@ -1,3 +1,4 @@
+import type { AuthorizationDetail } from './authorization-details.js';
 import { CLIENT_SUBJECT_PREFIX, type AccessTokenClaims } from './claims.js';
 import { ForbiddenError } from './errors.js';
 import {
@@ -26,6 +27,8 @@ export interface Principal {
   acr?: string;
   amr?: string[];
   authTime?: number;
+  /** RFC 9396: the token's authorization details; they narrow what the permissions allow. */
+  authorizationDetails?: AuthorizationDetail[];
 }
 
 /** Builds the Principal of a verified access token (this package's README, "Scope and permissions"). */
@@ -47,6 +50,8 @@ export function principalFromClaims(claims: AccessTokenClaims): Principal {
   if (claims.acr !== undefined) principal.acr = claims.acr;
   if (claims.amr !== undefined) principal.amr = [...claims.amr];
   if (claims.auth_time !== undefined) principal.authTime = claims.auth_time;
+  if (claims.authorization_details !== undefined)
+    principal.authorizationDetails = claims.authorization_details;
   return principal;
 }
 

@@ -74,6 +74,9 @@ export async function registerClient(
       ? { require_pushed_authorization_requests: input.require_pushed_authorization_requests }
       : {}),
     ...(input.fapi ? { fapi: input.fapi } : {}),
+    ...(input.authorization_details_types
+      ? { authorization_details_types: input.authorization_details_types }
+      : {}),
   });
   const stored: ClientMetadata = clientSecret
     ? { ...metadata, client_secret: hashClientSecret(clientSecret) }

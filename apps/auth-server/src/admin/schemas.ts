@@ -1,4 +1,4 @@
-import { ROLES } from '@portcullis/claims';
+import { PAYMENT_DETAIL_TYPE, ROLES } from '@portcullis/claims';
 import { z } from 'zod';
 import {
   CLIENT_ASSERTION_ALGS,
@@ -83,6 +83,8 @@ export const newClientSchema = z
     require_pushed_authorization_requests: z.boolean().optional(),
     /** FAPI 2.0 Security Profile (README "FAPI 2.0"): its rules are in provider/fapi.ts. */
     fapi: z.literal('2.0').optional(),
+    /** RFC 9396 types it may ask for; default all (README "Payment authorization details"). */
+    authorization_details_types: z.array(z.literal(PAYMENT_DETAIL_TYPE)).max(1).optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
