@@ -96,9 +96,7 @@ describe('a payment asked for at PAR (openid-client)', () => {
     const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!, {
       resource: TEST_API_AUDIENCE,
     });
-    expect(
-      decodeJwt(refreshed.access_token).payload['authorization_details'],
-    ).toEqual(granted);
+    expect(decodeJwt(refreshed.access_token).payload['authorization_details']).toEqual(granted);
   });
 
   test('an unknown type is refused with invalid_authorization_details', async () => {
@@ -162,9 +160,9 @@ describe('a payment asked for at /authorize', () => {
       pkceCodeVerifier: verifier,
       expectedState: params.state,
     });
-    expect(
-      decodeJwt(tokens.access_token).payload['authorization_details'],
-    ).toEqual([{ ...detail, authorizationId: expect.any(String) }]);
+    expect(decodeJwt(tokens.access_token).payload['authorization_details']).toEqual([
+      { ...detail, authorizationId: expect.any(String) },
+    ]);
   });
 
   test('an invalid detail comes back to the redirect_uri as invalid_authorization_details', async () => {
@@ -190,8 +188,6 @@ describe('a payment asked for at /authorize', () => {
       pkceCodeVerifier: verifier,
       expectedState: plain.state,
     });
-    expect(
-      decodeJwt(tokens.access_token).payload['authorization_details'],
-    ).toBeUndefined();
+    expect(decodeJwt(tokens.access_token).payload['authorization_details']).toBeUndefined();
   });
 });
