@@ -38,15 +38,18 @@ export {
   exchangeCode,
   pollDeviceToken,
   portcullisEndpoints,
+  pushAuthorizationRequest,
   refreshToken,
   s256,
 } from './oauth.js';
 export type {
+  AuthorizationDetail,
   AuthorizeUrlParams,
   DeviceAuthorizationResponse,
   PkcePair,
   PollDeviceTokenOptions,
   PortcullisEndpoints,
+  PushedAuthorizationRequest,
   TokenEndpointOptions,
   TokenResponse,
 } from './oauth.js';
