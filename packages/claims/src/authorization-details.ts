@@ -39,7 +39,9 @@ export function isAuthorizationDetail(value: unknown): value is AuthorizationDet
 }
 
 /** The detail when it is a well-formed payment detail, else undefined (another type, or malformed). */
-export function paymentDetailOf(detail: AuthorizationDetail): PaymentAuthorizationDetail | undefined {
+export function paymentDetailOf(
+  detail: AuthorizationDetail,
+): PaymentAuthorizationDetail | undefined {
   if (detail.type !== PAYMENT_DETAIL_TYPE) return undefined;
   const { amount, currency, orderId, authorizationId, locations } = detail;
   const ok =
@@ -51,6 +53,7 @@ export function paymentDetailOf(detail: AuthorizationDetail): PaymentAuthorizati
     CURRENCY.test(currency) &&
     isText(orderId) &&
     isText(authorizationId) &&
-    (locations === undefined || (Array.isArray(locations) && locations.every((l) => isText(l, 2048))));
+    (locations === undefined ||
+      (Array.isArray(locations) && locations.every((l) => isText(l, 2048))));
   return ok ? (detail as unknown as PaymentAuthorizationDetail) : undefined;
 }

@@ -75,7 +75,8 @@ function send(ctx: ParameterizedContext, response: StoredResponse, replayed: boo
 }
 
 /** Fixed texts of a 403 `insufficient_authorization_details` (they go into a quoted-string). */
-const NOT_AUTHORIZED = 'no payment authorized by this token matches this order, currency and amount';
+const NOT_AUTHORIZED =
+  'no payment authorized by this token matches this order, currency and amount';
 const ALREADY_USED = 'the payment authorized by this token was made already';
 
 /** The token's RFC 9396 payment details, or undefined when it has none (permissions alone rule). */
