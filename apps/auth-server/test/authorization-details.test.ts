@@ -12,6 +12,7 @@ import {
   REDIRECT_URI,
   startTestAuthServer,
   TEST_API_AUDIENCE,
+  tokenRequest,
   type TestAuthServer,
 } from '@portcullis/testing';
 
@@ -189,5 +190,41 @@ describe('a payment asked for at /authorize', () => {
       expectedState: plain.state,
     });
     expect(decodeJwt(tokens.access_token).payload['authorization_details']).toBeUndefined();
+  });
+});
+
+describe('where no user approves them', () => {
+  test('client credentials with details are refused with invalid_authorization_details', async () => {
+    const service = await createClient(t, { grant_types: ['client_credentials'] });
+    const basic = Buffer.from(`${service.client_id}:${service.client_secret}`).toString('base64');
+    const res = await tokenRequest(
+      t,
+      {
+        grant_type: 'client_credentials',
+        scope: 'payments:create',
+        authorization_details: JSON.stringify([payment()]),
+      },
+      { authorization: `Basic ${basic}` },
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid_authorization_details');
+  });
+
+  test('the device flow refuses details', async () => {
+    const device = await createClient(t, {
+      token_endpoint_auth_method: 'none',
+      grant_types: ['device_code'],
+    });
+    const res = await fetch(`${t.issuer}/device/auth`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        client_id: device.client_id,
+        scope: 'openid payments:create',
+        authorization_details: JSON.stringify([payment()]),
+      }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe('invalid_authorization_details');
   });
 });
