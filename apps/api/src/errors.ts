@@ -305,3 +305,19 @@ export class IdempotencyError extends AppError<IdempotencyErrorCode> {
     );
   }
 }
+
+/** RFC 9396: the token's payment details do not allow this payment, or it was made already. */
+export class InsufficientAuthorizationDetailsError extends AppError<'insufficient_authorization_details'> {
+  override name = 'InsufficientAuthorizationDetailsError';
+  constructor(message: string) {
+    super(403, 'insufficient_authorization_details', message);
+  }
+  override headersWith(challenge: ChallengeSettings): Readonly<Record<string, string>> {
+    return {
+      'WWW-Authenticate': wwwAuthenticate(challenge, {
+        error: 'insufficient_authorization_details',
+        description: this.message,
+      }),
+    };
+  }
+}

@@ -36,6 +36,7 @@ describe('the discovery document', () => {
     expect(Object.keys(doc).sort()).toEqual(
       [
         'acr_values_supported',
+        'authorization_details_types_supported',
         'authorization_endpoint',
         'authorization_response_iss_parameter_supported',
         'claim_types_supported',

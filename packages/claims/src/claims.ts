@@ -1,3 +1,5 @@
+import { isAuthorizationDetail, type AuthorizationDetail } from './authorization-details.js';
+
 /** Claims read from access tokens (RFC 9068 §2.2, §2.2.1 plus `roles`, `email`, `grant_id`). */
 export interface AccessTokenClaims {
   iss: string;
@@ -28,6 +30,8 @@ export interface AccessTokenClaims {
   auth_time?: number;
   /** RFC 8693 §4.1: the service acting for `sub`, and those before it (a delegation chain). */
   act?: Actor;
+  /** RFC 9396 §9.1: what the user approved in detail (e.g. one payment). */
+  authorization_details?: AuthorizationDetail[];
 }
 
 /** One actor of a delegation chain: `sub` acts now, `act` acted before it. */
@@ -105,6 +109,7 @@ const SHAPE: [keyof AccessTokenClaims, Check, 'required' | 'optional'][] = [
   ],
   ['auth_time', isNumericDate, 'optional'],
   ['act', (v) => isActor(v), 'optional'],
+  ['authorization_details', isArrayOf(isAuthorizationDetail, 1, 20), 'optional'],
 ];
 
 /** Shape check, keeping only the claims above; a bare `sub` equal to `client_id` is ambiguous: refused. */
@@ -119,7 +124,9 @@ export function parseAccessTokenClaims(payload: Record<string, unknown>): Claims
         ? { ...(value as object) }
         : name === 'act'
           ? copyActor(value as Actor)
-          : value;
+          : name === 'authorization_details'
+            ? (value as AuthorizationDetail[]).map((d) => ({ ...d }))
+            : value;
   }
   const claims = data as unknown as AccessTokenClaims;
   const ownClient = claims.sub.startsWith(CLIENT_SUBJECT_PREFIX)

@@ -9,6 +9,13 @@ export {
   type ClaimsParse,
 } from './claims.js';
 export {
+  isAuthorizationDetail,
+  PAYMENT_DETAIL_TYPE,
+  paymentDetailOf,
+  type AuthorizationDetail,
+  type PaymentAuthorizationDetail,
+} from './authorization-details.js';
+export {
   ForbiddenError,
   isTokenError,
   TokenError,

@@ -1,3 +1,4 @@
+import type { AuthorizationDetail } from './authorization-details.js';
 import { CLIENT_SUBJECT_PREFIX, type AccessTokenClaims, type Actor } from './claims.js';
 import { ForbiddenError } from './errors.js';
 import {
@@ -28,6 +29,8 @@ export interface Principal {
   authTime?: number;
   /** RFC 8693 `act`: the service calling for `subject` (and those before it), if delegated. */
   actor?: Actor;
+  /** RFC 9396: the token's authorization details; they narrow what the permissions allow. */
+  authorizationDetails?: AuthorizationDetail[];
 }
 
 /** The delegation chain outermost first: the service calling now, then those before it. */
@@ -57,6 +60,8 @@ export function principalFromClaims(claims: AccessTokenClaims): Principal {
   if (claims.amr !== undefined) principal.amr = [...claims.amr];
   if (claims.auth_time !== undefined) principal.authTime = claims.auth_time;
   if (claims.act !== undefined) principal.actor = claims.act;
+  if (claims.authorization_details !== undefined)
+    principal.authorizationDetails = claims.authorization_details;
   return principal;
 }
 

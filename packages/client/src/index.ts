@@ -40,15 +40,18 @@ export {
   exchangeToken,
   pollDeviceToken,
   portcullisEndpoints,
+  pushAuthorizationRequest,
   refreshToken,
   s256,
 } from './oauth.js';
 export type {
+  AuthorizationDetail,
   AuthorizeUrlParams,
   DeviceAuthorizationResponse,
   PkcePair,
   PollDeviceTokenOptions,
   PortcullisEndpoints,
+  PushedAuthorizationRequest,
   TokenEndpointOptions,
   TokenResponse,
 } from './oauth.js';

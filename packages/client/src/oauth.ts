@@ -13,6 +13,8 @@ export interface PortcullisEndpoints {
   revocationEndpoint: string;
   userinfoEndpoint: string;
   jwksUri: string;
+  /** RFC 9126 pushed authorization requests. */
+  pushedAuthorizationRequestEndpoint: string;
 }
 
 /** Derives the endpoint URLs from the server's base address ({auth_url}). */
@@ -25,6 +27,7 @@ export function portcullisEndpoints(authUrl: string): PortcullisEndpoints {
     revocationEndpoint: `${base}/token/revocation`,
     userinfoEndpoint: `${base}/me`,
     jwksUri: `${base}/.well-known/jwks.json`,
+    pushedAuthorizationRequestEndpoint: `${base}/request`,
   };
 }
 
@@ -69,14 +72,21 @@ export interface AuthorizeUrlParams {
   nonce?: string;
   /** RFC 8707 resource indicator, e.g. the API audience. */
   resource?: string;
+  /** RFC 9396 details the user approves, e.g. one payment (README "Payment authorization details"). */
+  authorizationDetails?: readonly AuthorizationDetail[];
   /** Any further parameters (prompt, login_hint, …). */
   extra?: Record<string, string>;
 }
 
-/** Builds the /authorize URL of the authorization-code + PKCE flow. */
-export function buildAuthorizeUrl(params: AuthorizeUrlParams): string {
-  const url = new URL(portcullisEndpoints(params.authUrl).authorizationEndpoint);
-  const query: Record<string, string | undefined> = {
+/** One RFC 9396 authorization detail: `type` says what the other members mean. */
+export interface AuthorizationDetail {
+  type: string;
+  [member: string]: unknown;
+}
+
+/** The parameters of an authorization request, as /authorize or the PAR endpoint takes them. */
+function authorizeParams(params: AuthorizeUrlParams): Record<string, string | undefined> {
+  return {
     response_type: 'code',
     client_id: params.clientId,
     redirect_uri: params.redirectUri,
@@ -86,12 +96,53 @@ export function buildAuthorizeUrl(params: AuthorizeUrlParams): string {
     code_challenge_method: 'S256',
     nonce: params.nonce,
     resource: params.resource,
+    authorization_details: params.authorizationDetails
+      ? JSON.stringify(params.authorizationDetails)
+      : undefined,
     ...params.extra,
   };
-  for (const [name, value] of Object.entries(query)) {
+}
+
+/** Builds the /authorize URL of the authorization-code + PKCE flow. */
+export function buildAuthorizeUrl(params: AuthorizeUrlParams): string {
+  const url = new URL(portcullisEndpoints(params.authUrl).authorizationEndpoint);
+  for (const [name, value] of Object.entries(authorizeParams(params))) {
     if (value !== undefined) url.searchParams.set(name, value);
   }
   return url.toString();
+}
+
+/** A pushed request (RFC 9126): its `request_uri`, and the /authorize URL that uses it. */
+export interface PushedAuthorizationRequest {
+  requestUri: string;
+  /** Seconds the request_uri is valid (once). */
+  expiresIn: number;
+  /** Where to send the browser: /authorize with client_id and request_uri only. */
+  url: string;
+}
+
+/** Pushes the authorization request to `{auth}/request` (confidential clients authenticate). */
+export async function pushAuthorizationRequest(
+  params: AuthorizeUrlParams &
+    Pick<TokenEndpointOptions, 'clientSecret' | 'fetch' | 'timeoutMs' | 'signal'>,
+): Promise<PushedAuthorizationRequest> {
+  const endpoints = portcullisEndpoints(params.authUrl);
+  const body = await postForm(
+    params,
+    endpoints.pushedAuthorizationRequestEndpoint,
+    authorizeParams(params),
+  );
+  if (typeof body.request_uri !== 'string') {
+    throw new PortcullisError('oauth', 'pushed authorization response without request_uri');
+  }
+  const url = new URL(endpoints.authorizationEndpoint);
+  url.searchParams.set('client_id', params.clientId);
+  url.searchParams.set('request_uri', body.request_uri);
+  return {
+    requestUri: body.request_uri,
+    expiresIn: typeof body.expires_in === 'number' ? body.expires_in : 60,
+    url: url.toString(),
+  };
 }
 
 /** Token endpoint answer (RFC 6749 §5.1). */
@@ -102,6 +153,8 @@ export interface TokenResponse {
   refresh_token?: string;
   id_token?: string;
   scope?: string;
+  /** RFC 9396: the details the token carries (a payment's with its `authorizationId`). */
+  authorization_details?: AuthorizationDetail[];
   [extra: string]: unknown;
 }
 

@@ -19,6 +19,7 @@ import * as m017 from './migrations/017-refresh-rotation-count.js';
 import * as m018 from './migrations/018-user-disabled.js';
 import * as m019 from './migrations/019-account-mail.js';
 import * as m024 from './migrations/024-event-actor.js';
+import * as m025 from './migrations/025-payment-authorizations.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -47,6 +48,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['018-user-disabled', m018],
   ['019-account-mail', m019],
   ['024-event-actor', m024],
+  ['025-payment-authorizations', m025],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

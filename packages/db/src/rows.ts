@@ -86,6 +86,15 @@ export interface PaymentRow {
   created_at: Date;
 }
 
+/** A payment authorization detail used (migration 025). */
+export interface PaymentAuthorizationRow {
+  authorization_id: string;
+  idempotency_id: string;
+  subject: string;
+  order_id: string;
+  used_at: Date;
+}
+
 /** apps/api event outbox (migration 006); `id` is a bigserial (a string on pg). */
 export interface EventRow {
   id: string | number;

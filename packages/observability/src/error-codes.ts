@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   forbidden: { status: 403, services: api },
   forbidden_origin: { status: 403, services: api },
   email_unverified: { status: 403, services: api },
+  insufficient_authorization_details: { status: 403, services: api },
   not_found: { status: 404, services: both },
   method_not_allowed: { status: 405, services: both },
   conflict: { status: 409, services: both },

@@ -1,4 +1,4 @@
-import { type Db, type PaymentRow } from '@portcullis/db';
+import { type Db, type PaymentAuthorizationRow, type PaymentRow } from '@portcullis/db';
 import { recordEvent } from './events-repo.js';
 import { completeClaim, type IdempotencyClaim, type StoredResponse } from './idempotency-repo.js';
 
@@ -25,6 +25,16 @@ export interface PaymentsRepo {
    * with `response`. False (nothing written) when the claim is no longer ours.
    */
   commit(payment: Payment, claim: IdempotencyClaim, response: StoredResponse): Promise<boolean>;
+  /**
+   * Marks an RFC 9396 payment detail used by the payment of `claim`, in one conditional
+   * insert: true when it was free or already this payment's (a retry), false when used.
+   */
+  useAuthorization(use: {
+    authorizationId: string;
+    claim: IdempotencyClaim;
+    orderId: string;
+    now: Date;
+  }): Promise<boolean>;
 }
 
 function toPayment(row: PaymentRow): Payment {
@@ -72,6 +82,26 @@ export function createPaymentsRepo(db: Db): PaymentsRepo {
         ])
         .limit(limit);
       return rows.map(toPayment);
+    },
+
+    async useAuthorization({ authorizationId, claim, orderId, now }) {
+      const table = () => db<PaymentAuthorizationRow>('payment_authorizations');
+      const inserted = await table()
+        .insert({
+          authorization_id: authorizationId,
+          idempotency_id: claim.id,
+          subject: claim.subject,
+          order_id: orderId,
+          used_at: now,
+        })
+        .onConflict('authorization_id')
+        .ignore()
+        .returning('authorization_id');
+      if (inserted.length > 0) return true;
+      const mine = await table()
+        .where({ authorization_id: authorizationId, idempotency_id: claim.id })
+        .first('authorization_id');
+      return mine !== undefined;
     },
 
     commit(payment, claim, response) {

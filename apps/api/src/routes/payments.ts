@@ -1,12 +1,20 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { ParameterizedContext } from 'koa';
-import { ACR, hasPermission, Perm, type Principal } from '@portcullis/claims';
+import {
+  ACR,
+  hasPermission,
+  PAYMENT_DETAIL_TYPE,
+  paymentDetailOf,
+  Perm,
+  type Principal,
+} from '@portcullis/claims';
 import { isDatabaseUnavailable } from '@portcullis/db';
 import { paymentJson, type Payment } from '../data/payments-repo.js';
 import type { IdempotencyClaim, StoredResponse } from '../data/idempotency-repo.js';
 import {
   ConflictError,
   IdempotencyError,
+  InsufficientAuthorizationDetailsError,
   NotFoundError,
   ServiceUnavailableError,
 } from '../errors.js';
@@ -15,7 +23,7 @@ import { sendCacheable } from '../http/conditional.js';
 import { principalOf } from '../middleware/authenticate.js';
 import { defineRoute, type ApiRouter } from '../openapi/define-route.js';
 import { z } from '../openapi/zod.js';
-import { IdParams, IfNoneMatchHeaders } from '../schemas/common.js';
+import { ErrorSchema, IdParams, IfNoneMatchHeaders } from '../schemas/common.js';
 import {
   CreatePaymentBody,
   IdempotencyKeyHeaders,
@@ -66,10 +74,45 @@ function send(ctx: ParameterizedContext, response: StoredResponse, replayed: boo
   ctx.body = response.body;
 }
 
+/** Fixed texts of a 403 `insufficient_authorization_details` (they go into a quoted-string). */
+const NOT_AUTHORIZED =
+  'no payment authorized by this token matches this order, currency and amount';
+const ALREADY_USED = 'the payment authorized by this token was made already';
+
+/** The token's RFC 9396 payment details, or undefined when it has none (permissions alone rule). */
+function paymentDetailsOf(principal: Principal) {
+  const details = principal.authorizationDetails?.filter((d) => d.type === PAYMENT_DETAIL_TYPE);
+  return details?.length ? details.map(paymentDetailOf) : undefined;
+}
+
 export function paymentsRoutes(api: ApiRouter, deps: RouteDeps): void {
   const { payments, idempotency, orders } = deps.repos;
   const provider = deps.paymentProvider;
   const cursors = createCursorCodec(() => deps.repos.secrets.get('cursor-hmac'), 'payments');
+
+  /** README "Payment authorization details": a detail matching the payment, used once. */
+  async function useAuthorizationDetail(
+    principal: Principal,
+    body: CreatePaymentInput,
+    claim: IdempotencyClaim,
+  ): Promise<void> {
+    const details = paymentDetailsOf(principal);
+    if (!details) return;
+    const matching = details.filter(
+      (d) =>
+        d !== undefined &&
+        d.orderId === body.orderId &&
+        d.currency === body.currency &&
+        body.amount <= d.amount,
+    );
+    if (matching.length === 0) throw new InsufficientAuthorizationDetailsError(NOT_AUTHORIZED);
+    for (const detail of matching) {
+      const authorizationId = detail!.authorizationId;
+      const use = { authorizationId, claim, orderId: body.orderId, now: deps.clock() };
+      if (await payments.useAuthorization(use)) return;
+    }
+    throw new InsufficientAuthorizationDetailsError(ALREADY_USED);
+  }
 
   async function pay(
     principal: Principal,
@@ -80,6 +123,7 @@ export function paymentsRoutes(api: ApiRouter, deps: RouteDeps): void {
     if (!order) throw new NotFoundError('no such order');
     if (order.status === 'cancelled')
       throw new ConflictError('order_closed', 'the order is cancelled');
+    await useAuthorizationDetail(principal, body, claim);
     let charge;
     try {
       // The provider key is the claim's operation id, so a retry of this key charges idempotently.
@@ -150,6 +194,14 @@ export function paymentsRoutes(api: ApiRouter, deps: RouteDeps): void {
         400: {
           description: '`idempotency_key_required` / `idempotency_key_invalid` (or malformed JSON)',
         },
+        403: {
+          description:
+            'Lacking the permission, or a credential that is no user sign-in: exactly ' +
+            '`{"error":"forbidden"}`; or `insufficient_authorization_details`: the token carries ' +
+            'RFC 9396 payment details and none allows this payment (order, currency, amount at ' +
+            'most the authorized one) or it was made already (README "Payment authorization details")',
+          content: { 'application/json': { schema: ErrorSchema } },
+        },
         404: { description: 'No such order, or not visible to the caller' },
         409: {
           description: '`idempotency_key_in_flight`, or `order_closed` (the order is cancelled)',
@@ -179,9 +231,10 @@ export function paymentsRoutes(api: ApiRouter, deps: RouteDeps): void {
       try {
         response = await pay(principal, body, outcome.claim);
       } catch (error) {
-        // Refused before any charge (404, 409): nothing is stored, the key is free again.
+        // Refused before any charge (403, 404, 409): nothing is stored, the key is free again.
         if (
           error instanceof NotFoundError ||
+          error instanceof InsufficientAuthorizationDetailsError ||
           (error instanceof ConflictError && error.code === 'order_closed')
         ) {
           await idempotency.release(outcome.claim);

@@ -79,6 +79,9 @@ export async function registerClient(
       : {}),
     ...(input.fapi ? { fapi: input.fapi } : {}),
     ...(input.token_exchange ? { token_exchange: input.token_exchange } : {}),
+    ...(input.authorization_details_types
+      ? { authorization_details_types: input.authorization_details_types }
+      : {}),
   });
   const stored: ClientMetadata = clientSecret
     ? { ...metadata, client_secret: hashClientSecret(clientSecret) }

@@ -1,4 +1,4 @@
-import { ROLES } from '@portcullis/claims';
+import { PAYMENT_DETAIL_TYPE, ROLES } from '@portcullis/claims';
 import { z } from 'zod';
 import {
   CLIENT_ASSERTION_ALGS,
@@ -97,6 +97,8 @@ export const newClientSchema = z
     fapi: z.literal('2.0').optional(),
     /** RFC 8693: the audiences this client may exchange user tokens for (README "Token exchange"). */
     token_exchange: tokenExchangePolicySchema.optional(),
+    /** RFC 9396 types it may ask for; default all (README "Payment authorization details"). */
+    authorization_details_types: z.array(z.literal(PAYMENT_DETAIL_TYPE)).max(1).optional(),
   })
   .strict()
   .superRefine((c, ctx) => {

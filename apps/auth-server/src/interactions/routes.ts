@@ -16,7 +16,8 @@ import type { Ui, UiFactory } from '../ui/index.js';
 import { clientDisplayName } from '../ui/client-name.js';
 import { clientHostOf } from '../provider/client-id-metadata.js';
 import { signupOffered } from '../self-service/signup-doors.js';
-import { consentPage, loginPage, messagePage } from './views.js';
+import type { AuthorizationDetail } from '@portcullis/claims';
+import { authorizationDetailItems, consentPage, loginPage, messagePage } from './views.js';
 
 export interface InteractionDeps {
   host: ProviderHost;
@@ -111,14 +112,16 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
       return;
     }
     if (interaction.prompt.name === 'consent') {
-      if (client?.metadata()['first_party'] === true) {
-        await finish(ctx, { consent: { grantId: await grantConsent(interaction) } });
-        return;
-      }
       const details = interaction.prompt.details as {
         missingOIDCScope?: string[];
         missingResourceScopes?: Record<string, string[]>;
+        rar?: AuthorizationDetail[];
       };
+      // A payment is approved by the user on this page, even at a first-party client.
+      if (client?.metadata()['first_party'] === true && !details.rar?.length) {
+        await finish(ctx, { consent: { grantId: await grantConsent(interaction) } });
+        return;
+      }
       const scopes = [
         ...(details.missingOIDCScope ?? []),
         ...Object.values(details.missingResourceScopes ?? {}).flat(),
@@ -130,6 +133,7 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
         clientName,
         clientHost: clientHostOf(client),
         scopes: [...new Set(scopes)],
+        details: details.rar && authorizationDetailItems(ui, details.rar),
       });
       return;
     }
@@ -150,12 +154,14 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
       missingOIDCScope?: string[];
       missingOIDCClaims?: string[];
       missingResourceScopes?: Record<string, string[]>;
+      rar?: AuthorizationDetail[];
     };
     if (d.missingOIDCScope) grant.addOIDCScope(d.missingOIDCScope.join(' '));
     if (d.missingOIDCClaims) grant.addOIDCClaims(d.missingOIDCClaims);
     for (const [resource, scopes] of Object.entries(d.missingResourceScopes ?? {})) {
       grant.addResourceScope(resource, scopes.join(' '));
     }
+    for (const detail of d.rar ?? []) grant.addRar(detail);
     return grant.save();
   }
 

@@ -1,3 +1,4 @@
+import { paymentDetailOf, type AuthorizationDetail } from '@portcullis/claims';
 import type { Brand, Ui } from '../ui/index.js';
 
 /** Server-rendered pages: no inline script, every interpolated value escaped. */
@@ -92,6 +93,25 @@ function scopeItem(ui: Ui, scope: string): string {
   return words ? `<li>${words} ${name}</li>` : `<li>${name}</li>`;
 }
 
+/** An amount in minor units as the page's language writes it (`1250`, EUR → `€12.50`). */
+export function formatAmount(language: string, amount: number, currency: string): string {
+  const format = new Intl.NumberFormat(language, { style: 'currency', currency });
+  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
+  return format.format(amount / 10 ** digits);
+}
+
+/** Each payment detail in words (HTML-safe); a detail of another type by its type only. */
+export function authorizationDetailItems(ui: Ui, details: AuthorizationDetail[]): string[] {
+  return details.map((detail) => {
+    const payment = paymentDetailOf({ ...detail, authorizationId: '-' });
+    if (!payment) return ui.t('consent:otherDetail', { type: detail.type });
+    return ui.t('consent:payment', {
+      amount: formatAmount(ui.language, payment.amount, payment.currency),
+      order: payment.orderId,
+    });
+  });
+}
+
 export function consentPage(
   ui: Ui,
   input: {
@@ -102,15 +122,20 @@ export function consentPage(
     /** The client's web host (a metadata document's, a registered client's redirect), shown with its name. */
     clientHost?: string | undefined;
     scopes: string[];
+    /** RFC 9396 details in words (authorizationDetailItems), shown above the scopes. */
+    details?: string[] | undefined;
   },
 ): string {
   const { t } = ui;
   const items = input.scopes.map((s) => scopeItem(ui, s)).join('');
+  const details = input.details?.length
+    ? `<p><strong>${t('consent:detailsHeading')}</strong></p><ul class="details">${input.details.map((d) => `<li>${d}</li>`).join('')}</ul>`
+    : '';
   return page(
     ui,
     t('consent:title'),
     `${input.clientHost === undefined ? '' : `<p>${t('consent:clientHost', { host: input.clientHost })}</p>`}
-<p>${t('consent:asksFor', { client: input.clientName })}</p><ul>${items}</ul>
+<p>${t('consent:asksFor', { client: input.clientName })}</p>${details}<ul>${items}</ul>
 <form method="post" action="${escapeHtml(input.action)}">
 <input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
 <button type="submit" name="decision" value="allow">${t('consent:allow')}</button></form>

@@ -1,6 +1,6 @@
 import { hkdfSync } from 'node:crypto';
 import type { AccountsRepo } from '@portcullis/accounts';
-import { ACR } from '@portcullis/claims';
+import { ACR, PAYMENT_DETAIL_TYPE } from '@portcullis/claims';
 import type { SharedDenyList } from '@portcullis/db';
 import type { ClientMetadata, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../config.js';
@@ -43,6 +43,7 @@ import { createLogoutGuard } from './subject-logout.js';
 import { DYNAMIC_MARK, registrationFeatures } from './registration.js';
 import { clientIdMetadataFeature, providerFetch } from './client-id-metadata.js';
 import { tokenExchangePolicySchema } from './token-exchange.js';
+import { richAuthorizationRequestsFeature } from './authorization-details.js';
 
 export interface ProviderSetup {
   config: AuthConfig;
@@ -182,6 +183,8 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       id_token_signed_response_alg: config.signingAlg,
       token_endpoint_auth_method: 'client_secret_basic',
       response_modes: RESPONSE_MODES,
+      // Every client may ask for a payment; the user approves each one (admin: [] to refuse).
+      authorization_details_types: [PAYMENT_DETAIL_TYPE],
     },
     // acr_values asking for ACR.mfa requires a second factor (mfa/sign-in.ts).
     acrValues: [ACR.password, ACR.mfa],
@@ -296,6 +299,9 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
         },
         getResourceServerInfo: resourceServerInfo(apiResource, config.accessTokenTtl, s.keys),
       },
+      // RFC 9396: payment details approved on the consent page, in the API's tokens.
+      // The feature's type depends on introspection's; both are on.
+      richAuthorizationRequests: richAuthorizationRequestsFeature(apiResource) as never,
       deviceFlow: {
         enabled: true,
         charset: 'base-20',

@@ -1993,7 +1993,7 @@ export interface operations {
           'application/json': components['schemas']['Error'] | components['schemas']['StepUpError'];
         };
       };
-      /** @description Lacking the permission, or a credential that is no user sign-in (API key, client credentials): exactly `{"error":"forbidden"}` */
+      /** @description Lacking the permission, or a credential that is no user sign-in: exactly `{"error":"forbidden"}`; or `insufficient_authorization_details`: the token carries RFC 9396 payment details and none allows this payment (order, currency, amount at most the authorized one) or it was made already (README "Payment authorization details") */
       403: {
         headers: {
           [name: string]: unknown;

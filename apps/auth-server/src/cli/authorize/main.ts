@@ -24,6 +24,8 @@ const USAGE = `usage: npm run -s authorize -- [options]
   --max-age SECONDS    asks for a sign-in at most that old
   --prompt login|consent  login: sign in again even with a session (e.g. as another user)
   --par                pushes the request first (RFC 9126) and opens only its request_uri
+  --authorization-details JSON  RFC 9396 details to approve, e.g. one payment (README
+                       "Payment authorization details (RFC 9396)")
   --field NAME         prints that field of the token response (e.g. access_token)
   --timeout SECONDS    how long to wait for the sign-in (default 300)
 
@@ -49,6 +51,7 @@ function options(argv: string[]) {
       'max-age': { type: 'string' },
       prompt: { type: 'string' },
       par: { type: 'boolean' },
+      'authorization-details': { type: 'string' },
       field: { type: 'string' },
       timeout: { type: 'string', default: '300' },
       help: { type: 'boolean' },
@@ -68,7 +71,19 @@ function options(argv: string[]) {
   if (values['max-age'] !== undefined && !/^\d+$/.test(values['max-age'])) {
     throw new UsageError('--max-age must be a number of seconds');
   }
+  const details = values['authorization-details'];
+  if (details !== undefined && !isJsonArray(details)) {
+    throw new UsageError('--authorization-details must be a JSON array');
+  }
   return { ...values, redirect, acr, timeout };
+}
+
+function isJsonArray(text: string): boolean {
+  try {
+    return Array.isArray(JSON.parse(text));
+  } catch {
+    return false;
+  }
 }
 
 /** Opens `url` with BROWSER, or on a terminal with the desktop's opener; never fails. */
@@ -147,6 +162,7 @@ async function authorize(argv: string[], config: AuthorizeConfig): Promise<numbe
       ...(o.acr ? { acr_values: o.acr } : {}),
       ...(o['max-age'] ? { max_age: o['max-age'] } : {}),
       ...(o.prompt ? { prompt: o.prompt } : {}),
+      ...(o['authorization-details'] ? { authorization_details: o['authorization-details'] } : {}),
     };
     const url = o.par
       ? await oidc.buildAuthorizationUrlWithPAR(server, params)

@@ -6,6 +6,10 @@ export const consent: Catalog['consent'] = {
   clientHost: 'Diese Anwendung befindet sich unter <strong>{{host}}</strong>.',
   allow: 'Erlauben',
   deny: 'Ablehnen',
+  detailsHeading: 'Zu genehmigen:',
+  payment:
+    'Eine Zahlung von höchstens <strong>{{amount}}</strong> für die Bestellung <code>{{order}}</code>',
+  otherDetail: 'Zugriff der Art {{type}}',
   scopes: {
     openid: 'Sie mit Ihrem Konto anmelden',
     profile: 'Ihren Namen und Ihr Profil',

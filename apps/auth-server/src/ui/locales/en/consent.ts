@@ -5,6 +5,9 @@ export const consent = {
   clientHost: 'This application is at <strong>{{host}}</strong>.',
   allow: 'Allow',
   deny: 'Deny',
+  detailsHeading: 'To approve:',
+  payment: 'One payment of at most <strong>{{amount}}</strong> for order <code>{{order}}</code>',
+  otherDetail: 'Access described as {{type}}',
   scopes: {
     openid: 'Sign you in with your account',
     profile: 'Your name and profile',
