@@ -7,7 +7,9 @@ import {
   createHttpServer,
   createReadinessCheck,
   drainOnClose,
+  EX_CONFIG,
   startingHandler,
+  StartupError,
 } from '@portcullis/observability';
 import { Redis } from 'ioredis';
 import { createAdminApp } from './admin/app.js';
@@ -79,6 +81,17 @@ export function terminalSecret(
   if (stream.isTTY === true) stream.write(text);
 }
 
+/** The roles this server hands out by configuration: sign-ups' and registered clients'. */
+function rolesOfConfig(config: AuthConfig): string[] {
+  const { selfService, agentClients } = config;
+  return [
+    ...new Set([
+      ...(selfService.signup === 'open' ? selfService.signupRoles : []),
+      ...(agentClients.registration.mode === 'off' ? [] : agentClients.registration.roles),
+    ]),
+  ];
+}
+
 /** Redis commands fail within this many ms instead of hanging a login (fail closed). */
 const REDIS_TIMEOUT_MS = 1000;
 
@@ -128,6 +141,15 @@ export async function startAuthServer(
   const ownsRedis = !deps.redis && redis !== undefined;
   const repos = createRepos(db, secrets);
   const { accounts, clients, audit, signingKeys } = repos;
+  const configuredRoles = rolesOfConfig(config);
+  const missingRoles = await repos.roles.unknown(configuredRoles);
+  if (missingRoles.length > 0) {
+    await new Promise((resolve) => server.close(resolve));
+    throw new StartupError(
+      `SIGNUP_ROLES or REGISTRATION_ROLES names roles that do not exist: ${missingRoles.join(', ')} (npm run admin -- role:list)`,
+      EX_CONFIG,
+    );
+  }
   // Read as well as written, so it is loaded before the first request and then polled.
   const denyList =
     deps.denyList ??
@@ -295,6 +317,8 @@ export async function startAuthServer(
       denyList,
       userSessions: repos.userSessions,
       registration: config.agentClients.registration,
+      roles: repos.roles,
+      configuredRoles,
       // In the deployment's default language: an administrator's request has none of the user's.
       resendVerification: (userId) =>
         createVerificationMail({

@@ -31,13 +31,16 @@ export {
   narrowPermissions,
   parseScope,
   Perm,
+  PERMISSIONS,
   permissionsForRoles,
   RESOURCES,
   ROLE_PERMISSIONS,
   ROLES,
+  STATIC_ROLES,
   type Permission,
   type Resource,
   type Role,
+  type RoleSource,
 } from './permissions.js';
 export {
   authorize,

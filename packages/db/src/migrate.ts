@@ -18,6 +18,7 @@ import * as m016 from './migrations/016-refresh-rotation-started.js';
 import * as m017 from './migrations/017-refresh-rotation-count.js';
 import * as m018 from './migrations/018-user-disabled.js';
 import * as m019 from './migrations/019-account-mail.js';
+import * as m026 from './migrations/026-roles.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -45,6 +46,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['017-refresh-rotation-count', m017],
   ['018-user-disabled', m018],
   ['019-account-mail', m019],
+  ['026-roles', m026],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

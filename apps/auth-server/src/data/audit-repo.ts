@@ -33,7 +33,10 @@ export type AuditKind =
   | 'session_ended'
   | 'sessions_ended'
   | 'email_verified'
-  | 'email_verification_sent';
+  | 'email_verification_sent'
+  | 'role_created'
+  | 'role_updated'
+  | 'role_deleted';
 
 export interface AuditEvent {
   id: string;
