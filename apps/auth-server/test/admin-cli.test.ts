@@ -427,7 +427,14 @@ describe('npm run admin -- role:* / permission:list', () => {
     );
 
     const set = await admin(
-      ['role:set', 'cli-auditor', '--permissions', 'orders:read,payments:read', '--description', 'Audits'],
+      [
+        'role:set',
+        'cli-auditor',
+        '--permissions',
+        'orders:read,payments:read',
+        '--description',
+        'Audits',
+      ],
       env,
     );
     expect(set.code).toBe(0);
@@ -436,13 +443,18 @@ describe('npm run admin -- role:* / permission:list', () => {
     expect(listedRoles.code).toBe(0);
     // Every permission shown in full, the description under it.
     expect(listedRoles.stdout).toMatch(/^cli-auditor\s+orders:read,payments:read\n\s+Audits$/m);
-    expect(listedRoles.stdout).toMatch(/^admin\s+users:\*,orders:\*,payments:\*,events:read,uploads:\*,api-keys:\*\n\s+built-in: /m);
+    expect(listedRoles.stdout).toMatch(
+      /^admin\s+users:\*,orders:\*,payments:\*,events:read,uploads:\*,api-keys:\*\n\s+built-in: /m,
+    );
     const json = await admin(['role:list', '--json'], env);
     expect(JSON.parse(json.stdout).items).toContainEqual(
       expect.objectContaining({ name: 'cli-auditor', builtIn: false }),
     );
 
-    const unknown = await admin(['role:set', 'cli-auditor', '--permissions', 'orders:approve'], env);
+    const unknown = await admin(
+      ['role:set', 'cli-auditor', '--permissions', 'orders:approve'],
+      env,
+    );
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/error 422: .*unknown permission orders:approve/);
     const usage = await admin(['role:set', 'cli-auditor'], env);

@@ -196,9 +196,9 @@ describe('admin: roles', () => {
 
   test('SIGNUP_ROLES must name roles that exist, and such a role is not deleted', async () => {
     const name = fresh('member');
-    await expect(
-      t.startInstance({ SIGNUP: 'open', SIGNUP_ROLES: name }),
-    ).rejects.toThrow(new RegExp(`SIGNUP_ROLES or REGISTRATION_ROLES names roles that do not exist: ${name}`));
+    await expect(t.startInstance({ SIGNUP: 'open', SIGNUP_ROLES: name })).rejects.toThrow(
+      new RegExp(`SIGNUP_ROLES or REGISTRATION_ROLES names roles that do not exist: ${name}`),
+    );
     // Off, the variable is not used, and not checked.
     const off = await t.startInstance({ SIGNUP: 'off', SIGNUP_ROLES: name });
     await off.close();

@@ -84,7 +84,9 @@ describe('roles and scope', () => {
   });
 
   it('reads roles from a RoleSource; the vocabulary is every declared permission once', () => {
-    const source = { permissionsOf: (role: string) => (role === 'auditor' ? ['orders:read'] : undefined) };
+    const source = {
+      permissionsOf: (role: string) => (role === 'auditor' ? ['orders:read'] : undefined),
+    };
     expect(permissionsForRoles(['auditor', 'admin'], source)).toEqual(['orders:read']);
     expect(permissionsForRoles(['admin'], STATIC_ROLES)).toEqual(permissionsForRoles(['admin']));
     expect(new Set(PERMISSIONS)).toEqual(new Set(Object.values(Perm)));
