@@ -55,8 +55,11 @@ describe('admin: roles', () => {
     }
     const viewer = await t.admin('GET', '/admin/roles/viewer');
     expect(viewer.body).toMatchObject({ name: 'viewer', builtIn: true });
-    const missing = await t.admin('GET', '/admin/roles/nobody');
-    expect(missing).toMatchObject({ status: 404, body: { error: 'not_found' } });
+    for (const name of ['nobody', 'no%00body', 'Viewer']) {
+      const missing = await t.admin('GET', `/admin/roles/${name}`);
+      expect(missing).toMatchObject({ status: 404, body: { error: 'not_found' } });
+      expect((await t.admin('DELETE', `/admin/roles/${name}`)).status).toBe(404);
+    }
   });
 
   test('PUT creates (201) then replaces (200); each change is audited', async () => {

@@ -88,10 +88,15 @@ export function roleRoutes(router: Router, deps: RoleAdminDeps): void {
     ctx.body = { items: (await deps.roles.list()).map(roleView) };
   });
 
-  router.get('/admin/roles/:name', async function showRole(ctx) {
-    const role = await deps.roles.get(ctx.params['name']!);
+  // No query for a name no role can have (PostgreSQL refuses a NUL, for one).
+  async function found(name: string): Promise<RoleRecord> {
+    const role = ROLE_NAME.test(name) ? await deps.roles.get(name) : undefined;
     if (!role) throw new AdminError('not_found', 'no such role');
-    ctx.body = roleView(role);
+    return role;
+  }
+
+  router.get('/admin/roles/:name', async function showRole(ctx) {
+    ctx.body = roleView(await found(ctx.params['name']!));
   });
 
   router.put('/admin/roles/:name', async function putRole(ctx) {
@@ -120,8 +125,7 @@ export function roleRoutes(router: Router, deps: RoleAdminDeps): void {
 
   router.delete('/admin/roles/:name', async function deleteRole(ctx) {
     const name = ctx.params['name']!;
-    const role = await deps.roles.get(name);
-    if (!role) throw new AdminError('not_found', 'no such role');
+    const role = await found(name);
     if (role.builtIn) throw new AdminError('conflict', `${name} is a built-in role: change it`);
     if (deps.configuredRoles?.includes(name)) {
       throw new AdminError('conflict', `${name} is in SIGNUP_ROLES or REGISTRATION_ROLES`);
