@@ -2,7 +2,7 @@ import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createAttemptLimiter, createSignInLimiter } from '@portcullis/accounts';
-import { createSharedDenyList } from '@portcullis/db';
+import { createRoleStore, createSharedDenyList } from '@portcullis/db';
 import {
   createHttpServer,
   createReadinessCheck,
@@ -120,6 +120,16 @@ export async function startAuthServer(
   const url = `http://127.0.0.1:${port}`;
   await database;
   const issuer = config.port === 0 ? url : config.issuer;
+  // Checked before anything else is opened, so a refusal leaves nothing behind.
+  const configuredRoles = rolesOfConfig(config);
+  const missingRoles = await createRoleStore(db).unknown(configuredRoles);
+  if (missingRoles.length > 0) {
+    await new Promise((resolve) => server.close(resolve));
+    throw new StartupError(
+      `SIGNUP_ROLES or REGISTRATION_ROLES names roles that do not exist: ${missingRoles.join(', ')} (npm run admin -- role:list)`,
+      EX_CONFIG,
+    );
+  }
 
   const pending = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>) => {
@@ -141,15 +151,6 @@ export async function startAuthServer(
   const ownsRedis = !deps.redis && redis !== undefined;
   const repos = createRepos(db, secrets);
   const { accounts, clients, audit, signingKeys } = repos;
-  const configuredRoles = rolesOfConfig(config);
-  const missingRoles = await repos.roles.unknown(configuredRoles);
-  if (missingRoles.length > 0) {
-    await new Promise((resolve) => server.close(resolve));
-    throw new StartupError(
-      `SIGNUP_ROLES or REGISTRATION_ROLES names roles that do not exist: ${missingRoles.join(', ')} (npm run admin -- role:list)`,
-      EX_CONFIG,
-    );
-  }
   // Read as well as written, so it is loaded before the first request and then polled.
   const denyList =
     deps.denyList ??

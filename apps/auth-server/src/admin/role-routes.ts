@@ -88,7 +88,7 @@ export function roleRoutes(router: Router, deps: RoleAdminDeps): void {
     ctx.body = { items: (await deps.roles.list()).map(roleView) };
   });
 
-  // No query for a name no role can have (PostgreSQL refuses a NUL, for one).
+  // No query for a name no role can have.
   async function found(name: string): Promise<RoleRecord> {
     const role = ROLE_NAME.test(name) ? await deps.roles.get(name) : undefined;
     if (!role) throw new AdminError('not_found', 'no such role');
