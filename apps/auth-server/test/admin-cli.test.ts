@@ -418,7 +418,7 @@ describe('npm run admin -- user:sessions / user:end-sessions', () => {
 });
 
 describe('npm run admin -- role:* / permission:list', () => {
-  test('lists permissions and roles, sets a role, refuses an unknown permission, deletes, audited', async () => {
+  test('lists permissions and roles, sets a role, refuses an unknown permission', async () => {
     const env = adminEnv();
     const permissions = await admin(['permission:list'], env);
     expect(permissions.code).toBe(0);
@@ -459,18 +459,22 @@ describe('npm run admin -- role:* / permission:list', () => {
     expect(unknown.stderr).toMatch(/error 422: .*unknown permission orders:approve/);
     const usage = await admin(['role:set', 'cli-auditor'], env);
     expect(usage.code).toBe(64);
+  });
 
-    const user = await createUser(t, ['cli-auditor']);
-    const held = await admin(['role:delete', 'cli-auditor'], env);
+  test('role:delete: refused while a user holds the role, then done; both audited', async () => {
+    const env = adminEnv();
+    await t.admin('PUT', '/admin/roles/cli-temp', { permissions: ['orders:read'] });
+    const user = await createUser(t, ['cli-temp']);
+    const held = await admin(['role:delete', 'cli-temp'], env);
     expect(held.code).toBe(1);
     expect(held.stderr).toMatch(/error 409: .*held by 1 user/);
-    await admin(['user:roles', user.id, '--roles', ''], env);
-    const deleted = await admin(['role:delete', 'cli-auditor'], env);
+    await t.admin('PATCH', `/admin/users/${user.id}`, { roles: [] });
+    const deleted = await admin(['role:delete', 'cli-temp'], env);
     expect(deleted).toMatchObject({ code: 0, stdout: 'done\n' });
 
     const audit = await t.admin('GET', '/admin/audit?limit=50');
     const kinds = (audit.body.items as { kind: string; detail: { role?: string } }[])
-      .filter((e) => e.detail.role === 'cli-auditor')
+      .filter((e) => e.detail.role === 'cli-temp')
       .map((e) => e.kind);
     expect(kinds).toEqual(['role_deleted', 'role_created']);
   });
