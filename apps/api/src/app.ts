@@ -9,6 +9,7 @@ import {
   type DpopReplayStore,
   type DpopVerifier,
   type PrincipalResolver,
+  type RoleSource,
 } from '@portcullis/claims';
 import type { Db, SharedDenyList } from '@portcullis/db';
 import {
@@ -49,6 +50,8 @@ export interface ApiDeps {
   /** Revocations read on every request; must be started (one over the database denies until loaded). */
   denyList: Pick<SharedDenyList, 'isDenied' | 'denySubject' | 'denyToken'> &
     Partial<Pick<SharedDenyList, 'onRevocation' | 'size'>>;
+  /** The roles' permissions: server.ts gives the `roles` table, polled; default the built-in roles. */
+  roles?: RoleSource;
   /** Credential resolvers in order. Default: JWTs checked against config.jwksUrl/issuer/audience. */
   resolvers?: PrincipalResolver[];
   /** Milliseconds clock for token checks and timestamps; tests may freeze it. */
@@ -92,6 +95,7 @@ function defaultResolvers(
   return [
     createJwtPrincipalResolver(verifier, {
       dpop,
+      roles: deps.roles,
       // Per subject, like API keys per key: one caller's flood is its own 429.
       limit: (claims) => limiters.consume('jwt', claims.sub),
     }),
@@ -165,7 +169,7 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
     },
     authenticate(
       deps.resolvers ?? [
-        ...credentialResolvers(config, { repos, limiters, clock }),
+        ...credentialResolvers(config, { repos, limiters, clock, roles: deps.roles }),
         ...defaultResolvers(config, deps, dpop, limiters),
       ],
       { publicUrl: config.dpop.publicUrl, nonces: dpop.nonces, challenge: apiChallengeOf(config) },

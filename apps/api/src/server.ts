@@ -1,6 +1,6 @@
 import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createSharedDenyList, type SharedDenyList } from '@portcullis/db';
+import { createSharedDenyList, createSharedRoles, type SharedDenyList } from '@portcullis/db';
 import {
   createHttpServer,
   drainOnClose,
@@ -39,6 +39,14 @@ export async function startApiServer(
         onError: (err) => deps.logger.error({ err }, 'deny list poll failed'),
       });
   await ownDenyList?.start();
+  // The roles' permissions likewise, then polled: a role edited anywhere applies within seconds.
+  const ownRoles = deps.roles
+    ? undefined
+    : createSharedRoles({
+        db: deps.db,
+        onError: (err) => deps.logger.error({ err }, 'roles poll failed'),
+      });
+  await ownRoles?.start();
   // Unreachable Redis at start is logged; authentication answers 503 (fail closed) until back.
   const ownLimiters = deps.rateLimiters
     ? undefined
@@ -72,6 +80,7 @@ export async function startApiServer(
     draining: () => lifecycle.drain?.draining ?? false,
     ...deps,
     denyList,
+    ...(ownRoles ? { roles: ownRoles } : {}),
     ...(ownEventBus ? { eventBus: ownEventBus } : {}),
     ...(ownLimiters ? { rateLimiters: ownLimiters } : {}),
     ...(ownDpopReplay ? { dpopReplay: ownDpopReplay } : {}),
@@ -88,6 +97,7 @@ export async function startApiServer(
       await ownEventBus?.close();
       await drained;
       await ownDenyList?.close();
+      await ownRoles?.close();
       await ownLimiters?.close();
       await ownDpopReplay?.close();
     },

@@ -2,12 +2,14 @@ import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createAttemptLimiter, createSignInLimiter } from '@portcullis/accounts';
-import { createSharedDenyList } from '@portcullis/db';
+import { createRoleStore, createSharedDenyList } from '@portcullis/db';
 import {
   createHttpServer,
   createReadinessCheck,
   drainOnClose,
+  EX_CONFIG,
   startingHandler,
+  StartupError,
 } from '@portcullis/observability';
 import { Redis } from 'ioredis';
 import { createAdminApp } from './admin/app.js';
@@ -79,6 +81,17 @@ export function terminalSecret(
   if (stream.isTTY === true) stream.write(text);
 }
 
+/** The roles this server hands out by configuration: sign-ups' and registered clients'. */
+function rolesOfConfig(config: AuthConfig): string[] {
+  const { selfService, agentClients } = config;
+  return [
+    ...new Set([
+      ...(selfService.signup === 'open' ? selfService.signupRoles : []),
+      ...(agentClients.registration.mode === 'off' ? [] : agentClients.registration.roles),
+    ]),
+  ];
+}
+
 /** Redis commands fail within this many ms instead of hanging a login (fail closed). */
 const REDIS_TIMEOUT_MS = 1000;
 
@@ -107,6 +120,16 @@ export async function startAuthServer(
   const url = `http://127.0.0.1:${port}`;
   await database;
   const issuer = config.port === 0 ? url : config.issuer;
+  // Checked before anything else is opened, so a refusal leaves nothing behind.
+  const configuredRoles = rolesOfConfig(config);
+  const missingRoles = await createRoleStore(db).unknown(configuredRoles);
+  if (missingRoles.length > 0) {
+    await new Promise((resolve) => server.close(resolve));
+    throw new StartupError(
+      `SIGNUP_ROLES or REGISTRATION_ROLES names roles that do not exist: ${missingRoles.join(', ')} (npm run admin -- role:list)`,
+      EX_CONFIG,
+    );
+  }
 
   const pending = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>) => {
@@ -295,6 +318,8 @@ export async function startAuthServer(
       denyList,
       userSessions: repos.userSessions,
       registration: config.agentClients.registration,
+      roles: repos.roles,
+      configuredRoles,
       // In the deployment's default language: an administrator's request has none of the user's.
       resendVerification: (userId) =>
         createVerificationMail({

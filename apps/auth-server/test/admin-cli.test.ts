@@ -444,3 +444,66 @@ describe('npm run admin -- user:sessions / user:end-sessions', () => {
     expect((await admin(['user:end-sessions', 'nobody'], env)).code).toBe(1);
   });
 });
+
+describe('npm run admin -- role:* / permission:list', () => {
+  test('lists permissions and roles, sets a role, refuses an unknown permission', async () => {
+    const env = adminEnv();
+    const permissions = await admin(['permission:list'], env);
+    expect(permissions.code).toBe(0);
+    expect(permissions.stdout.trimEnd().split('\n')).toEqual(
+      expect.arrayContaining(['orders:read', 'orders:*', 'api-keys:delete']),
+    );
+
+    const set = await admin(
+      [
+        'role:set',
+        'cli-auditor',
+        '--permissions',
+        'orders:read,payments:read',
+        '--description',
+        'Audits',
+      ],
+      env,
+    );
+    expect(set.code).toBe(0);
+    expect(set.stdout).toMatch(/^permissions\s+\["orders:read","payments:read"\]$/m);
+    const listedRoles = await admin(['role:list'], env);
+    expect(listedRoles.code).toBe(0);
+    // Every permission shown in full, the description under it.
+    expect(listedRoles.stdout).toMatch(/^cli-auditor\s+orders:read,payments:read\n\s+Audits$/m);
+    expect(listedRoles.stdout).toMatch(
+      /^admin\s+users:\*,orders:\*,payments:\*,events:read,uploads:\*,api-keys:\*\n\s+built-in: /m,
+    );
+    const json = await admin(['role:list', '--json'], env);
+    expect(JSON.parse(json.stdout).items).toContainEqual(
+      expect.objectContaining({ name: 'cli-auditor', builtIn: false }),
+    );
+
+    const unknown = await admin(
+      ['role:set', 'cli-auditor', '--permissions', 'orders:approve'],
+      env,
+    );
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/error 422: .*unknown permission orders:approve/);
+    const usage = await admin(['role:set', 'cli-auditor'], env);
+    expect(usage.code).toBe(64);
+  });
+
+  test('role:delete: refused while a user holds the role, then done; both audited', async () => {
+    const env = adminEnv();
+    await t.admin('PUT', '/admin/roles/cli-temp', { permissions: ['orders:read'] });
+    const user = await createUser(t, ['cli-temp']);
+    const held = await admin(['role:delete', 'cli-temp'], env);
+    expect(held.code).toBe(1);
+    expect(held.stderr).toMatch(/error 409: .*held by 1 user/);
+    await t.admin('PATCH', `/admin/users/${user.id}`, { roles: [] });
+    const deleted = await admin(['role:delete', 'cli-temp'], env);
+    expect(deleted).toMatchObject({ code: 0, stdout: 'done\n' });
+
+    const audit = await t.admin('GET', '/admin/audit?limit=50');
+    const kinds = (audit.body.items as { kind: string; detail: { role?: string } }[])
+      .filter((e) => e.detail.role === 'cli-temp')
+      .map((e) => e.kind);
+    expect(kinds).toEqual(['role_deleted', 'role_created']);
+  });
+});

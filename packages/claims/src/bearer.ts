@@ -1,6 +1,7 @@
 import type { AccessTokenClaims } from './claims.js';
 import type { DpopRequest, DpopVerifier } from './dpop.js';
 import { TokenError } from './errors.js';
+import type { RoleSource } from './permissions.js';
 import { principalFromClaims, type Principal } from './principal.js';
 import type { AccessTokenVerifier } from './verify.js';
 
@@ -73,6 +74,8 @@ export interface JwtResolverOptions {
   dpop?: DpopVerifier | undefined;
   /** Counts the caller before the DPoP proof is checked, so a proof flood stops at its own limit. */
   limit?: ((claims: AccessTokenClaims) => Promise<void>) | undefined;
+  /** The roles' permissions; default ROLE_PERMISSIONS. A new `version` rebuilds cached principals. */
+  roles?: RoleSource | undefined;
 }
 
 function asDpopError(error: unknown): unknown {
@@ -86,8 +89,8 @@ export function createJwtPrincipalResolver(
   verifier: AccessTokenVerifier,
   options: JwtResolverOptions = {},
 ): PrincipalResolver {
-  const principals = new WeakMap<object, Principal>();
-  const { dpop, limit } = options;
+  const principals = new WeakMap<object, { version: number | undefined; principal: Principal }>();
+  const { dpop, limit, roles } = options;
   const resolveCredential = rememberingLastAuthorization();
   return async function resolveJwtPrincipal(input) {
     const credential = resolveCredential(input.authorization);
@@ -118,16 +121,16 @@ export function createJwtPrincipalResolver(
       }
       await dpop!.verify(input.dpop, token, jkt);
     }
-    let principal = principals.get(claims);
-    if (!principal) {
-      const built = principalFromClaims(claims);
-      Object.freeze(built.roles);
-      Object.freeze(built.permissions);
-      Object.freeze(built.scope);
-      if (built.amr) Object.freeze(built.amr);
-      principal = Object.freeze(built);
-      principals.set(claims, principal);
-    }
+    const version = roles?.version;
+    const cached = principals.get(claims);
+    if (cached && cached.version === version) return cached.principal;
+    const built = principalFromClaims(claims, roles);
+    Object.freeze(built.roles);
+    Object.freeze(built.permissions);
+    Object.freeze(built.scope);
+    if (built.amr) Object.freeze(built.amr);
+    const principal = Object.freeze(built);
+    principals.set(claims, { version, principal });
     return principal;
   };
 }

@@ -40,13 +40,16 @@ export {
   narrowPermissions,
   parseScope,
   Perm,
+  PERMISSIONS,
   permissionsForRoles,
   RESOURCES,
   ROLE_PERMISSIONS,
   ROLES,
+  STATIC_ROLES,
   type Permission,
   type Resource,
   type Role,
+  type RoleSource,
 } from './permissions.js';
 export {
   actorChain,

@@ -27,7 +27,10 @@ export type Permission = (typeof Perm)[keyof typeof Perm];
 export const RESOURCES = ['users', 'orders', 'payments', 'events', 'uploads', 'api-keys'] as const;
 export type Resource = (typeof RESOURCES)[number];
 
-/** The role table (README "Trust model"). */
+/** Every permission the API's routes declare: the vocabulary roles draw from (this package's README, "Roles"). */
+export const PERMISSIONS: readonly Permission[] = Object.freeze([...new Set(Object.values(Perm))]);
+
+/** The built-in roles: the default without a database, and the seed of Portcullis's `roles` table. */
 export const ROLE_PERMISSIONS = {
   admin: [
     Perm.UsersAll,
@@ -55,7 +58,7 @@ export const ROLES = Object.keys(ROLE_PERMISSIONS) as Role[];
 export const API_SCOPE = 'api';
 
 /** Every scope of the API: `api` and each permission (the auth server's and the API's metadata). */
-export const API_SCOPES: readonly string[] = [API_SCOPE, ...new Set(Object.values(Perm))];
+export const API_SCOPES: readonly string[] = [API_SCOPE, ...PERMISSIONS];
 
 // Lower-case ASCII only: no case folding or look-alikes can make two spellings of one permission.
 const PERMISSION_RE = /^([a-z][a-z0-9-]*):(\*|[a-z][a-z0-9-]*)$/;
@@ -79,11 +82,27 @@ function isRole(role: string): role is Role {
   return Object.hasOwn(ROLE_PERMISSIONS, role);
 }
 
+/** Where roles' permissions come from: ROLE_PERMISSIONS, or a table kept in step (README "Roles"). */
+export interface RoleSource {
+  /** The role's permissions; undefined for an unknown role, which grants nothing. */
+  permissionsOf(role: string): readonly string[] | undefined;
+  /** Changes whenever a role changes, so principals built before are built again. */
+  readonly version?: number | undefined;
+}
+
+/** ROLE_PERMISSIONS as a RoleSource: the default, which needs no database. */
+export const STATIC_ROLES: RoleSource = Object.freeze({
+  permissionsOf: (role: string) => (isRole(role) ? ROLE_PERMISSIONS[role] : undefined),
+});
+
 /** The union of the permissions of the given roles; unknown roles grant nothing. */
-export function permissionsForRoles(roles: readonly string[]): string[] {
+export function permissionsForRoles(
+  roles: readonly string[],
+  source: RoleSource = STATIC_ROLES,
+): string[] {
   const out = new Set<string>();
   for (const role of roles) {
-    if (isRole(role)) for (const p of ROLE_PERMISSIONS[role]) out.add(p);
+    for (const p of source.permissionsOf(role) ?? []) out.add(p);
   }
   return [...out];
 }

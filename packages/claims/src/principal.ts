@@ -6,6 +6,7 @@ import {
   narrowPermissions,
   parseScope,
   permissionsForRoles,
+  type RoleSource,
 } from './permissions.js';
 
 /** Who is calling, however they authenticated. Built only by packages/claims and its resolvers. */
@@ -41,13 +42,13 @@ export function actorChain(principal: Pick<Principal, 'actor'>): string[] {
 }
 
 /** Builds the Principal of a verified access token (this package's README, "Scope and permissions"). */
-export function principalFromClaims(claims: AccessTokenClaims): Principal {
+export function principalFromClaims(claims: AccessTokenClaims, roles?: RoleSource): Principal {
   const scope = parseScope(claims.scope);
   const principal: Principal = {
     subject: claims.sub,
     kind: claims.sub.startsWith(CLIENT_SUBJECT_PREFIX) ? 'client' : 'user',
     roles: [...claims.roles],
-    permissions: narrowPermissions(permissionsForRoles(claims.roles), scope),
+    permissions: narrowPermissions(permissionsForRoles(claims.roles, roles), scope),
     scope,
     authMethod: 'jwt',
     clientId: claims.client_id,

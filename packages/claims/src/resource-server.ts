@@ -23,7 +23,7 @@ import {
   type DpopRequest,
 } from './dpop.js';
 import { createRemoteKeySet, type KeySource } from './jwks.js';
-import { hasPermission } from './permissions.js';
+import { hasPermission, type RoleSource } from './permissions.js';
 import type { Principal } from './principal.js';
 import { stepUpShortfall, type StepUpRequirement } from './step-up.js';
 import { createTokenCache } from './token-cache.js';
@@ -130,6 +130,8 @@ export interface ResourceServerOptions extends Omit<VerifyOptions, 'keys' | 'cac
   resourceMetadata?: string | undefined;
   /** Credential resolvers tried before access tokens (API keys, sessions, …). */
   resolvers?: readonly PrincipalResolver[] | undefined;
+  /** The roles' permissions. Default ROLE_PERMISSIONS; any `permissionsOf(role)` (README "Roles"). */
+  roles?: RoleSource | undefined;
 }
 
 export interface DpopOptions {
@@ -145,7 +147,8 @@ export interface DpopOptions {
 
 /** One issuer's access tokens, DPoP, optional deny list and RFC 6750/9449/9470 answers in one call. */
 export function createResourceServer(options: ResourceServerOptions): Authenticator {
-  const { jwksUri, keys, denyList, dpop, realm, resourceMetadata, resolvers, ...verify } = options;
+  const { jwksUri, keys, denyList, dpop, realm, resourceMetadata, resolvers, roles, ...verify } =
+    options;
   const now = options.now ?? Date.now;
   const clock = options.now ? { now: options.now } : {};
   const keySource =
@@ -183,7 +186,10 @@ export function createResourceServer(options: ResourceServerOptions): Authentica
           ...clock,
         });
   return createAuthenticator({
-    resolvers: [...(resolvers ?? []), createJwtPrincipalResolver(verifier, { dpop: dpopVerifier })],
+    resolvers: [
+      ...(resolvers ?? []),
+      createJwtPrincipalResolver(verifier, { dpop: dpopVerifier, roles }),
+    ],
     challenge: {
       realm,
       dpopAlgorithms: dpopVerifier ? dpopVerifier.algorithms : false,

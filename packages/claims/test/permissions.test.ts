@@ -5,9 +5,12 @@ import {
   hasPermission,
   narrowPermissions,
   Perm,
+  PERMISSIONS,
   permissionsForRoles,
   principalFromClaims,
   requirePermission,
+  ROLE_PERMISSIONS,
+  STATIC_ROLES,
   type AccessTokenClaims,
   type Principal,
 } from '../src/index.js';
@@ -78,6 +81,18 @@ describe('roles and scope', () => {
     expect(
       permissionsForRoles(['viewer', 'editor']).filter((p) => p === 'users:read'),
     ).toHaveLength(1);
+  });
+
+  it('reads roles from a RoleSource; the vocabulary is every declared permission once', () => {
+    const source = {
+      permissionsOf: (role: string) => (role === 'auditor' ? ['orders:read'] : undefined),
+    };
+    expect(permissionsForRoles(['auditor', 'admin'], source)).toEqual(['orders:read']);
+    expect(permissionsForRoles(['admin'], STATIC_ROLES)).toEqual(permissionsForRoles(['admin']));
+    expect(new Set(PERMISSIONS)).toEqual(new Set(Object.values(Perm)));
+    expect(PERMISSIONS).toHaveLength(new Set(PERMISSIONS).size);
+    for (const permissions of Object.values(ROLE_PERMISSIONS))
+      for (const p of permissions) expect(PERMISSIONS).toContain(p);
   });
 
   it('narrows by scope and never widens', () => {

@@ -176,6 +176,24 @@ describe('createResourceServer options', () => {
     });
   });
 
+  it('takes roles from a RoleSource, and applies a changed role to a token it has seen', async () => {
+    const table = new Map<string, string[]>([['auditor', ['orders:read']]]);
+    const roles = { version: 1, permissionsOf: (role: string) => table.get(role) };
+    const base = await start({ roles });
+    const token = await issuer.tokenFor({ sub: 'user-1', roles: ['auditor'] });
+    expect((await call(`${base}/orders`, bearer(token))).status).toBe(200);
+    // The built-in roles are not consulted once a source is given.
+    const viewer = await issuer.tokenFor({ sub: 'user-2', roles: ['viewer'] });
+    expect((await call(`${base}/orders`, bearer(viewer))).status).toBe(403);
+
+    table.set('auditor', []);
+    roles.version = 2;
+    expect(await call(`${base}/orders`, bearer(token))).toMatchObject({
+      status: 403,
+      body: { error: 'forbidden' },
+    });
+  });
+
   it('offers only Bearer with dpop: false, under its own realm and resource metadata', async () => {
     const base = await start({
       dpop: false,

@@ -28,3 +28,13 @@ export {
   type SharedDenyListOptions,
 } from './deny-list.js';
 export type * from './rows.js';
+export {
+  createRoleStore,
+  createSharedRoles,
+  ROLE_NAME,
+  type RoleHolders,
+  type RoleRecord,
+  type RoleStore,
+  type SharedRoles,
+  type SharedRolesOptions,
+} from './roles.js';

@@ -20,6 +20,7 @@ import * as m018 from './migrations/018-user-disabled.js';
 import * as m019 from './migrations/019-account-mail.js';
 import * as m024 from './migrations/024-event-actor.js';
 import * as m025 from './migrations/025-payment-authorizations.js';
+import * as m026 from './migrations/026-roles.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -49,6 +50,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['019-account-mail', m019],
   ['024-event-actor', m024],
   ['025-payment-authorizations', m025],
+  ['026-roles', m026],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

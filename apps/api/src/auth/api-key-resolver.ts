@@ -7,6 +7,7 @@ import {
   TokenError,
   type Principal,
   type PrincipalResolver,
+  type RoleSource,
 } from '@portcullis/claims';
 import type { ApiKeysRepo } from '../data/api-keys-repo.js';
 import type { RateLimiters } from '../rate-limits.js';
@@ -20,6 +21,8 @@ export interface ApiKeyResolverDeps {
   accounts: Pick<AccountsRepo, 'findById'>;
   limiters: Pick<RateLimiters, 'consume'>;
   clock: () => Date;
+  /** The roles' permissions; default the built-in roles. */
+  roles?: RoleSource | undefined;
 }
 
 /** `Bearer sk_live_…` -> the owner's Principal (docs/security.md#api-keys-and-sessions-at-the-api). */
@@ -41,7 +44,7 @@ export function createApiKeyResolver(deps: ApiKeyResolverDeps): PrincipalResolve
       subject: owner.id,
       kind: 'apiKey',
       roles: [],
-      permissions: narrowPermissions(permissionsForRoles(owner.roles), key.permissions),
+      permissions: narrowPermissions(permissionsForRoles(owner.roles, deps.roles), key.permissions),
       scope: [...key.permissions],
       authMethod: 'apiKey',
       tokenId: key.id,

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import type { PrincipalResolver } from '@portcullis/claims';
+import type { PrincipalResolver, RoleSource } from '@portcullis/claims';
 import type { SharedDenyList } from '@portcullis/db';
 import type { ApiConfig } from '../config.js';
 import type { Repos } from '../data/index.js';
@@ -34,16 +34,19 @@ export function credentialResolvers(
     repos: Pick<Repos, 'accounts' | 'apiKeys' | 'sessions'>;
     limiters: RateLimiters;
     clock: () => Date;
+    roles?: RoleSource | undefined;
   },
 ): PrincipalResolver[] {
   const { accounts, apiKeys, sessions } = deps.repos;
+  const { limiters, clock, roles } = deps;
   return [
     createMixedCredentialsGuard(),
-    createApiKeyResolver({ apiKeys, accounts, limiters: deps.limiters, clock: deps.clock }),
+    createApiKeyResolver({ apiKeys, accounts, limiters, clock, roles }),
     createSessionResolver({
       sessions,
       accounts,
-      clock: deps.clock,
+      clock,
+      roles,
       idleTimeoutSec: config.sessions.idleTimeoutSec,
     }),
   ];

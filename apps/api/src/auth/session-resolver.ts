@@ -5,6 +5,7 @@ import {
   TokenError,
   type Principal,
   type PrincipalResolver,
+  type RoleSource,
 } from '@portcullis/claims';
 import { AmbiguousCredentialsError } from '../errors.js';
 import type { SessionsRepo } from '../data/sessions-repo.js';
@@ -29,6 +30,8 @@ export interface SessionResolverDeps {
   accounts: Pick<AccountsRepo, 'findById'>;
   clock: () => Date;
   idleTimeoutSec: number;
+  /** The roles' permissions; default the built-in roles. */
+  roles?: RoleSource | undefined;
 }
 
 /** `sid` cookie -> Principal; roles read at each lookup, so a role change applies at once. */
@@ -52,7 +55,7 @@ export function createSessionResolver(deps: SessionResolverDeps): PrincipalResol
       subject: user.id,
       kind: 'user',
       roles: [...user.roles],
-      permissions: permissionsForRoles(user.roles),
+      permissions: permissionsForRoles(user.roles, deps.roles),
       scope: [],
       authMethod: 'session',
       // As an API key's id: a logout names it to the deny list, which ends its streams.

@@ -9,6 +9,7 @@ import { forceResetRoutes } from './force-reset-routes.js';
 import { adminRoutes, requireAdminToken, type AdminDeps } from './routes.js';
 import { sessionRoutes } from './session-routes.js';
 import { registrationRoutes } from './registration-routes.js';
+import { roleRoutes } from './role-routes.js';
 import { userRoutes } from './user-routes.js';
 
 /** The admin API (ADMIN_PORT, bound to 127.0.0.1): every route needs the admin token. */
@@ -22,6 +23,7 @@ export function createAdminApp(deps: AdminDeps, logger: Logger): Koa & { routePa
   if (deps.forceReset) forceResetRoutes(router, { ...deps, ...deps.forceReset });
   sessionRoutes(router, deps);
   registrationRoutes(router, deps);
+  roleRoutes(router, deps);
   app.use(adminErrors(logger));
   app.use(async function noStore(ctx, next) {
     ctx.set('Cache-Control', 'no-store');

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { constantTimeEqual, fieldErrors } from '@portcullis/observability';
 import type Router from '@koa/router';
 import type { AccountsRepo, User } from '@portcullis/accounts';
-import type { SharedDenyList } from '@portcullis/db';
+import type { RoleStore, SharedDenyList } from '@portcullis/db';
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
 import type { AuditRepo } from '../data/audit-repo.js';
@@ -14,6 +14,7 @@ import { keyState, type KeyManager } from '../provider/keys.js';
 import type { AgentClientSettings } from '../provider/agent-settings.js';
 import type { ProviderHost } from '../provider/provider-host.js';
 import { AdminError } from './errors.js';
+import { parseWithRoles } from './role-routes.js';
 import type { ForceResetDeps } from './force-reset-routes.js';
 import {
   publicMetadata,
@@ -54,6 +55,10 @@ export interface AdminDeps {
   registration?: AgentClientSettings['registration'] | undefined;
   /** POST /admin/users/:id/verification: mails a new link (self-service/signup-mail.ts). */
   resendVerification?: ((userId: string) => Promise<'sent' | 'verified' | 'not_found'>) | undefined;
+  /** The `roles` table (role-routes.ts): users and clients name only its roles. */
+  roles: RoleStore;
+  /** SIGNUP_ROLES and REGISTRATION_ROLES: such a role is not deleted. */
+  configuredRoles?: readonly string[] | undefined;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -99,7 +104,7 @@ export const userView = (u: User) => ({
 export function adminRoutes(router: Router, deps: AdminDeps): void {
   const now = deps.now ?? Date.now;
   router.post('/admin/clients', async function createClient(ctx) {
-    const input = parse(newClientSchema, ctx.request.body);
+    const input = await parseWithRoles(newClientSchema, ctx.request.body, deps.roles);
     const { metadata, clientSecret } = await registerClient(deps.host, deps.clients, input, {
       httpsJwksUriOnly: deps.httpsJwksUriOnly ?? false,
     });
@@ -121,7 +126,7 @@ export function adminRoutes(router: Router, deps: AdminDeps): void {
 
   router.patch('/admin/clients/:id', async function patchClient(ctx) {
     const id = ctx.params['id']!;
-    const patch = parse(clientPatchSchema, ctx.request.body);
+    const patch = await parseWithRoles(clientPatchSchema, ctx.request.body, deps.roles);
     const metadata = await updateClient(deps.host, deps.clients, id, patch);
     await deps.audit.record({
       kind: 'client_updated',
@@ -146,7 +151,7 @@ export function adminRoutes(router: Router, deps: AdminDeps): void {
   });
 
   router.post('/admin/users', async function createUser(ctx) {
-    const input = parse(newUserSchema, ctx.request.body);
+    const input = await parseWithRoles(newUserSchema, ctx.request.body, deps.roles);
     const user = await deps.accounts.create(input);
     await deps.audit.record({ kind: 'user_created', subject: user.id });
     ctx.status = 201;

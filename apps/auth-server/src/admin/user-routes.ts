@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import type { AccountsRepo, User } from '@portcullis/accounts';
-import type { SharedDenyList } from '@portcullis/db';
+import type { RoleStore, SharedDenyList } from '@portcullis/db';
 import type { AuditRepo } from '../data/audit-repo.js';
 import { createLogoutEverywhere } from '../provider/subject-logout.js';
 import { AdminError } from './errors.js';
+import { parseWithRoles } from './role-routes.js';
 import { parse, userView } from './routes.js';
 import { passwordResetSchema, userPatchSchema } from './schemas.js';
 
@@ -13,6 +14,8 @@ export interface UserAdminDeps {
   audit: AuditRepo;
   /** Ends a user's sessions and tokens as logout everywhere does (provider/subject-logout.ts). */
   denyList: Pick<SharedDenyList, 'denySubject'>;
+  /** A user's roles are roles of the `roles` table (role-routes.ts). */
+  roles: Pick<RoleStore, 'unknown'>;
   /** Milliseconds clock; default Date.now. */
   now?: () => number;
   /** Mails a new verification link (self-service/signup-mail.ts). */
@@ -35,7 +38,7 @@ export function userRoutes(router: Router, deps: UserAdminDeps): void {
   const revokeEverything = createLogoutEverywhere(deps.denyList, now);
 
   router.patch('/admin/users/:id', async function changeRoles(ctx) {
-    const { roles } = parse(userPatchSchema, ctx.request.body);
+    const { roles } = await parseWithRoles(userPatchSchema, ctx.request.body, deps.roles);
     const before = await found(deps.accounts.get(ctx.params['id']!));
     const user = await found(deps.accounts.setRoles(before.id, roles));
     await deps.audit.record({

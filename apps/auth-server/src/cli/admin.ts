@@ -55,6 +55,12 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
                 --now signs at once (emergency: verifiers that cached the JWKS may
                 refuse new tokens until they refetch it)
   signing-key:list
+  role:list                     the roles and the permissions each grants
+  role:set <name> --permissions a,b [--description D]
+                creates the role or replaces its permissions (--permissions '' for none);
+                the API applies it within seconds
+  role:delete <name>            refused while a user or client holds it, and for built-ins
+  permission:list               the permissions a role may grant
   audit [--kind K] [--limit N]`;
 
 const list = (v: string | undefined) =>
@@ -110,6 +116,8 @@ async function main(argv: string[]): Promise<number> {
       'exchange-audience': { type: 'string', multiple: true },
       impersonation: { type: 'boolean' },
       'no-exchange': { type: 'boolean' },
+      permissions: { type: 'string' },
+      description: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -171,6 +179,7 @@ async function main(argv: string[]): Promise<number> {
 
   const userPath = (id: string) => `/admin/users/${encodeURIComponent(id)}`;
   const clientPath = (id: string) => `/admin/clients/${encodeURIComponent(id)}`;
+  const rolePath = (name: string) => `/admin/roles/${encodeURIComponent(name)}`;
 
   let res;
   switch (command) {
@@ -330,6 +339,39 @@ async function main(argv: string[]): Promise<number> {
     case 'signing-key:list':
       res = await call('GET', '/admin/signing-keys');
       break;
+    case 'role:list':
+      res = await call('GET', '/admin/roles');
+      if (res.ok && !values.json) {
+        console.log(roleLines(res.body['items'] as RoleItem[]));
+        return 0;
+      }
+      break;
+    case 'role:set':
+      if (!arg || values.permissions === undefined) {
+        console.error(
+          'usage: npm run admin -- role:set <name> --permissions a,b [--description D]',
+        );
+        return 64;
+      }
+      res = await call('PUT', rolePath(arg), {
+        permissions: list(values.permissions) ?? [],
+        ...(values.description !== undefined ? { description: values.description } : {}),
+      });
+      break;
+    case 'role:delete':
+      if (!arg) {
+        console.error('usage: npm run admin -- role:delete <name>');
+        return 64;
+      }
+      res = await call('DELETE', rolePath(arg));
+      break;
+    case 'permission:list':
+      res = await call('GET', '/admin/permissions');
+      if (res.ok && !values.json) {
+        console.log((res.body['items'] as string[]).join('\n'));
+        return 0;
+      }
+      break;
     case 'audit':
       res = await call('GET', `/admin/audit${query({ kind: values.kind, limit: values.limit })}`);
       break;
@@ -379,6 +421,26 @@ function rows(items: readonly Record<string, unknown>[]): string {
       .join('  ')
       .trimEnd();
   return [line(columns), ...cells.map(line), `(${items.length})`].join('\n');
+}
+
+interface RoleItem {
+  name: string;
+  permissions: string[];
+  description: string;
+  builtIn: boolean;
+}
+
+/** Each role on a line with all its permissions (a listing's cells would cut them short). */
+function roleLines(items: readonly RoleItem[]): string {
+  if (items.length === 0) return '(none)';
+  const width = Math.max(...items.map((r) => r.name.length));
+  return items
+    .map((r) => {
+      const about = [r.builtIn ? 'built-in' : '', r.description].filter(Boolean).join(': ');
+      const head = `${r.name.padEnd(width)}  ${r.permissions.join(',') || '(no permissions)'}`;
+      return about ? `${head}\n${' '.repeat(width + 2)}${about}` : head;
+    })
+    .join('\n');
 }
 
 /** The admin API is not where the configuration says: exit 69 (EX_UNAVAILABLE). */

@@ -34,7 +34,10 @@ export type AuditKind =
   | 'sessions_ended'
   | 'email_verified'
   | 'email_verification_sent'
-  | 'token_exchanged';
+  | 'token_exchanged'
+  | 'role_created'
+  | 'role_updated'
+  | 'role_deleted';
 
 export interface AuditEvent {
   id: string;

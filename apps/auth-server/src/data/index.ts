@@ -4,7 +4,13 @@ import {
   type AccountTokens,
   type AccountsRepo,
 } from '@portcullis/accounts';
-import { createRevocationStore, type Db, type RevocationStore } from '@portcullis/db';
+import {
+  createRevocationStore,
+  createRoleStore,
+  type Db,
+  type RevocationStore,
+  type RoleStore,
+} from '@portcullis/db';
 import { createAuditRepo, type AuditRepo } from './audit-repo.js';
 import { createClientsRepo, type ClientsRepo } from './clients-repo.js';
 import { createDevicePollsRepo, type DevicePollsRepo } from './device-polls-repo.js';
@@ -35,6 +41,8 @@ export interface Repos {
   userSessions: UserSessionsRepo;
   /** A user's orders and payments, and closing an account. */
   personalData: PersonalDataRepo;
+  /** Roles and the permissions they grant (docs/roles.md). */
+  roles: RoleStore;
   /** Readiness: the database answers. */
   ping(): Promise<unknown>;
 }
@@ -54,6 +62,7 @@ export function createRepos(db: Db, secrets: { keyEncryptionKey: Buffer }): Repo
     passkeys: createPasskeysRepo(db),
     userSessions: createUserSessionsRepo(db),
     personalData: createPersonalDataRepo(db),
+    roles: createRoleStore(db),
     ping: () => db.raw('select 1'),
   };
 }

@@ -54,7 +54,7 @@ describe('REGISTRATION*, CLIENT_ID_METADATA_*', () => {
     expect(problems({ REGISTRATION_GRANT_TYPES: 'password' })[0]).toMatch(
       /^REGISTRATION_GRANT_TYPES: /,
     );
-    expect(problems({ REGISTRATION_ROLES: 'root' })[0]).toMatch(/^REGISTRATION_ROLES: /);
+    expect(problems({ REGISTRATION_ROLES: 'Root!' })[0]).toMatch(/^REGISTRATION_ROLES: /);
     expect(problems({ CLIENT_ID_METADATA_HOSTS: 'https://a.example' })[0]).toMatch(
       /^CLIENT_ID_METADATA_HOSTS: /,
     );

@@ -1,4 +1,5 @@
-import { API_SCOPES, ROLES } from '@portcullis/claims';
+import { API_SCOPES } from '@portcullis/claims';
+import { ROLE_NAME } from '@portcullis/db';
 import { z } from 'zod';
 import { OIDC_SCOPES } from './claims.js';
 
@@ -38,7 +39,13 @@ export const agentClientVariables = {
     'refresh_token',
   ]),
   /** Roles a dynamically registered client may ask for (its client-credentials tokens); none by default. */
-  REGISTRATION_ROLES: list(ROLES, 'roles').default([]),
+  REGISTRATION_ROLES: z
+    .string()
+    .transform((v) => [...new Set(v.split(/[\s,]+/).filter(Boolean))])
+    .refine((values) => values.every((v) => ROLE_NAME.test(v)), {
+      error: 'must list role names (the server checks at start that they exist)',
+    })
+    .default([]),
   /** Anonymous registrations per IP per window with REGISTRATION=open. */
   REGISTRATION_IP_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10),
   REGISTRATION_LIMIT_WINDOW: z.coerce
