@@ -250,9 +250,8 @@ export function registerTokenExchange(provider: Provider, deps: TokenExchangeDep
     grantHelpers.checkDpopRequired(provider, ctx, dPoP);
 
     const scope = scopeOf(params, subject, targetScopes, client);
-    // One second less: the new token's iat may fall in the next second.
-    const remaining = subject.exp - Math.ceil(Date.now() / 1000) - 1;
-    if (remaining <= 0) throw invalidGrant('subject_token is expired');
+    const secondsNow = () => Math.floor(Date.now() / 1000);
+    if (subject.exp <= secondsNow()) throw invalidGrant('subject_token is expired');
 
     const token = new provider.AccessToken({
       accountId: subject.sub,
@@ -261,14 +260,14 @@ export function registerTokenExchange(provider: Provider, deps: TokenExchangeDep
       scope: scope.join(' ') || undefined,
       ...(subject.grant_id ? { grantId: subject.grant_id } : {}),
     } as never);
-    (token as unknown as { resourceServer: unknown }).resourceServer = {
+    const resourceServer = {
       scope: targetScopes.join(' '),
       audience: target,
       accessTokenFormat: 'jwt',
-      // Never longer than the subject token: a revoked or expired user token is not outlived.
-      accessTokenTTL: Math.min(deps.accessTokenTtl, remaining),
+      accessTokenTTL: deps.accessTokenTtl,
       jwt: { sign: deps.signingKey(client) },
     };
+    (token as unknown as { resourceServer: unknown }).resourceServer = resourceServer;
     const newAct: Actor | undefined = impersonate
       ? act
       : { sub: client.clientId, ...(act ? { act } : {}) };
@@ -283,6 +282,12 @@ export function registerTokenExchange(provider: Provider, deps: TokenExchangeDep
       token.setThumbprint('jkt', dPoP.thumbprint);
     }
 
+    // Never longer than the subject token, fixed after the awaits above: `exp` is absolute.
+    const now = secondsNow();
+    const ttl = Math.min(deps.accessTokenTtl, subject.exp - now);
+    if (ttl <= 0) throw invalidGrant('subject_token is expired');
+    token.exp = now + ttl;
+    resourceServer.accessTokenTTL = ttl;
     ctx.oidc.entity('AccessToken', token);
     const value = await token.save();
     deps.audit({
