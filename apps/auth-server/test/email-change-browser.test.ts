@@ -7,10 +7,10 @@ import {
   type TestAuthServer,
 } from '@portcullis/testing';
 import {
+  type Browser,
+  collectRefusals,
   launchBrowser,
   submitPassword,
-  type Browser,
-  type Page,
 } from '@portcullis/testing/browser';
 
 // Changing the e-mail address in real Chromium (README "Your account"): the pages' CSP, the
@@ -31,12 +31,6 @@ afterAll(async () => {
 });
 
 /** Collects into `refusals` the page's console messages of content the CSP refused. */
-function collectRefusals(page: Page, refusals: string[]) {
-  page.on('console', (m) => {
-    if (/Content Security Policy|Refused/i.test(m.text())) refusals.push(m.text());
-  });
-}
-
 test('request a new address on the account page, confirm it from the mail, sign in with it', async () => {
   const user = await createUser(t);
   const address = `moved-${user.id.slice(0, 8)}@example.com`;

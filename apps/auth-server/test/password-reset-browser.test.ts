@@ -8,7 +8,12 @@ import {
   type Mailbox,
   type TestAuthServer,
 } from '@portcullis/testing';
-import { browserSignInForFile, submitPassword, type Browser } from '@portcullis/testing/browser';
+import {
+  type Browser,
+  browserSignInForFile,
+  collectRefusals,
+  submitPassword,
+} from '@portcullis/testing/browser';
 
 // A forgotten password in real Chromium (README "Forgotten password"): from the sign-in, the
 // request, the mail at a real SMTP server, the new password, and back to the same sign-in.
@@ -39,9 +44,7 @@ test('forgot → mail → new password → back to the sign-in, which takes it',
   const context = await browser.newContext({ viewport: { width: 520, height: 700 } });
   const page = await context.newPage();
   const refusals: string[] = [];
-  page.on('console', (m) => {
-    if (/Content Security Policy|Refused/i.test(m.text())) refusals.push(m.text());
-  });
+  collectRefusals(page, refusals);
   try {
     await page.goto(url.href);
     await page.locator('input[name="password"]').waitFor();

@@ -8,11 +8,12 @@ import {
   type TestAuthServer,
 } from '@portcullis/testing';
 import {
-  browserSignInForFile,
-  readmeScreenshot,
-  README_IMG,
-  submitPassword,
   type Browser,
+  browserSignInForFile,
+  collectRefusals,
+  README_IMG,
+  readmeScreenshot,
+  submitPassword,
 } from '@portcullis/testing/browser';
 
 // README "Sign-up" in real Chromium: the form, the mailed link (a real SMTP server), the
@@ -50,9 +51,7 @@ test('sign up from a sign-in, confirm the address from the mail, then finish the
   const context = await browser.newContext({ viewport: { width: 520, height: 720 } });
   const page = await context.newPage();
   const refusals: string[] = [];
-  page.on('console', (m) => {
-    if (/Content Security Policy|Refused/i.test(m.text())) refusals.push(m.text());
-  });
+  collectRefusals(page, refusals);
   try {
     await page.goto(url.href);
     await page.waitForURL(/\/interaction\//);

@@ -8,12 +8,12 @@ import {
   type TestAuthServer,
 } from '@portcullis/testing';
 import {
-  browserSignInForFile,
-  readmeScreenshot,
-  README_IMG,
-  submitPassword,
   type Browser,
-  type Page,
+  browserSignInForFile,
+  collectRefusals,
+  README_IMG,
+  readmeScreenshot,
+  submitPassword,
 } from '@portcullis/testing/browser';
 
 // The authenticator app in real Chromium (README "Multi-factor sign-in"): the pages'
@@ -26,12 +26,6 @@ let redirectUri: string;
 browserSignInForFile((stack) => ({ auth: t, browser, redirectUri } = stack));
 
 /** Collects into `refusals` the page's console messages of content the CSP refused. */
-function collectRefusals(page: Page, refusals: string[]) {
-  page.on('console', (m) => {
-    if (/Content Security Policy|Refused/i.test(m.text())) refusals.push(m.text());
-  });
-}
-
 test('enrol an authenticator app on the account page, then sign in with a code', async () => {
   const user = await createUser(t);
   const client = await publicSpa(t, { redirect_uris: [redirectUri], client_name: 'Example app' });

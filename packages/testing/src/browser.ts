@@ -241,6 +241,13 @@ export function browserSignInForFile(
   afterAll(() => stack?.close());
 }
 
+/** Collects the page's CSP refusals (console messages) into `refusals`: a strict page has none. */
+export function collectRefusals(page: Page, refusals: string[]): void {
+  page.on('console', (m) => {
+    if (/Content Security Policy|Refused/i.test(m.text())) refusals.push(m.text());
+  });
+}
+
 /** Types `user`'s email and password into the page's sign-in form and submits it. */
 export async function submitPassword(
   page: Page,
