@@ -14,6 +14,7 @@ import {
 import { Redis } from 'ioredis';
 import { createAdminApp } from './admin/app.js';
 import { createAlertSender } from './alerts.js';
+import { consoleClientMetadata } from './console/client.js';
 import { createAuthApp, type AuthDeps } from './app.js';
 import type { AuthConfig } from './config.js';
 import { createRepos } from './data/index.js';
@@ -237,7 +238,7 @@ export async function startAuthServer(
       deviceGuard,
       denyList,
       interactionPolicy: mfa.interactionPolicy,
-      staticClients: () => mfa.staticClients(issuer),
+      staticClients: () => [...mfa.staticClients(issuer), consoleClientMetadata(issuer)],
       ui,
     },
     events: {
