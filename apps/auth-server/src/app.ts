@@ -13,6 +13,7 @@ import {
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AuthConfig } from './config.js';
+import type { ConsoleDeps } from './console/routes.js';
 import type { AuditRepo } from './data/audit-repo.js';
 import type { Mailer } from './mail/mailer.js';
 import type { OutboxSettings } from './mail/outbox.js';
@@ -80,6 +81,8 @@ export interface AuthAppParts {
   userSessions: UserSessionsRepo;
   /** A user's orders and payments; closing an account (account/). */
   personalData: PersonalDataRepo;
+  /** The admin console at /console (console/routes.ts). */
+  console: Omit<ConsoleDeps, 'ui' | 'logger' | 'formBody' | 'csrfKey'>;
   /** REGISTRATION=open: anonymous registrations limited per IP (provider/registration.ts). */
   openRegistration?: Middleware | undefined;
 }

@@ -100,6 +100,10 @@ const schema = z
     /** RESOURCES: further resource servers for token exchange (README "Token exchange (RFC 8693)"). */
     ...resourceVariables,
     /** Seconds a new signing key is published before it signs (publish before sign). */
+    /** The admin console (README "Admin console"): the API's URL for its status page. */
+    CONSOLE_API_URL: z.url().optional(),
+    /** Seconds after a sign-in within which the console allows destructive actions. */
+    CONSOLE_STEP_UP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
     SIGNING_KEY_PUBLISH_LEAD: z.coerce.number().int().min(1).max(86_400).default(60),
     ALERT_WEBHOOK_URL: z.url().optional(),
     SEED_DEMO: boolean.optional(),
@@ -237,6 +241,8 @@ type OwnConfig = Readonly<{
   /** RESOURCES: resource URL -> its scopes, besides API_AUDIENCE (token exchange targets). */
   resources: Readonly<Record<string, string[]>>;
   signingKeyPublishLead: number;
+  /** The admin console: the API it reports on (CONSOLE_API_URL, else API_AUDIENCE) and its step-up window. */
+  console: Readonly<{ apiUrl: string; stepUpSeconds: number }>;
   alertWebhookUrl: string | undefined;
   seedDemo: boolean;
   /** The browser demo's origin (WEB_ORIGIN, or http://localhost:$WEB_PORT), for the seed. */
@@ -294,6 +300,10 @@ export function parseAuthConfig(env: Record<string, string | undefined>): AuthCo
     agentClients: agentClientSettingsOf(e),
     resources: Object.freeze(e.RESOURCES),
     signingKeyPublishLead: e.SIGNING_KEY_PUBLISH_LEAD,
+    console: {
+      apiUrl: (e.CONSOLE_API_URL ?? e.API_AUDIENCE).replace(/\/+$/, ''),
+      stepUpSeconds: e.CONSOLE_STEP_UP_SECONDS,
+    },
     alertWebhookUrl: e.ALERT_WEBHOOK_URL,
     seedDemo: e.SEED_DEMO ?? e.NODE_ENV === 'development',
     demoWebOrigin: webOriginOf(e),

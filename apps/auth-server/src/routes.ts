@@ -1,6 +1,8 @@
 import Router from '@koa/router';
 import { readinessEndpoint } from '@portcullis/observability';
 import { selfServiceRoutes } from './account/index.js';
+import { consoleRoutes } from './console/routes.js';
+import { formBody } from './form-body.js';
 import type { AuthAppParts } from './app.js';
 import { interactionErrors } from './interactions/errors.js';
 import { checkCsrf, csrfToken, interactionRoutes } from './interactions/routes.js';
@@ -98,6 +100,14 @@ export function createAuthRoutes(parts: AuthAppParts) {
     mailRequestLimiter: parts.mailRequestLimiter,
     selfService: parts.selfService,
     csrfKey,
+  });
+  // /console and its sections (console/routes.ts).
+  consoleRoutes(pages, {
+    ...parts.console,
+    ui: parts.ui,
+    logger: parts.logger,
+    csrfKey,
+    formBody: formBody('64kb'),
   });
   return { operational, pages };
 }

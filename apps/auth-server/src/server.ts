@@ -253,8 +253,32 @@ export async function startAuthServer(
   });
 
   const logoutEverywhere = createLogoutEverywhere(denyList, deps.now);
+  let adminUrl = '';
+  const checkReady = createReadinessCheck(
+    {
+      database: repos.ping,
+      redis: redis ? () => redis.ping() : undefined,
+    },
+    {
+      draining: () => drain.draining,
+      onFailure: (name, err) => logger.warn({ err, dependency: name }, 'not ready'),
+    },
+  );
   const app = createAuthApp(config, {
     logger,
+    console: {
+      issuer: () => host.current.issuer,
+      tokenEndpoint: () => `${url}${PROVIDER_ROUTES.token}`,
+      adminUrl: () => adminUrl,
+      keyEncryptionKey: secrets.keyEncryptionKey,
+      stepUpSeconds: config.console.stepUpSeconds,
+      status: {
+        authReady: checkReady,
+        authMetrics: metrics.registry,
+        apiUrl: config.console.apiUrl,
+      },
+      ...(deps.now ? { now: deps.now } : {}),
+    },
     host,
     accounts,
     audit,
@@ -262,16 +286,7 @@ export async function startAuthServer(
     cookieKeys: secrets.cookieKeys,
     mfa,
     metrics,
-    checkReady: createReadinessCheck(
-      {
-        database: repos.ping,
-        redis: redis ? () => redis.ping() : undefined,
-      },
-      {
-        draining: () => drain.draining,
-        onFailure: (name, err) => logger.warn({ err, dependency: name }, 'not ready'),
-      },
-    ),
+    checkReady,
     signInLimiter: createSignInLimiter(config.signIn, {
       redis,
       keyPrefix: `${config.redisKeyPrefix}rl:signin:`,
@@ -347,7 +362,7 @@ export async function startAuthServer(
   const adminServer = createHttpServer(adminApp.callback(), logger);
   const adminDrain = drainOnClose(adminServer);
   const adminPort = await listen(adminServer, config.adminPort, config.adminHost);
-  const adminUrl = `http://${reachableHost(config.adminHost)}:${adminPort}`;
+  adminUrl = `http://${reachableHost(config.adminHost)}:${adminPort}`;
 
   if (config.seedDemo) {
     const print = deps.print ?? ((text: string) => process.stdout.write(`${text}\n`));

@@ -13,6 +13,9 @@ import { afterAll, beforeAll } from '@jest/globals';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestAuthServer, type TestAuthServer } from './auth-server.js';
 import { freePort } from './net.js';
+import { browser as cookieBrowser } from './cookie-jar.js';
+import { createUser } from './factories.js';
+import { enrolTotp, totpCode } from './mfa.js';
 
 export type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 
@@ -256,4 +259,46 @@ export async function submitPassword(
   await page.fill('input[name="email"]', user.email);
   await page.fill('input[name="password"]', user.password);
   await page.click('form:has(input[name="password"]) button[type="submit"]');
+}
+
+/** An administrator with an authenticator app: the console's user (docs/console.md). */
+export async function consoleAdmin(t: TestAuthServer): Promise<ConsoleAdmin> {
+  const user = await createUser(t, ['admin']);
+  // The enrolment spends the previous period's code: each sign-in then uses a later one.
+  const { secret } = await enrolTotp(t, cookieBrowser(), user, Date.now() - 30_000);
+  let period = Math.floor(Date.now() / 30_000) - 1;
+  return {
+    ...user,
+    secret,
+    nextCode() {
+      period = Math.max(period + 1, Math.floor(Date.now() / 30_000));
+      return totpCode(secret, period * 30_000);
+    },
+  };
+}
+
+export interface ConsoleAdmin {
+  id: string;
+  email: string;
+  password: string;
+  roles: string[];
+  secret: string;
+  /** A code of a period no earlier sign-in used (codes are single-use). */
+  nextCode(): string;
+}
+
+/** Signs `admin` in to the console at `path`, password then code; waits for the console page. */
+export async function consoleSignIn(
+  page: Page,
+  t: Pick<TestAuthServer, 'issuer'>,
+  admin: ConsoleAdmin,
+  path = '/console/status',
+): Promise<void> {
+  await page.goto(`${t.issuer}${path}`);
+  await submitPassword(page, admin);
+  await page.fill('input[name="code"]', admin.nextCode());
+  await page.click('form:has(input[name="code"]) button[type="submit"]');
+  await page.waitForURL(
+    (u) => u.pathname.startsWith('/console/') && !u.pathname.startsWith('/console/callback'),
+  );
 }

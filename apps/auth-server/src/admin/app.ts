@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { bodyFailureOf, logAppErrors, refuseNul, routePaths } from '@portcullis/observability';
 import type { Logger } from 'pino';
+import { consoleTokenCheck } from './console-token.js';
 import { adminErrors, AdminError } from './errors.js';
 import { factorRoutes } from './factor-routes.js';
 import { forceResetRoutes } from './force-reset-routes.js';
@@ -29,7 +30,7 @@ export function createAdminApp(deps: AdminDeps, logger: Logger): Koa & { routePa
     ctx.set('Cache-Control', 'no-store');
     await next();
   });
-  app.use(requireAdminToken(deps.adminToken));
+  app.use(requireAdminToken(deps.adminToken, consoleTokenCheck(deps.host, deps.accounts)));
   // A body of another type would be ignored, and validation would report missing fields.
   app.use(async function requireJson(ctx, next) {
     const hasBody = ctx.get('Transfer-Encoding') !== '' || (ctx.request.length ?? 0) > 0;

@@ -63,8 +63,14 @@ export interface AdminDeps {
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-/** `Authorization: Bearer <ADMIN_TOKEN>`, compared as SHA-256 digests in constant time. */
-export function requireAdminToken(adminToken: string): Middleware {
+/**
+ * `Authorization: Bearer <ADMIN_TOKEN>`, compared as SHA-256 digests in constant time, or
+ * the console's access token of a user holding ADMIN_ROLE (docs/console.md).
+ */
+export function requireAdminToken(
+  adminToken: string,
+  consoleToken?: (token: string) => Promise<'admin' | 'forbidden' | 'invalid'>,
+): Middleware {
   const expected = digest(adminToken);
   return async function adminAuth(ctx, next) {
     const authorization = ctx.get('authorization');
@@ -72,9 +78,12 @@ export function requireAdminToken(adminToken: string): Middleware {
       throw new AdminError('unauthenticated', 'send Authorization: Bearer <ADMIN_TOKEN>');
     }
     const match = /^Bearer ([^\s]+)$/.exec(authorization);
-    if (!match || !constantTimeEqual(expected, digest(match[1]!))) {
-      throw new AdminError('invalid_token', 'the admin token is not valid');
+    if (match && constantTimeEqual(expected, digest(match[1]!))) return next();
+    const verdict = match && consoleToken ? await consoleToken(match[1]!) : 'invalid';
+    if (verdict === 'forbidden') {
+      throw new AdminError('forbidden', 'the administrator role is required');
     }
+    if (verdict !== 'admin') throw new AdminError('invalid_token', 'the admin token is not valid');
     await next();
   };
 }

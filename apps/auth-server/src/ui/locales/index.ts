@@ -13,6 +13,8 @@ import { consent as enConsent } from './en/consent.js';
 import { device as enDevice } from './en/device.js';
 import { mfa as enMfa } from './en/mfa.js';
 import { password as enPassword } from './en/password.js';
+import { consoleNs as deConsole } from './de/console.js';
+import { consoleNs as enConsole } from './en/console.js';
 import { signup as deSignup } from './de/signup.js';
 import { signup as enSignup } from './en/signup.js';
 import { signin as enSignin } from './en/signin.js';
@@ -28,6 +30,7 @@ const en = {
   password: enPassword,
   account: enAccount,
   signup: enSignup,
+  console: enConsole,
 };
 
 export type Catalog = typeof en;
@@ -45,6 +48,7 @@ export const catalogs = {
     password: dePassword,
     account: deAccount,
     signup: deSignup,
+    console: deConsole,
   },
 } satisfies Record<string, Catalog>;
 

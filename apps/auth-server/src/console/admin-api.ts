@@ -1,0 +1,62 @@
+/** One admin API answer: its status and JSON body (undefined for 204). */
+export interface AdminAnswer<T = Record<string, unknown>> {
+  status: number;
+  ok: boolean;
+  body: T;
+}
+
+/** The admin API's error body (admin/errors.ts). */
+export interface AdminErrorBody {
+  error?: string;
+  message?: string;
+  fields?: Record<string, string[]>;
+}
+
+/** The admin API as the console calls it: over HTTP, as the signed-in administrator. */
+export interface AdminApi {
+  get<T = Record<string, unknown>>(
+    path: string,
+    query?: Record<string, string | undefined>,
+  ): Promise<AdminAnswer<T>>;
+  send<T = Record<string, unknown>>(
+    method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: unknown,
+  ): Promise<AdminAnswer<T>>;
+}
+
+/** Ten seconds: an admin request is a database write or two. */
+const TIMEOUT_MS = 10_000;
+
+/** Every console action goes through here: the same admin API as the CLI's, no second path. */
+export function createAdminApi(baseUrl: () => string, accessToken: string): AdminApi {
+  async function call<T>(method: string, path: string, body?: unknown): Promise<AdminAnswer<T>> {
+    const response = await fetch(`${baseUrl()}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${accessToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      ok: response.ok,
+      body: (text ? JSON.parse(text) : undefined) as T,
+    };
+  }
+  return {
+    get(path, query = {}) {
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') params.set(k, v);
+      const search = params.size > 0 ? `?${params}` : '';
+      return call('GET', `${path}${search}`);
+    },
+    send: (method, path, body) => call(method, path, body),
+  };
+}
+
+/** `encodeURIComponent` for a path segment of the admin API. */
+export const seg = (value: string) => encodeURIComponent(value);
