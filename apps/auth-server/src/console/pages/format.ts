@@ -1,0 +1,32 @@
+import { escapeHtml } from '../../interactions/views.js';
+import type { Ui } from '../../ui/index.js';
+
+/** An instant as `<time>`: UTC to the second, the same for every administrator. */
+export function timeHtml(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '—';
+  const date = new Date(String(value));
+  if (Number.isNaN(date.getTime())) return escapeHtml(value);
+  const iso = date.toISOString();
+  return `<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>`;
+}
+
+/** A duration in its largest unit and the next ("3 d 4 h", "12 min 5 s"). */
+export function durationText(ui: Ui, ms: number): string {
+  const units = [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['min', 60],
+    ['s', 1],
+  ] as const;
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const first = units.findIndex(([, size]) => total >= size);
+  if (first === -1) return ui.t('console:keys.units.s', { n: 0 });
+  const [unit, size] = units[first]!;
+  const parts = [ui.t(`console:keys.units.${unit}`, { n: Math.floor(total / size) })];
+  const next = units[first + 1];
+  if (next) {
+    const n = Math.floor((total % size) / next[1]);
+    if (n > 0) parts.push(ui.t(`console:keys.units.${next[0]}`, { n }));
+  }
+  return parts.join(' ');
+}

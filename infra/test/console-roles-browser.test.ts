@@ -1,0 +1,142 @@
+/**
+ * The console next to a running API (docs/console.md, docs/roles.md): a role the administrator
+ * adds in the console lets a user's new token through an API route that refused it, with no
+ * restart of either app; and the console's status page reports the API ready.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { parseApiConfig, startApiServer, type RunningApiServer } from '@portcullis/api';
+import {
+  createUser,
+  discover,
+  freePort,
+  pkceSignIn,
+  publicSpa,
+  type TestAuthServer,
+  until,
+} from '@portcullis/testing';
+import {
+  type Browser,
+  type Page,
+  browserSignInForFile,
+  collectRefusals,
+  consoleAdmin,
+  consoleSignIn,
+} from '@portcullis/testing/browser';
+import { pino } from 'pino';
+
+let apiUrl: string;
+let dataDir: string;
+let t: TestAuthServer;
+let browser: Browser;
+let api: RunningApiServer | undefined;
+
+beforeAll(async () => {
+  apiUrl = `http://127.0.0.1:${await freePort()}`;
+  dataDir = await mkdtemp(path.join(tmpdir(), 'portcullis-console-api-'));
+});
+// Closed before the auth server and its database.
+afterAll(async () => {
+  await api?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+// API_AUDIENCE is where the console's status page finds the API.
+browserSignInForFile(
+  (stack) => ({ auth: t, browser } = stack),
+  () => ({ API_AUDIENCE: apiUrl }),
+);
+beforeAll(async () => {
+  api = await startApiServer(
+    parseApiConfig({
+      NODE_ENV: 'test',
+      API_PORT: new URL(apiUrl).port,
+      ISSUER: t.issuer,
+      API_AUDIENCE: apiUrl,
+      DATA_DIR: dataDir,
+      STEP_UP: 'off',
+    }),
+    { db: t.database.db, logger: pino({ level: 'silent' }) },
+  );
+}, 60_000);
+
+/** A new access token of `user` for the API (each sign-in reads the user's roles afresh). */
+async function newToken(user: { email: string; password: string }): Promise<string> {
+  const config = await discover(t, (await publicSpa(t)).client_id);
+  const tokens = await pkceSignIn(config, user, { scope: 'openid api', resource: apiUrl });
+  return tokens.access_token;
+}
+
+async function statusOf(pathname: string, token: string): Promise<number> {
+  const res = await fetch(`${apiUrl}${pathname}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** The API's answer to a new token each time, until it is `status` (about a second: the roles poll). */
+const newTokenUntil = (user: { email: string; password: string }, status: number) =>
+  until(
+    async () => statusOf('/payments', await newToken(user)),
+    (seen) => seen === status,
+    20_000,
+  );
+
+async function inConsole(path: string, run: (page: Page) => Promise<void>) {
+  const admin = await consoleAdmin(t);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const refusals: string[] = [];
+  collectRefusals(page, refusals);
+  try {
+    await consoleSignIn(page, t, admin, path);
+    await run(page);
+    expect(refusals).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}
+
+test('adds a role and sees an API route allow it', async () => {
+  const user = await createUser(t, ['viewer']);
+  // A viewer reads orders but not payments.
+  const before = await newToken(user);
+  expect(await statusOf('/orders', before)).toBe(200);
+  expect(await statusOf('/payments', before)).toBe(403);
+
+  const role = `payer-${Math.random().toString(36).slice(2, 8)}`;
+  await inConsole('/console/roles', async (page) => {
+    await page.fill('input[name="name"]', role);
+    await page.check('input[name="permissions"][value="payments:read"]');
+    await page.click('form:has(input[name="name"]) button[type="submit"]');
+    await page.getByRole('status').filter({ hasText: 'Role created.' }).waitFor();
+    // Given to the user through the admin API: the users section has its own tests.
+    expect(
+      (await t.admin('PATCH', `/admin/users/${user.id}`, { roles: ['viewer', role] })).status,
+    ).toBe(200);
+    expect(await newTokenUntil(user, 200)).toBe(200);
+
+    // The permission taken from the role in the console: refused again, without a restart.
+    await page.goto(`${t.issuer}/console/roles/${role}`);
+    await page.uncheck('input[name="permissions"][value="payments:read"]');
+    await page.getByRole('button', { name: 'Save permissions' }).click();
+    await page.getByRole('status').filter({ hasText: 'Role saved.' }).waitFor();
+    expect(await newTokenUntil(user, 403)).toBe(403);
+  });
+}, 120_000);
+
+test('the status page reports the API ready, with its database', async () => {
+  await inConsole('/console/status', async (page) => {
+    const section = page.locator('section[aria-labelledby="status-api"]');
+    expect(await section.locator('[data-state]').getAttribute('data-state')).toBe('ready');
+    expect(await section.locator('li[data-dependency="database"]').textContent()).toBe(
+      'database: ok',
+    );
+    // The API's request counts, read from its /metrics.
+    const counts = page.locator('section[aria-labelledby="status-requests"] tr[data-app="api"] td');
+    expect(await counts.count()).toBe(3);
+    expect(await counts.nth(1).textContent()).toMatch(/^\d+$/);
+  });
+}, 60_000);
