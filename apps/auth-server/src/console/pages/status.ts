@@ -2,6 +2,7 @@ import type { ReadinessReport } from '@portcullis/observability';
 import type { Registry } from 'prom-client';
 import { escapeHtml } from '../../interactions/views.js';
 import type { Ui } from '../../ui/index.js';
+import { DependencyUnavailableError } from '../../unavailable.js';
 import { consoleOf, type ConsolePages } from '../kit.js';
 import { durationText, timeHtml } from './format.js';
 import type { SigningKey } from './keys.js';
@@ -103,12 +104,16 @@ export function statusPages({ router }: ConsolePages, sources: StatusSources): v
     const [auth, api, keys, authCounts, apiCounts] = await Promise.all([
       sources.authReady(),
       apiReadiness(sources.apiUrl),
-      c.api.get<{ items: SigningKey[] }>('/admin/signing-keys'),
+      // The page to look at when something is down: a silent admin API is one line of it.
+      c.api.get<{ items: SigningKey[] }>('/admin/signing-keys').catch((error: unknown) => {
+        if (error instanceof DependencyUnavailableError) return undefined;
+        throw error;
+      }),
       registryRefusals(sources.authMetrics),
       apiRefusals(sources.apiUrl),
     ]);
     const now = Date.now();
-    const keyRows = keys.ok
+    const keyRows = keys?.ok
       ? keys.body.items
           .filter((k) => k.status === 'active' || k.status === 'next')
           .map(
@@ -121,7 +126,7 @@ export function statusPages({ router }: ConsolePages, sources: StatusSources): v
           )
           .join('')
       : '';
-    const noNext = keys.ok && !keys.body.items.some((k) => k.status === 'next');
+    const noNext = keys?.ok && !keys.body.items.some((k) => k.status === 'next');
     const counts = (name: 'auth' | 'api', value: Refusals | undefined) =>
       `<tr data-app="${name}"><td>${t(`${name}Name`)}</td>${
         value
@@ -135,7 +140,7 @@ export function statusPages({ router }: ConsolePages, sources: StatusSources): v
 <section aria-labelledby="status-api"><h2 id="status-api">${t('apiName')}</h2>
 <p class="muted"><code>${escapeHtml(sources.apiUrl)}</code></p>${readinessHtml(c.ui, api)}</section>
 <section aria-labelledby="status-keys"><h2 id="status-keys">${t('keys')}</h2>
-${keys.ok ? `<table><thead><tr><th>${c.ui.t('console:keys.column.status')}</th><th>${c.ui.t('console:keys.column.kid')}</th><th>${c.ui.t('console:keys.column.alg')}</th><th>${c.ui.t('console:keys.column.age')}</th><th>${c.ui.t('console:keys.column.activates')}</th></tr></thead><tbody>${keyRows}</tbody></table>${noNext ? `<p class="muted">${t('noNext')}</p>` : ''}` : `<p class="error">${t('keysUnavailable')}</p>`}</section>
+${keys?.ok ? `<table><thead><tr><th>${c.ui.t('console:keys.column.status')}</th><th>${c.ui.t('console:keys.column.kid')}</th><th>${c.ui.t('console:keys.column.alg')}</th><th>${c.ui.t('console:keys.column.age')}</th><th>${c.ui.t('console:keys.column.activates')}</th></tr></thead><tbody>${keyRows}</tbody></table>${noNext ? `<p class="muted">${t('noNext')}</p>` : ''}` : `<p class="error">${t('keysUnavailable')}</p>`}</section>
 <section aria-labelledby="status-requests"><h2 id="status-requests">${t('requests')}</h2>
 <p class="muted">${t('sinceStart')}</p>
 <table><thead><tr><th></th><th>${t('serverErrors')}</th><th>${t('rateLimited')}</th></tr></thead>
