@@ -25,7 +25,8 @@ button.danger{background:#b00020;border-color:#b00020}button.link{background:non
 .error{color:#b00020}.notice{background:#e8f5e9;padding:8px 12px;border-radius:4px}.alert{background:#fdecea}
 .muted{color:#666;font-size:.9em}.secret{font-family:monospace;background:#fff8e1;padding:8px;word-break:break-all}
 .inline{display:flex;gap:8px;align-items:flex-end;flex-wrap:wrap}.inline label{margin:0}
-.checks{display:grid;grid-template-columns:repeat(auto-fill,minmax(180px,1fr))}.checks label{margin:4px 0}`;
+.checks{display:grid;grid-template-columns:repeat(auto-fill,minmax(180px,1fr))}.checks label{margin:4px 0}
+.nowrap{white-space:nowrap}.wrap{overflow-wrap:anywhere}`;
 
 /** The console's layout: navigation, who is signed in, sign-out; `title` is HTML-safe, `body` HTML. */
 export function consoleLayout(

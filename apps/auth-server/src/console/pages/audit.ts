@@ -128,9 +128,9 @@ export function auditPages({ router }: ConsolePages): void {
               ? `<strong>${escapeHtml(e.kind)}</strong><br><span class="error">${t('reuse')}</span>`
               : escapeHtml(e.kind);
             return `<tr${alarm ? ` class="alert" aria-label="${t('reuseLabel', { kind: e.kind })}"` : ''} data-kind="${escapeHtml(e.kind)}">
-<td>${timeHtml(e.at)}</td><td>${kind}</td><td>${actorOf(e.actor)}</td>
-<td>${person(e.subject, 'users')}</td><td>${person(e.clientId, 'clients')}</td>
-<td><code>${escapeHtml(JSON.stringify({ ...(e.grantId ? { grant: e.grantId } : {}), ...e.detail }))}</code></td></tr>`;
+<td>${timeHtml(e.at)}</td><td>${kind}</td><td class="wrap">${actorOf(e.actor)}</td>
+<td class="wrap">${person(e.subject, 'users')}</td><td class="wrap">${person(e.clientId, 'clients')}</td>
+<td class="wrap"><code>${escapeHtml(JSON.stringify({ ...(e.grantId ? { grant: e.grantId } : {}), ...e.detail }))}</code></td></tr>`;
           })
           .join('')
       : '';

@@ -7,7 +7,8 @@ export function timeHtml(value: unknown): string {
   const date = new Date(String(value));
   if (Number.isNaN(date.getTime())) return escapeHtml(value);
   const iso = date.toISOString();
-  return `<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>`;
+  // Breaks between the date and the time only.
+  return `<time datetime="${iso}"><span class="nowrap">${iso.slice(0, 10)}</span> <span class="nowrap">${iso.slice(11, 19)} UTC</span></time>`;
 }
 
 /** A duration in its largest unit and the next ("3 d 4 h", "12 min 5 s"). */

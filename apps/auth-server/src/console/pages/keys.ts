@@ -39,7 +39,7 @@ export function keyPages({ router, form }: ConsolePages): void {
             ? ''
             : `<form method="post" action="${KEYS}/${seg(k.kid)}/retire">${c.csrfField}<button type="submit" class="danger">${c.ui.t('console:keys.retire')}</button></form>`;
         return `<tr data-kid="${escapeHtml(k.kid)}" data-status="${escapeHtml(k.status)}">
-<td><code>${escapeHtml(k.kid)}</code></td><td>${escapeHtml(k.alg)}</td><td>${state}</td>
+<td class="wrap"><code>${escapeHtml(k.kid)}</code></td><td>${escapeHtml(k.alg)}</td><td>${state}</td>
 <td>${k.signs.length > 0 ? k.signs.map((s) => `<code>${escapeHtml(s)}</code>`).join(', ') : `<span class="muted">${c.ui.t('console:keys.verifyOnly')}</span>`}</td>
 <td>${timeHtml(k.created_at)}</td><td>${timeHtml(k.activates_at)}</td><td>${timeHtml(k.retired_at)}</td><td>${timeHtml(k.published_until)}</td>
 <td>${durationText(c.ui, now - Date.parse(k.created_at))}</td><td>${retire}</td></tr>`;
