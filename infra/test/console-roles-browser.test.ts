@@ -24,6 +24,8 @@ import {
   collectRefusals,
   consoleAdmin,
   consoleSignIn,
+  README_IMG,
+  readmeScreenshot,
 } from '@portcullis/testing/browser';
 import { pino } from 'pino';
 
@@ -86,7 +88,7 @@ const newTokenUntil = (user: { email: string; password: string }, status: number
 
 async function inConsole(path: string, run: (page: Page) => Promise<void>) {
   const admin = await consoleAdmin(t);
-  const context = await browser.newContext();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   const refusals: string[] = [];
   collectRefusals(page, refusals);
@@ -138,5 +140,6 @@ test('the status page reports the API ready, with its database', async () => {
     const counts = page.locator('section[aria-labelledby="status-requests"] tr[data-app="api"] td');
     expect(await counts.count()).toBe(3);
     expect(await counts.nth(1).textContent()).toMatch(/^\d+$/);
+    await readmeScreenshot(page, new URL('console-status.png', README_IMG), { fullPage: true });
   });
 }, 60_000);
