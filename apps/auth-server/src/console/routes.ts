@@ -51,7 +51,6 @@ export function consoleRoutes(router: Router, deps: ConsoleDeps): void {
   const cookies = createConsoleCookies({
     keyEncryptionKey: deps.keyEncryptionKey,
     path: CONSOLE_PATH,
-    secure: deps.issuer().startsWith('https:'),
     now,
   });
 
