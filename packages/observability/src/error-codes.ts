@@ -27,7 +27,7 @@ export const ERROR_CODES = {
   insufficient_user_authentication: { status: 401, services: api },
   invalid_credentials: { status: 401, services: api },
   second_factor_required: { status: 401, services: api },
-  forbidden: { status: 403, services: api },
+  forbidden: { status: 403, services: both },
   forbidden_origin: { status: 403, services: api },
   email_unverified: { status: 403, services: api },
   insufficient_authorization_details: { status: 403, services: api },
