@@ -1,5 +1,8 @@
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import Koa from 'koa';
 import * as oidc from 'openid-client';
+import { pino } from 'pino';
 import {
   browser,
   browserLogin,
@@ -13,6 +16,9 @@ import {
   totpCode,
   type TestAuthServer,
 } from '@portcullis/testing';
+import { createActorStore, requireAdmin } from '../src/admin/auth.js';
+import { adminErrors } from '../src/admin/errors.js';
+import type { ProviderHost } from '../src/provider/provider-host.js';
 import { CONSOLE_CALLBACK, CONSOLE_CLIENT_ID } from '../src/console/client.js';
 
 // The admin API called with a console access token (README "Admin API"): an administrator's
@@ -127,7 +133,7 @@ describe('admin API: console access tokens', () => {
     const user = await createUser(t, ['admin']);
     const config = await discover(t, (await publicSpa(t)).client_id);
     const foreign = (await pkceSignIn(config, user, { scope: 'openid' })).access_token;
-    for (const token of [foreign, 'not-a-token', `${adminToken}x`]) {
+    for (const token of [foreign, 'not-a-token', `${adminToken}x`, 'x'.repeat(4000), 'caf\u00e9']) {
       const res = await t.admin('GET', '/admin/users', undefined, token);
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ error: 'invalid_token' });
@@ -162,5 +168,45 @@ describe('admin API: console access tokens', () => {
     });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { items: unknown[] }).items.length).toBeGreaterThan(0);
+  });
+});
+
+describe('admin API authentication without a server', () => {
+  test('ADMIN_TOKEN is accepted without reading tokens or accounts; the actor is set for the request', async () => {
+    const reads: string[] = [];
+    const host = {
+      get current() {
+        reads.push('token');
+        throw new Error('no token store');
+      },
+    } as unknown as ProviderHost;
+    const accounts = {
+      get: () => {
+        reads.push('account');
+        return Promise.reject(new Error('no accounts'));
+      },
+    };
+    const actors = createActorStore();
+    const app = new Koa();
+    app.use(adminErrors(pino({ level: 'silent' })));
+    app.use(requireAdmin({ adminToken: 'the-admin-token', host, accounts }, actors));
+    app.use((ctx) => {
+      ctx.body = { actor: actors.getStore() };
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const call = (token: string) => fetch(url, { headers: { authorization: `Bearer ${token}` } });
+      const ok = await call('the-admin-token');
+      expect(await ok.json()).toEqual({ actor: 'admin-token' });
+      expect(reads).toEqual([]);
+      // Any other token is looked up as a console token (here the store fails: a 500, logged).
+      expect((await call('the-admin-tokem')).status).toBe(500);
+      expect(reads).toEqual(['token']);
+      expect(actors.getStore()).toBeUndefined();
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
