@@ -513,7 +513,7 @@ describe('npm run admin -- signing-key:retire / audit filters', () => {
     const env = adminEnv();
     const next = await t.admin('POST', '/admin/signing-keys', { alg: 'ES256' });
     const retired = await admin(['signing-key:retire', next.body.kid, '--json'], env);
-    expect(retired.code).toBe(0);
+    expect(retired).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(retired.stdout)).toMatchObject({ kid: next.body.kid, status: 'expired' });
     expect((await admin(['signing-key:retire'], env)).code).toBe(64);
 

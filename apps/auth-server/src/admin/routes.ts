@@ -224,8 +224,7 @@ export function adminRoutes(router: Router, deps: AdminDeps): void {
   });
 
   router.get('/admin/audit', async function listAudit(ctx) {
-    const query = parse(auditQuerySchema, ctx.query);
-    const { limit, client_id: clientId, ...filters } = query;
+    const { limit, client_id: clientId, ...filters } = parse(auditQuerySchema, ctx.query);
     const items = await deps.audit.list({ ...filters, clientId, limit });
     ctx.body = { items, nextBefore: items.length === limit ? items[items.length - 1]!.id : null };
   });
