@@ -56,6 +56,7 @@ const KINDS = [
   'role_created',
   'role_updated',
   'role_deleted',
+  'signing_key_retired',
 ] as const satisfies readonly AuditKind[];
 const allKinds: Exclude<AuditKind, (typeof KINDS)[number]> extends never ? true : never = true;
 void allKinds;

@@ -61,7 +61,7 @@ export function rolePages({ router, form }: ConsolePages): void {
     const rows = roles.body.items
       .map(
         (r) => `<tr>
-<td><a href="${roleUrl(r.name)}"><code>${escapeHtml(r.name)}</code></a>${r.builtIn ? ` <span class="muted">${c.ui.t('console:roles.builtIn')}</span>` : ''}</td>
+<td><a href="${roleUrl(r.name)}"><code>${escapeHtml(r.name)}</code></a>${r.builtIn ? ` <span class="muted nowrap">${c.ui.t('console:roles.builtIn')}</span>` : ''}</td>
 <td>${escapeHtml(r.description ?? '')}</td>
 <td>${permissionList(r.permissions)}</td>
 <td><a href="${roleUrl(r.name)}">${c.ui.t('console:roles.edit')}</a></td></tr>`,
