@@ -117,7 +117,8 @@ export function createConsoleRequest(
       const age = Math.floor(options.now() / 1000) - session.authTime;
       if (age <= options.stepUpSeconds) return true;
       const back = ctx.get('Referer');
-      const returnTo = returnPath(back ? URL.parse(back)?.pathname : undefined);
+      const from = back ? URL.parse(back) : null;
+      const returnTo = returnPath(from ? `${from.pathname}${from.search}` : undefined);
       this.render(
         ui.t('console:stepUp.title'),
         `<p>${ui.t('console:stepUp.explain', { minutes: Math.ceil(options.stepUpSeconds / 60) })}</p>
@@ -139,9 +140,12 @@ export function createConsoleRequest(
   };
 }
 
-/** A path inside the console to come back to; anything else → the console's start. */
+/** A path (and query) inside the console to come back to; anything else → the console's start. */
 export function returnPath(path: unknown): string {
-  return typeof path === 'string' && /^\/console(\/[A-Za-z0-9._~%/-]*)?$/.test(path)
-    ? path
-    : CONSOLE_PATH;
+  if (typeof path !== 'string' || path.length > 2000) return CONSOLE_PATH;
+  const base = 'http://console.invalid';
+  const url = URL.parse(path, base);
+  // Same origin only: `//evil.example` or `https://…` would resolve elsewhere.
+  if (!url || url.origin !== base || !/^\/console(\/|$)/.test(url.pathname)) return CONSOLE_PATH;
+  return `${url.pathname}${url.search}`;
 }

@@ -164,7 +164,7 @@ export function consoleRoutes(router: Router, deps: ConsoleDeps): void {
     const session: ConsoleSession | undefined = cookies.session(ctx);
     if (!session) {
       if (ctx.method === 'GET') {
-        return ctx.redirect(`${CONSOLE_PATH}/sign-in?return=${encodeURIComponent(ctx.path)}`);
+        return ctx.redirect(`${CONSOLE_PATH}/sign-in?return=${encodeURIComponent(ctx.url)}`);
       }
       return refuse(ctx, 401, 'console:refused.signedOut');
     }
