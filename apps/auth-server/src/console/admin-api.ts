@@ -1,3 +1,5 @@
+import { DependencyUnavailableError } from '../unavailable.js';
+
 /** One admin API answer: its status and JSON body (undefined for 204). */
 export interface AdminAnswer<T = Record<string, unknown>> {
   status: number;
@@ -25,6 +27,13 @@ export interface AdminApi {
   ): Promise<AdminAnswer<T>>;
 }
 
+/** The admin API no longer takes this session's token (401) or its user (403): the session ends. */
+export class ConsoleSessionRefused extends Error {
+  constructor(readonly status: 401 | 403) {
+    super(`the admin API answered ${status} to the console's token`);
+  }
+}
+
 /** Ten seconds: an admin request is a database write or two. */
 const TIMEOUT_MS = 10_000;
 
@@ -39,7 +48,20 @@ export function createAdminApi(baseUrl: () => string, accessToken: string): Admi
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(TIMEOUT_MS),
+    }).catch((error: unknown) => {
+      // Down or too slow: a 503 page with Retry-After, as for the database.
+      throw new DependencyUnavailableError('admin API', error);
     });
+    // Expired, revoked, or no longer an administrator: no page should render on that.
+    if (response.status === 401 || response.status === 403) {
+      const code = response.headers.get('content-type')?.includes('json')
+        ? ((await response.json()) as AdminErrorBody).error
+        : undefined;
+      if (code === 'invalid_token' || code === 'unauthenticated' || code === 'forbidden') {
+        throw new ConsoleSessionRefused(response.status);
+      }
+      return { status: response.status, ok: false, body: { error: code } as T };
+    }
     const text = await response.text();
     return {
       status: response.status,

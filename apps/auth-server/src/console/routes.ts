@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { escapeHtml } from '../interactions/views.js';
 import { htmlHeaders } from '../security-headers.js';
 import type { UiFactory } from '../ui/index.js';
-import { createAdminApi } from './admin-api.js';
+import { ConsoleSessionRefused, createAdminApi } from './admin-api.js';
 import { CONSOLE_CALLBACK, CONSOLE_CLIENT_ID, CONSOLE_PATH } from './client.js';
 import {
   checkConsoleCsrf,
@@ -51,7 +51,6 @@ export function consoleRoutes(router: Router, deps: ConsoleDeps): void {
   const cookies = createConsoleCookies({
     keyEncryptionKey: deps.keyEncryptionKey,
     path: CONSOLE_PATH,
-    secure: deps.issuer().startsWith('https:'),
     now,
   });
 
@@ -139,8 +138,13 @@ export function consoleRoutes(router: Router, deps: ConsoleDeps): void {
     }
     const accessToken = tokens['access_token'];
     // The admin API decides who is an administrator; asking it here refuses others at the door.
-    const me = await createAdminApi(deps.adminUrl, accessToken).get('/admin/permissions');
-    if (me.status === 401 || me.status === 403) return refuse(ctx, 403, 'console:refused.notAdmin');
+    const me = await createAdminApi(deps.adminUrl, accessToken)
+      .get('/admin/permissions')
+      .catch((error: unknown) => {
+        if (error instanceof ConsoleSessionRefused) return undefined;
+        throw error;
+      });
+    if (!me) return refuse(ctx, 403, 'console:refused.notAdmin');
     if (!me.ok) return refuse(ctx, 502, 'console:refused.adminApi');
     const seconds = Math.floor(now() / 1000);
     cookies.setSession(ctx, {
@@ -172,7 +176,17 @@ export function consoleRoutes(router: Router, deps: ConsoleDeps): void {
       csrf,
       { ui: deps.ui, stepUpSeconds: deps.stepUpSeconds, now },
     );
-    await next();
+    try {
+      await next();
+    } catch (error) {
+      if (!(error instanceof ConsoleSessionRefused)) throw error;
+      cookies.clear(ctx);
+      refuse(
+        ctx,
+        error.status,
+        error.status === 403 ? 'console:refused.notAdmin' : 'console:refused.signedOut',
+      );
+    }
   };
   const form: Middleware = async function consoleForm(ctx, next) {
     await deps.formBody(ctx, async () => {

@@ -2,7 +2,7 @@ import { hkdfSync, randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import { open, seal } from '../sealed.js';
 
-/** The console's cookies: both sealed (AES-256-GCM), HttpOnly, scoped to CONSOLE_PATH. */
+/** The console's cookies: both sealed (AES-256-GCM), HttpOnly, scoped to CONSOLE_PATH (docs/console.md). */
 export const CONSOLE_SESSION_COOKIE = 'portcullis_console';
 export const CONSOLE_LOGIN_COOKIE = 'portcullis_console_login';
 /** A sign-in must come back from /authorize within this many seconds. */
@@ -44,19 +44,18 @@ export const randomToken = () => randomBytes(32).toString('base64url');
 export function createConsoleCookies(options: {
   keyEncryptionKey: Buffer;
   path: string;
-  /** Secure cookies when the issuer is https. */
-  secure: boolean;
   now?: () => number;
 }): ConsoleCookies {
   const key = Buffer.from(
     hkdfSync('sha256', options.keyEncryptionKey, '', 'console cookie v1', 32),
   );
   const seconds = () => Math.floor((options.now ?? Date.now)() / 1000);
-  const attributes = (maxAge: number) => ({
+  // Secure whenever the request came over TLS (behind a proxy: TRUST_PROXY), as the other pages' cookies.
+  const attributes = (ctx: Context, maxAge: number) => ({
     httpOnly: true,
     // The callback arrives by a top-level redirect from /authorize: Lax lets the cookie come along.
     sameSite: 'lax' as const,
-    secure: options.secure,
+    secure: ctx.secure,
     path: options.path,
     maxAge: maxAge * 1000,
     signed: false,
@@ -76,7 +75,7 @@ export function createConsoleCookies(options: {
 
   function write(ctx: Context, name: string, data: { exp: number }) {
     const maxAge = data.exp - seconds();
-    ctx.cookies.set(name, seal(key, name, JSON.stringify(data)), attributes(maxAge));
+    ctx.cookies.set(name, seal(key, name, JSON.stringify(data)), attributes(ctx, maxAge));
   }
 
   return {
