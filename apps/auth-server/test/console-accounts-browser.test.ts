@@ -2,8 +2,11 @@ import { expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import {
   ageSignIn,
+  browser as cookieBrowser,
   createClient,
+  createUser,
   discover,
+  enrolTotp,
   pkceSignIn,
   publicSpa,
   type TestAuthServer,
@@ -174,6 +177,54 @@ test('an administrator creates a user, and disabling the user stops their tokens
     await page.getByRole('button', { name: 'Enable the account' }).click();
     await page.getByText('The account is enabled.').waitFor();
     expect(await page.textContent('main')).toContain('Active');
+    expect(refusals).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}, 90_000);
+
+test("a user's page changes roles, ends a session, removes the factors and forces a password reset", async () => {
+  const user = await createUser(t, ['editor']);
+  const config = await discover(t, (await publicSpa(t)).client_id);
+  const tokens = await pkceSignIn(config, user, { scope: 'openid offline_access api' });
+  await enrolTotp(t, cookieBrowser(), user);
+  const { context, page, refusals } = await consolePage(`/console/users/${user.id}`);
+  const factors = async () => (await t.admin('GET', `/admin/users/${user.id}/factors`)).body;
+  try {
+    expect(await page.textContent('main')).toContain('Recovery codes left: 10');
+    await page.getByRole('checkbox', { name: /^editor/ }).uncheck();
+    await page.getByRole('checkbox', { name: /^viewer/ }).check();
+    await page.getByRole('button', { name: 'Save roles' }).click();
+    await page.getByText('The roles are saved.').waitFor();
+    const users = await t.admin('GET', '/admin/users?limit=100');
+    expect(users.body.items.find((u: { id: string }) => u.id === user.id).roles).toEqual([
+      'viewer',
+    ]);
+
+    // Two sessions (the app's sign-in and the account page's): one ends.
+    const sessions = page
+      .getByRole('row')
+      .filter({ has: page.getByRole('button', { name: 'End' }) });
+    expect(await sessions.count()).toBe(2);
+    await sessions.first().getByRole('button', { name: 'End' }).click();
+    await page.getByText('The session is ended.').waitFor();
+    expect(await sessions.count()).toBe(1);
+
+    expect((await factors()).items).toHaveLength(1);
+    await page.getByRole('button', { name: 'Remove all second factors' }).click();
+    await page.getByText('The second factors are removed.').waitFor();
+    expect(await page.textContent('main')).toContain('No second factor.');
+    expect(await factors()).toMatchObject({ items: [], recovery_codes_remaining: 0 });
+
+    await page.getByRole('button', { name: 'Force a password reset' }).click();
+    await page
+      .getByText('The password is reset and a link to choose a new one was mailed.')
+      .waitFor();
+    expect(await page.textContent('main')).toContain('No session.');
+    await expect(pkceSignIn(config, user)).rejects.toThrow(/form POST/);
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
     expect(refusals).toEqual([]);
   } finally {
     await context.close();
