@@ -109,6 +109,20 @@ test('an administrator creates a service client through the form and sees its se
     await page.getByText('The client is saved.').waitFor();
     expect(await page.inputValue('#scope')).toBe('api openid');
 
+    // A client with its own keys has no secret to show, and none to rotate.
+    await page.goto(`${t.issuer}/console/clients/new`);
+    await page.getByLabel('Confidential with private_key_jwt (its own keys)').check();
+    await page.fill('#client_name', 'Keyed app');
+    await page.fill('#redirect_uris', 'https://keyed.example/cb');
+    await page.fill('#jwks_uri', 'http://127.0.0.1:9/jwks.json');
+    await page.getByRole('button', { name: 'Create client' }).click();
+    await page.getByRole('heading', { name: 'Client created' }).waitFor();
+    expect(await page.locator('.secret').count()).toBe(0);
+    expect(await page.textContent('main')).toContain('This client has no secret');
+    await page.getByRole('link', { name: 'Open the client' }).click();
+    await page.getByRole('heading', { name: 'Keyed app' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Rotate the secret' }).count()).toBe(0);
+
     await page.goto(`${t.issuer}/console/clients?q=nightly`);
     const rows = await page.locator('tbody tr').allTextContents();
     expect(rows.some((r) => r.includes(clientId))).toBe(true);

@@ -60,10 +60,11 @@ const TOGGLE_LABELS: Record<(typeof TOGGLES)[number][0], string> = {
 export function kindOf(c: Record<string, unknown>): Kind {
   const grants = Array.isArray(c['grant_types']) ? (c['grant_types'] as string[]) : [];
   const method = c['token_endpoint_auth_method'];
+  if (method === 'private_key_jwt') return 'privateKeyJwt';
   if (grants.includes('client_credentials')) return 'service';
   if (c['application_type'] === 'native') return 'native';
   if (method === 'none') return grants.includes(DEVICE_GRANT) ? 'device' : 'spa';
-  return method === 'private_key_jwt' ? 'privateKeyJwt' : 'secret';
+  return 'secret';
 }
 
 /** A date of the admin API (ISO 8601) as `2026-01-02 03:04 UTC`; none → an empty cell. */

@@ -48,7 +48,7 @@ export const consoleNs: Catalog['console'] = {
     kinds: {
       spa: 'Single-Page-App (öffentlich, PKCE)',
       secret: 'Web-App mit Geheimnis (vertraulich)',
-      privateKeyJwt: 'Web-App mit private_key_jwt (eigene Schlüssel)',
+      privateKeyJwt: 'Vertraulich mit private_key_jwt (eigene Schlüssel)',
       device: 'Gerät ohne Browser (Device-Flow)',
       service: 'Dienst (client_credentials, mit Geheimnis)',
       native: 'Native App (öffentlich, PKCE; Loopback oder App-Schema)',

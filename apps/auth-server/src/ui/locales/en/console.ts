@@ -45,7 +45,7 @@ export const consoleNs = {
     kinds: {
       spa: 'Single-page app (public, PKCE)',
       secret: 'Web app with a secret (confidential)',
-      privateKeyJwt: 'Web app with private_key_jwt (its own keys)',
+      privateKeyJwt: 'Confidential with private_key_jwt (its own keys)',
       device: 'Device without a browser (device flow)',
       service: 'Service (client_credentials, with a secret)',
       native: 'Native app (public, PKCE; loopback or app scheme)',
