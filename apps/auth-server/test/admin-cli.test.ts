@@ -507,3 +507,25 @@ describe('npm run admin -- role:* / permission:list', () => {
     expect(kinds).toEqual(['role_deleted', 'role_created']);
   });
 });
+
+describe('npm run admin -- signing-key:retire / audit filters', () => {
+  test('retires a next key; audit --subject and --actor narrow the list', async () => {
+    const env = adminEnv();
+    const next = await t.admin('POST', '/admin/signing-keys', { alg: 'ES256' });
+    const retired = await admin(['signing-key:retire', next.body.kid, '--json'], env);
+    expect(retired).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(retired.stdout)).toMatchObject({ kid: next.body.kid, status: 'expired' });
+    expect((await admin(['signing-key:retire'], env)).code).toBe(64);
+
+    const user = await createUser(t);
+    const bySubject = await admin(['audit', '--subject', user.id, '--json'], env);
+    expect(JSON.parse(bySubject.stdout).items).toEqual([
+      expect.objectContaining({ kind: 'user_created', subject: user.id, actor: 'admin-token' }),
+    ]);
+    const byActor = await admin(['audit', '--actor', 'nobody', '--json'], env);
+    expect(JSON.parse(byActor.stdout).items).toEqual([]);
+    const bad = await admin(['audit', '--since', 'yesterday'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/error 422/);
+  });
+});

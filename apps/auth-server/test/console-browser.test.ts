@@ -23,7 +23,7 @@ test('an administrator signs in with a second factor and sees the status page', 
   try {
     await consoleSignIn(page, t, admin);
     await page.getByRole('heading', { name: 'Status' }).waitFor();
-    expect(await page.textContent('header')).toContain(admin.id);
+    expect(await page.textContent('header')).toContain(admin.email);
     const cookies = await context.cookies();
     // The tokens stay on the server's side: the browser holds only sealed cookies.
     expect(JSON.stringify(cookies)).not.toMatch(/eyJ/);

@@ -53,10 +53,18 @@ export interface AccountsRepo {
    * before-roles); undefined for an unknown id or an address proven before (nothing changes).
    */
   markEmailVerified(id: string, roles?: string[]): Promise<User | undefined>;
-  list(options: { after?: string | undefined; limit: number }): Promise<User[]>;
+  /** By id; `q`: only users whose email or name contains it (case-insensitive). */
+  list(options: {
+    after?: string | undefined;
+    limit: number;
+    q?: string | undefined;
+  }): Promise<User[]>;
   delete(id: string): Promise<boolean>;
   count(): Promise<number>;
 }
+
+/** `text` matched literally in a LIKE pattern: its wildcards and the escape character escaped. */
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export function toUser(row: UserRow): User {
   return {
@@ -147,9 +155,17 @@ export function createAccountsRepo(db: Db): AccountsRepo {
       return { ...toUser(row), secondFactor: row.second_factor === true };
     },
 
-    async list({ after, limit }) {
+    async list({ after, limit, q }) {
       const query = db<UserRow>('users').orderBy('id').limit(limit);
       if (after) query.where('id', '>', after);
+      if (q) {
+        const pattern = `%${escapeLike(q.toLowerCase())}%`;
+        query.where((w) =>
+          w
+            .whereRaw(`lower(email) like ? escape '\\'`, [pattern])
+            .orWhereRaw(`lower(name) like ? escape '\\'`, [pattern]),
+        );
+      }
       return (await query).map(toUser);
     },
 

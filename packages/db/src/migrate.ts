@@ -21,6 +21,7 @@ import * as m019 from './migrations/019-account-mail.js';
 import * as m024 from './migrations/024-event-actor.js';
 import * as m025 from './migrations/025-payment-authorizations.js';
 import * as m026 from './migrations/026-roles.js';
+import * as m027 from './migrations/027-audit-actor.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -51,6 +52,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['024-event-actor', m024],
   ['025-payment-authorizations', m025],
   ['026-roles', m026],
+  ['027-audit-actor', m027],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

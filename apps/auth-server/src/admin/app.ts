@@ -3,18 +3,23 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { bodyFailureOf, logAppErrors, refuseNul, routePaths } from '@portcullis/observability';
 import type { Logger } from 'pino';
-import { consoleTokenCheck } from './console-token.js';
+import { auditWithActor, createActorStore, requireAdmin } from './auth.js';
 import { adminErrors, AdminError } from './errors.js';
 import { factorRoutes } from './factor-routes.js';
 import { forceResetRoutes } from './force-reset-routes.js';
-import { adminRoutes, requireAdminToken, type AdminDeps } from './routes.js';
+import { adminRoutes, type AdminDeps } from './routes.js';
 import { sessionRoutes } from './session-routes.js';
 import { registrationRoutes } from './registration-routes.js';
 import { roleRoutes } from './role-routes.js';
 import { userRoutes } from './user-routes.js';
 
-/** The admin API (ADMIN_PORT, bound to 127.0.0.1): every route needs the admin token. */
-export function createAdminApp(deps: AdminDeps, logger: Logger): Koa & { routePaths: string[] } {
+/**
+ * The admin API (ADMIN_PORT, bound to 127.0.0.1): every route needs the admin token or an
+ * administrator's console token; each audit entry a route writes names that actor.
+ */
+export function createAdminApp(given: AdminDeps, logger: Logger): Koa & { routePaths: string[] } {
+  const actors = createActorStore();
+  const deps: AdminDeps = { ...given, audit: auditWithActor(given.audit, actors) };
   const app = new Koa();
   app.on('error', logAppErrors(logger));
   const router = new Router();
@@ -30,7 +35,7 @@ export function createAdminApp(deps: AdminDeps, logger: Logger): Koa & { routePa
     ctx.set('Cache-Control', 'no-store');
     await next();
   });
-  app.use(requireAdminToken(deps.adminToken, consoleTokenCheck(deps.host, deps.accounts)));
+  app.use(requireAdmin(deps, actors));
   // A body of another type would be ignored, and validation would report missing fields.
   app.use(async function requireJson(ctx, next) {
     const hasBody = ctx.get('Transfer-Encoding') !== '' || (ctx.request.length ?? 0) > 0;

@@ -1,12 +1,10 @@
-import { createHash } from 'node:crypto';
-import { constantTimeEqual, fieldErrors } from '@portcullis/observability';
+import { fieldErrors } from '@portcullis/observability';
 import type Router from '@koa/router';
 import type { AccountsRepo, User } from '@portcullis/accounts';
 import type { RoleStore, SharedDenyList } from '@portcullis/db';
-import type { Middleware } from 'koa';
 import type { z } from 'zod';
 import type { AuditRepo } from '../data/audit-repo.js';
-import type { ClientsRepo } from '../data/clients-repo.js';
+import type { ClientRecord, ClientsRepo } from '../data/clients-repo.js';
 import type { SigningKeysRepo } from '../data/signing-keys-repo.js';
 import type { UserSessionsRepo } from '../data/user-sessions-repo.js';
 import type { MfaCore } from '../mfa/index.js';
@@ -23,11 +21,13 @@ import {
   updateClient,
 } from './register-client.js';
 import {
+  auditQuerySchema,
+  clientListQuerySchema,
   clientPatchSchema,
-  listQuerySchema,
   newClientSchema,
   newUserSchema,
   rotateKeySchema,
+  userListQuerySchema,
 } from './schemas.js';
 
 export interface AdminDeps {
@@ -59,33 +59,6 @@ export interface AdminDeps {
   roles: RoleStore;
   /** SIGNUP_ROLES and REGISTRATION_ROLES: such a role is not deleted. */
   configuredRoles?: readonly string[] | undefined;
-}
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
-/**
- * `Authorization: Bearer <ADMIN_TOKEN>`, compared as SHA-256 digests in constant time, or
- * the console's access token of a user holding ADMIN_ROLE (docs/console.md).
- */
-export function requireAdminToken(
-  adminToken: string,
-  consoleToken?: (token: string) => Promise<'admin' | 'forbidden' | 'invalid'>,
-): Middleware {
-  const expected = digest(adminToken);
-  return async function adminAuth(ctx, next) {
-    const authorization = ctx.get('authorization');
-    if (authorization === '') {
-      throw new AdminError('unauthenticated', 'send Authorization: Bearer <ADMIN_TOKEN>');
-    }
-    const match = /^Bearer ([^\s]+)$/.exec(authorization);
-    if (match && constantTimeEqual(expected, digest(match[1]!))) return next();
-    const verdict = match && consoleToken ? await consoleToken(match[1]!) : 'invalid';
-    if (verdict === 'forbidden') {
-      throw new AdminError('forbidden', 'the administrator role is required');
-    }
-    if (verdict !== 'admin') throw new AdminError('invalid_token', 'the admin token is not valid');
-    await next();
-  };
 }
 
 export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
@@ -126,11 +99,26 @@ export function adminRoutes(router: Router, deps: AdminDeps): void {
     };
   });
 
+  const clientView = (c: ClientRecord) => ({
+    ...publicMetadata(c.metadata),
+    created_at: c.createdAt,
+  });
+
   router.get('/admin/clients', async function listClients(ctx) {
+    const { q } = parse(clientListQuerySchema, ctx.query);
+    const needle = q?.toLowerCase();
+    const matches = (c: ClientRecord) =>
+      [c.metadata.client_id, c.metadata.client_name].some(
+        (s) => typeof s === 'string' && s.toLowerCase().includes(needle!),
+      );
     const items = await deps.clients.list();
-    ctx.body = {
-      items: items.map((c) => ({ ...publicMetadata(c.metadata), created_at: c.createdAt })),
-    };
+    ctx.body = { items: (needle ? items.filter(matches) : items).map(clientView) };
+  });
+
+  router.get('/admin/clients/:id', async function getClient(ctx) {
+    const client = await deps.clients.get(ctx.params['id']!);
+    if (!client) throw new AdminError('not_found', 'no such client');
+    ctx.body = clientView(client);
   });
 
   router.patch('/admin/clients/:id', async function patchClient(ctx) {
@@ -168,8 +156,8 @@ export function adminRoutes(router: Router, deps: AdminDeps): void {
   });
 
   router.get('/admin/users', async function listUsers(ctx) {
-    const { limit, after } = parse(listQuerySchema, ctx.query);
-    const users = await deps.accounts.list({ after, limit: limit + 1 });
+    const { limit, after, q } = parse(userListQuerySchema, ctx.query);
+    const users = await deps.accounts.list({ after, limit: limit + 1, q });
     const page = users.slice(0, limit);
     ctx.body = {
       items: page.map(userView),
@@ -191,6 +179,27 @@ export function adminRoutes(router: Router, deps: AdminDeps): void {
       status: keyState({ activatesAt: key.activatesAt, retiredAt: null, expiresAt: null }, now()),
       activates_at: key.activatesAt,
     };
+  });
+
+  // Ends a key's publication now; tokens it signed stop verifying once relying parties refetch the JWKS.
+  router.post('/admin/signing-keys/:kid/retire', async function retireSigningKey(ctx) {
+    const kid = ctx.params['kid']!;
+    const at = now();
+    const key = (await deps.signingKeys.listPublic()).find((k) => k.kid === kid);
+    if (!key) throw new AdminError('not_found', 'no such signing key');
+    const state = keyState(key, at);
+    if (state === 'active')
+      throw new AdminError('conflict', 'the key signs: rotate a new key in first');
+    if (state === 'expired') throw new AdminError('conflict', 'the key is no longer published');
+    if (!(await deps.signingKeys.expire(kid, new Date(at)))) {
+      throw new AdminError('conflict', 'the key changed meanwhile: list the keys again');
+    }
+    await deps.host.refreshKeys();
+    await deps.audit.record({
+      kind: 'signing_key_retired',
+      detail: { kid, alg: key.alg, was: state },
+    });
+    ctx.body = { kid, alg: key.alg, status: 'expired', published_until: new Date(at) };
   });
 
   router.get('/admin/signing-keys', async function listSigningKeys(ctx) {
@@ -215,8 +224,8 @@ export function adminRoutes(router: Router, deps: AdminDeps): void {
   });
 
   router.get('/admin/audit', async function listAudit(ctx) {
-    const { limit, before, kind } = parse(listQuerySchema, ctx.query);
-    const items = await deps.audit.list({ kind, before, limit });
+    const { limit, client_id: clientId, ...filters } = parse(auditQuerySchema, ctx.query);
+    const items = await deps.audit.list({ ...filters, clientId, limit });
     ctx.body = { items, nextBefore: items.length === limit ? items[items.length - 1]!.id : null };
   });
 }

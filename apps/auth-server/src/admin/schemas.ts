@@ -269,3 +269,30 @@ export const listQuerySchema = z.object({
     .optional(),
   kind: z.string().max(64).optional(),
 });
+
+/** A search text (`?q=`): a case-insensitive substring; empty searches for nothing in particular. */
+const searchText = z.string().max(200).optional();
+
+/** An instant with its offset (`2026-01-02T03:04:05Z`, `…+01:00`). */
+const instant = z.iso
+  .datetime({ offset: true, message: 'an ISO 8601 date-time with an offset (…Z or …+01:00)' })
+  .transform((s) => new Date(s));
+
+/** GET /admin/users. */
+export const userListQuerySchema = listQuerySchema
+  .pick({ limit: true, after: true })
+  .extend({ q: searchText });
+
+/** GET /admin/clients. */
+export const clientListQuerySchema = z.object({ q: searchText });
+
+/** GET /admin/audit: each filter narrows; `since` inclusive, `until` exclusive. */
+export const auditQuerySchema = listQuerySchema
+  .pick({ limit: true, before: true, kind: true })
+  .extend({
+    actor: z.string().max(200).optional(),
+    subject: z.string().max(200).optional(),
+    client_id: z.string().max(200).optional(),
+    since: instant.optional(),
+    until: instant.optional(),
+  });

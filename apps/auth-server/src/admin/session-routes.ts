@@ -17,7 +17,7 @@ export interface SessionAdminDeps {
   now?: () => number;
 }
 
-/** A user's sessions and grants: listed, all ended (logout everywhere) or one ended; audited. */
+/** A user's sessions and grants: listed, all ended (logout everywhere) or one ended or revoked; audited. */
 export function sessionRoutes(router: Router, deps: SessionAdminDeps): void {
   const logoutEverywhere = createLogoutEverywhere(deps.denyList, deps.now);
 
@@ -55,6 +55,23 @@ export function sessionRoutes(router: Router, deps: SessionAdminDeps): void {
     const user = await userOf(ctx.params['id']!);
     await logoutEverywhere(user.id);
     await deps.audit.record({ kind: 'sessions_ended', subject: user.id, detail: { by: 'admin' } });
+    ctx.status = 204;
+  });
+
+  // As the account page's "revoke": the grant and every token of it go.
+  router.delete('/admin/users/:id/grants/:grantId', async function revokeGrant(ctx) {
+    const user = await userOf(ctx.params['id']!);
+    const grantId = ctx.params['grantId']!;
+    if (!(await deps.userSessions.revokeGrant(user.id, grantId))) {
+      throw new AdminError('not_found', 'no such grant of this user');
+    }
+    deps.host.current.emit('grant.revoked', undefined, grantId);
+    await deps.audit.record({
+      kind: 'grant_revoked',
+      subject: user.id,
+      grantId,
+      detail: { by: 'admin' },
+    });
     ctx.status = 204;
   });
 

@@ -3,6 +3,7 @@ import type Router from '@koa/router';
 import type { AccountsRepo, User } from '@portcullis/accounts';
 import type { RoleStore, SharedDenyList } from '@portcullis/db';
 import type { AuditRepo } from '../data/audit-repo.js';
+import type { MfaCore } from '../mfa/index.js';
 import { createLogoutEverywhere } from '../provider/subject-logout.js';
 import { AdminError } from './errors.js';
 import { parseWithRoles } from './role-routes.js';
@@ -16,6 +17,8 @@ export interface UserAdminDeps {
   denyList: Pick<SharedDenyList, 'denySubject'>;
   /** A user's roles are roles of the `roles` table (role-routes.ts). */
   roles: Pick<RoleStore, 'unknown'>;
+  /** GET /admin/users/:id names the kinds of the user's second factors. */
+  mfa: Pick<MfaCore, 'factors'>;
   /** Milliseconds clock; default Date.now. */
   now?: () => number;
   /** Mails a new verification link (self-service/signup-mail.ts). */
@@ -36,6 +39,12 @@ export function userRoutes(router: Router, deps: UserAdminDeps): void {
   }
 
   const revokeEverything = createLogoutEverywhere(deps.denyList, now);
+
+  router.get('/admin/users/:id', async function getUser(ctx) {
+    const user = await found(deps.accounts.get(ctx.params['id']!));
+    const factors = await deps.mfa.factors.factorsOf(user.id);
+    ctx.body = { ...userView(user), factors: [...new Set(factors.map((f) => f.kind))] };
+  });
 
   router.patch('/admin/users/:id', async function changeRoles(ctx) {
     const { roles } = await parseWithRoles(userPatchSchema, ctx.request.body, deps.roles);

@@ -61,7 +61,10 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
                 the API applies it within seconds
   role:delete <name>            refused while a user or client holds it, and for built-ins
   permission:list               the permissions a role may grant
-  audit [--kind K] [--limit N]`;
+  signing-key:retire <kid>      a next or retired key leaves the JWKS now (tokens it signed
+                stop verifying once verifiers refetch it); not the signing key
+  audit [--kind K] [--actor A] [--subject USER_ID] [--since T] [--until T] [--limit N]
+                --actor: a user id or admin-token; T: ISO 8601 with offset`;
 
 const list = (v: string | undefined) =>
   v
@@ -108,6 +111,10 @@ async function main(argv: string[]): Promise<number> {
       alg: { type: 'string' },
       now: { type: 'boolean' },
       kind: { type: 'string' },
+      actor: { type: 'string' },
+      subject: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
       limit: { type: 'string' },
       ttl: { type: 'string' },
       after: { type: 'string' },
@@ -339,6 +346,13 @@ async function main(argv: string[]): Promise<number> {
     case 'signing-key:list':
       res = await call('GET', '/admin/signing-keys');
       break;
+    case 'signing-key:retire':
+      if (!arg) {
+        console.error('usage: npm run admin -- signing-key:retire <kid>');
+        return 64;
+      }
+      res = await call('POST', `/admin/signing-keys/${encodeURIComponent(arg)}/retire`);
+      break;
     case 'role:list':
       res = await call('GET', '/admin/roles');
       if (res.ok && !values.json) {
@@ -373,7 +387,17 @@ async function main(argv: string[]): Promise<number> {
       }
       break;
     case 'audit':
-      res = await call('GET', `/admin/audit${query({ kind: values.kind, limit: values.limit })}`);
+      res = await call(
+        'GET',
+        `/admin/audit${query({
+          kind: values.kind,
+          actor: values.actor,
+          subject: values.subject,
+          since: values.since,
+          until: values.until,
+          limit: values.limit,
+        })}`,
+      );
       break;
     default:
       console.error(`unknown command ${command}\n\n${USAGE}`);

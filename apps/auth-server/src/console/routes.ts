@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { escapeHtml } from '../interactions/views.js';
 import { htmlHeaders } from '../security-headers.js';
 import type { UiFactory } from '../ui/index.js';
-import { ConsoleSessionRefused, createAdminApi } from './admin-api.js';
+import { ConsoleSessionRefused, createAdminApi, seg } from './admin-api.js';
 import { CONSOLE_CALLBACK, CONSOLE_CLIENT_ID, CONSOLE_PATH } from './client.js';
 import {
   checkConsoleCsrf,
@@ -87,7 +87,7 @@ export function consoleRoutes(router: Router, deps: ConsoleDeps): void {
       client_id: CONSOLE_CLIENT_ID,
       response_type: 'code',
       redirect_uri: `${issuer}${CONSOLE_CALLBACK}`,
-      scope: 'openid email',
+      scope: 'openid',
       state: pending.state,
       nonce: pending.nonce,
       code_challenge: createHash('sha256').update(pending.verifier).digest('base64url'),
@@ -139,7 +139,7 @@ export function consoleRoutes(router: Router, deps: ConsoleDeps): void {
     const accessToken = tokens['access_token'];
     // The admin API decides who is an administrator; asking it here refuses others at the door.
     const me = await createAdminApi(deps.adminUrl, accessToken)
-      .get('/admin/permissions')
+      .get(`/admin/users/${seg(String(id.sub))}`)
       .catch((error: unknown) => {
         if (error instanceof ConsoleSessionRefused) return undefined;
         throw error;
@@ -150,7 +150,7 @@ export function consoleRoutes(router: Router, deps: ConsoleDeps): void {
     cookies.setSession(ctx, {
       accessToken,
       sub: String(id.sub),
-      email: String(id['email'] ?? id.sub),
+      email: String(me.body['email'] ?? id.sub),
       authTime: Number(id['auth_time'] ?? seconds),
       exp: seconds + Number(tokens['expires_in'] ?? 60),
       sid: randomToken(),

@@ -37,7 +37,8 @@ export type AuditKind =
   | 'token_exchanged'
   | 'role_created'
   | 'role_updated'
-  | 'role_deleted';
+  | 'role_deleted'
+  | 'signing_key_retired';
 
 export interface AuditEvent {
   id: string;
@@ -46,6 +47,8 @@ export interface AuditEvent {
   clientId: string | null;
   subject: string | null;
   grantId: string | null;
+  /** The administrator of an admin API change: a user id or `admin-token`; else null. */
+  actor: string | null;
   detail: Record<string, unknown>;
 }
 
@@ -54,17 +57,26 @@ export interface NewAuditEvent {
   clientId?: string | undefined;
   subject?: string | undefined;
   grantId?: string | undefined;
+  actor?: string | null | undefined;
   detail?: Record<string, unknown>;
+}
+
+/** GET /admin/audit's filters; `before` is a row id (the previous page's last). */
+export interface AuditFilter {
+  kind?: string | undefined;
+  actor?: string | undefined;
+  subject?: string | undefined;
+  clientId?: string | undefined;
+  since?: Date | undefined;
+  until?: Date | undefined;
+  before?: string | undefined;
+  limit: number;
 }
 
 export interface AuditRepo {
   record(event: NewAuditEvent): Promise<void>;
-  /** Newest first. */
-  list(options: {
-    kind?: string | undefined;
-    before?: string | undefined;
-    limit: number;
-  }): Promise<AuditEvent[]>;
+  /** Newest first; `since` inclusive, `until` exclusive. */
+  list(filter: AuditFilter): Promise<AuditEvent[]>;
   /** A user's own entries, oldest first (their data download). */
   listBySubject(subject: string): Promise<AuditEvent[]>;
 }
@@ -76,6 +88,7 @@ interface AuditRow {
   client_id: string | null;
   subject: string | null;
   grant_id: string | null;
+  actor: string | null;
   detail: Record<string, unknown>;
 }
 
@@ -86,6 +99,7 @@ const toEvent = (r: AuditRow): AuditEvent => ({
   clientId: r.client_id,
   subject: r.subject,
   grantId: r.grant_id,
+  actor: r.actor,
   detail: r.detail,
 });
 
@@ -97,12 +111,18 @@ export function createAuditRepo(db: Db): AuditRepo {
         client_id: event.clientId ?? null,
         subject: event.subject ?? null,
         grant_id: event.grantId ?? null,
+        actor: event.actor ?? null,
         detail: toJsonb(event.detail ?? {}),
       });
     },
-    async list({ kind, before, limit }) {
+    async list({ kind, actor, subject, clientId, since, until, before, limit }) {
       const q = db<AuditRow>('audit_events').orderBy('id', 'desc').limit(limit);
       if (kind) q.where('kind', kind);
+      if (actor) q.where('actor', actor);
+      if (subject) q.where('subject', subject);
+      if (clientId) q.where('client_id', clientId);
+      if (since) q.where('at', '>=', since);
+      if (until) q.where('at', '<', until);
       if (before) q.where('id', '<', Number(before));
       return (await q).map(toEvent);
     },

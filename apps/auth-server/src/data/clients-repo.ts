@@ -15,6 +15,8 @@ export interface ClientsRepo {
   insert(metadata: ClientMetadata): Promise<ClientRecord>;
   findMetadata(id: string): Promise<ClientMetadata | undefined>;
   list(): Promise<ClientRecord[]>;
+  /** One stored client, read now (administration); undefined when absent. */
+  get(id: string): Promise<ClientRecord | undefined>;
   delete(id: string): Promise<boolean>;
 }
 
@@ -71,6 +73,11 @@ export function createClientsRepo(db: Db, options: ClientsRepoOptions = {}): Cli
     },
     async list() {
       return (await db<ClientRow>('clients').orderBy('created_at').orderBy('id')).map(toRecord);
+    },
+    async get(id) {
+      if (containsNul(id)) return undefined;
+      const row = await db<ClientRow>('clients').where({ id }).first();
+      return row && toRecord(row);
     },
     async delete(id) {
       const deleted = await write(id, () => db('clients').where({ id }).del().returning('id'));

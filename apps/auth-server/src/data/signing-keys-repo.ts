@@ -72,6 +72,12 @@ export interface SigningKeysRepo {
   listPublic(): Promise<PublicSigningKey[]>;
   /** Inserts `key` and retires its alg's keys at `activatesAt`, in one transaction. */
   addAndRetire(key: NewSigningKey, activatesAt: Date, retireUntil: Date): Promise<void>;
+  /**
+   * Drops a key that does not sign at `at` (not yet active, or retired) from the JWKS at `at`;
+   * the keys a dropped `next` key was to replace keep signing as long as it would have.
+   * False when the key signs at `at`, is dropped already, or does not exist.
+   */
+  expire(kid: string, at: Date): Promise<boolean>;
 }
 
 export function createSigningKeysRepo(db: Db, kek: Buffer): SigningKeysRepo {
@@ -113,6 +119,29 @@ export function createSigningKeysRepo(db: Db, kek: Buffer): SigningKeysRepo {
           private_jwk_enc: sealJwk(kek, key.kid, key.privateJwk),
           activates_at: activatesAt,
         });
+      });
+    },
+    async expire(kid, at) {
+      return db.transaction(async (trx) => {
+        const key = await trx<KeyRow>('signing_keys').where({ kid }).forUpdate().first();
+        if (!key || (key.expires_at && key.expires_at <= at)) return false;
+        const next = key.activates_at > at;
+        const retired = key.retired_at !== null && key.retired_at <= at;
+        if (!next && !retired) return false;
+        if (next) {
+          // addAndRetire retired them at this key's activation: they take over its schedule.
+          await trx('signing_keys')
+            .where({ alg: key.alg, retired_at: key.activates_at })
+            .whereNot({ kid })
+            .update({
+              retired_at: key.retired_at,
+              expires_at: key.retired_at ? key.expires_at : null,
+            });
+        }
+        await trx('signing_keys')
+          .where({ kid })
+          .update({ retired_at: retired ? key.retired_at : at, expires_at: at });
+        return true;
       });
     },
   };
