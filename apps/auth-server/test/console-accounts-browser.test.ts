@@ -197,7 +197,7 @@ test('an administrator creates a user, and disabling the user stops their tokens
   }
 }, 90_000);
 
-test("a user's page changes roles, ends a session, removes the factors and forces a password reset", async () => {
+test("a user's page changes roles, revokes a grant, ends a session, removes the factors and forces a password reset", async () => {
   const user = await createUser(t, ['editor']);
   const config = await discover(t, (await publicSpa(t)).client_id);
   const tokens = await pkceSignIn(config, user, { scope: 'openid offline_access api' });
@@ -214,6 +214,21 @@ test("a user's page changes roles, ends a session, removes the factors and force
     expect(users.body.items.find((u: { id: string }) => u.id === user.id).roles).toEqual([
       'viewer',
     ]);
+
+    // The app's grant is revoked, and its refresh token with it.
+    const spa = config.clientMetadata().client_id;
+    const grant = page
+      .getByRole('row')
+      .filter({ hasText: spa })
+      .filter({
+        has: page.getByRole('button', { name: 'Revoke' }),
+      });
+    await grant.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('The grant is revoked.').waitFor();
+    expect(await grant.count()).toBe(0);
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
 
     // Two sessions (the app's sign-in and the account page's): one ends.
     const sessions = page
@@ -236,9 +251,6 @@ test("a user's page changes roles, ends a session, removes the factors and force
       .waitFor();
     expect(await page.textContent('main')).toContain('No session.');
     await expect(pkceSignIn(config, user)).rejects.toThrow(/form POST/);
-    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
-      error: 'invalid_grant',
-    });
     expect(refusals).toEqual([]);
   } finally {
     await context.close();

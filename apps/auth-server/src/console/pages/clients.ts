@@ -110,15 +110,6 @@ export function refused(
   );
 }
 
-/** One client: GET /admin/clients/:id, or (an admin API without it: 405) found in the list. */
-async function findClient(c: ConsoleRequest, id: string): Promise<ClientView | undefined> {
-  const one = await c.api.get<ClientView>(`/admin/clients/${seg(id)}`);
-  if (one.ok) return one.body;
-  if (one.status !== 405) return undefined;
-  const all = await c.api.get<{ items: ClientView[] }>('/admin/clients');
-  return all.ok ? all.body.items.find((x) => x.client_id === id) : undefined;
-}
-
 /** A metadata value for the table: lists joined, objects as JSON. */
 function shown(value: unknown): string {
   if (Array.isArray(value) && value.every((v) => typeof v === 'string')) {
@@ -156,15 +147,7 @@ export function clientPages({ router, form }: ConsolePages): void {
         status: 502,
       });
     }
-    // Until every admin API filters by `q` itself: the same case-insensitive substring here.
-    const needle = q.toLowerCase();
-    const items = answer.body.items.filter(
-      (x) =>
-        !needle ||
-        [x.client_id, x['client_name']].some(
-          (s) => typeof s === 'string' && s.toLowerCase().includes(needle),
-        ),
-    );
+    const { items } = answer.body;
     const { t } = c.ui;
     const rows = items
       .map(
@@ -286,17 +269,18 @@ ${secretOnce(c, answer.body.client_secret)}
     const c = consoleOf(ctx);
     const { t } = c.ui;
     const id = ctx.params['id']!;
-    const client = await findClient(c, id);
-    if (!client) {
-      return c.render(
-        t('console:nav.clients'),
-        `<p class="error">${t('console:clients.detail.notFound')}</p>`,
-        {
-          section: 'clients',
-          status: 404,
-        },
-      );
+    const answer = await c.api.get<ClientView>(`/admin/clients/${seg(id)}`);
+    if (!answer.ok) {
+      const message =
+        answer.status === 404
+          ? `<p class="error">${t('console:clients.detail.notFound')}</p>`
+          : apiError(answer);
+      return c.render(t('console:nav.clients'), message, {
+        section: 'clients',
+        status: answer.status === 404 ? 404 : 502,
+      });
     }
+    const client = answer.body;
     const path = `/console/clients/${encodeURIComponent(id)}`;
     const values = problem ? formOf(ctx) : {};
     const field = (name: string, current: unknown) =>

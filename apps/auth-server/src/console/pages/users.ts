@@ -57,21 +57,6 @@ interface Factors {
 
 const userPath = (id: string) => `/console/users/${encodeURIComponent(id)}`;
 
-/** One user: GET /admin/users/:id, or (an admin API without it: 405) found by paging the list. */
-async function findUser(c: ConsoleRequest, id: string): Promise<UserView | undefined> {
-  const one = await c.api.get<UserView>(`/admin/users/${seg(id)}`);
-  if (one.ok) return one.body;
-  if (one.status !== 405) return undefined;
-  let after: string | undefined;
-  for (;;) {
-    const page = await c.api.get<UserPage>('/admin/users', { limit: '100', after });
-    if (!page.ok) return undefined;
-    const found = page.body.items.find((u) => u.id === id);
-    if (found || !page.body.nextCursor) return found;
-    after = page.body.nextCursor;
-  }
-}
-
 const list = (values: readonly string[]) => values.map((v) => escapeHtml(v)).join(', ');
 
 /** A button alone in its form (POST to `action`), `danger` for what cannot be undone. */
@@ -89,11 +74,7 @@ export function userPages({ router, form }: ConsolePages): void {
     if (!answer.ok) {
       return c.render(t('console:nav.users'), apiError(answer), { section: 'users', status: 502 });
     }
-    // Until every admin API searches by `q` itself: the same case-insensitive substring here.
-    const needle = q.toLowerCase();
-    const items = answer.body.items.filter(
-      (u) => !needle || [u.email, u.name].some((s) => s?.toLowerCase().includes(needle) === true),
-    );
+    const { items } = answer.body;
     const rows = items
       .map(
         (
@@ -165,17 +146,18 @@ ${
   async function userPage(ctx: Context, problem = '', status = 200) {
     const c = consoleOf(ctx);
     const { t } = c.ui;
-    const user = await findUser(c, ctx.params['id']!);
-    if (!user) {
-      return c.render(
-        t('console:nav.users'),
-        `<p class="error">${t('console:users.detail.notFound')}</p>`,
-        {
-          section: 'users',
-          status: 404,
-        },
-      );
+    const answer = await c.api.get<UserView>(`/admin/users/${seg(ctx.params['id']!)}`);
+    if (!answer.ok) {
+      const message =
+        answer.status === 404
+          ? `<p class="error">${t('console:users.detail.notFound')}</p>`
+          : apiError(answer);
+      return c.render(t('console:nav.users'), message, {
+        section: 'users',
+        status: answer.status === 404 ? 404 : 502,
+      });
     }
+    const user = answer.body;
     const path = userPath(user.id);
     const id = seg(user.id);
     const [factors, sessions] = await Promise.all([
