@@ -197,6 +197,36 @@ test('an administrator creates a user, and disabling the user stops their tokens
   }
 }, 90_000);
 
+test('users are searched by name and paged with the admin API cursor', async () => {
+  const tag = `pager${Date.now().toString(36)}`;
+  for (let i = 0; i < 51; i += 17) {
+    await Promise.all(
+      Array.from({ length: Math.min(17, 51 - i) }, (_, j) =>
+        t.admin('POST', '/admin/users', {
+          email: `${tag}-${i + j}@example.com`,
+          password: 'long-password-for-paging',
+          name: `Pager ${tag}`,
+        }),
+      ),
+    );
+  }
+  const { context, page, refusals } = await consolePage('/console/users');
+  try {
+    await page.getByRole('searchbox').fill(tag.toUpperCase());
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL((u) => u.searchParams.get('q') === tag.toUpperCase());
+    expect(await page.locator('tbody tr').count()).toBe(50);
+    await page.getByRole('link', { name: 'Next page' }).click();
+    expect(new URL(page.url()).searchParams.get('after')).toBeTruthy();
+    expect(await page.locator('tbody tr').count()).toBe(1);
+    expect(await page.getByRole('link', { name: 'Next page' }).count()).toBe(0);
+    expect(await page.inputValue('input[name=q]')).toBe(tag.toUpperCase());
+    expect(refusals).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}, 90_000);
+
 test("a user's page changes roles, revokes a grant, ends a session, removes the factors and forces a password reset", async () => {
   const user = await createUser(t, ['editor']);
   const config = await discover(t, (await publicSpa(t)).client_id);
