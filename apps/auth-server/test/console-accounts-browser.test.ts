@@ -321,9 +321,8 @@ test('rotating a secret and deleting a client need a fresh sign-in', async () =>
     await submitPassword(page, admin);
     await page.fill('input[name="code"]', admin.nextCode());
     await page.click('form:has(input[name="code"]) button[type="submit"]');
-    await page.waitForURL(
-      (u) => u.pathname.startsWith('/console/') && !u.pathname.includes('callback'),
-    );
+    // Back on the page whose form asked for the fresh sign-in.
+    await page.waitForURL(`${clientPath}/delete`);
 
     await page.goto(clientPath);
     await page.getByRole('button', { name: 'Rotate the secret' }).click();

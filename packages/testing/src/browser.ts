@@ -265,8 +265,11 @@ export async function submitPassword(
 export async function consoleAdmin(t: TestAuthServer): Promise<ConsoleAdmin> {
   const user = await createUser(t, ['admin']);
   // The enrolment spends the previous period's code: each sign-in then uses a later one.
-  const { secret } = await enrolTotp(t, cookieBrowser(), user, Date.now() - 30_000);
-  let period = Math.floor(Date.now() / 30_000) - 1;
+  let period = 0;
+  const { secret } = await enrolTotp(t, cookieBrowser(), user, () => {
+    period = Math.floor(Date.now() / 30_000) - 1;
+    return period * 30_000;
+  });
   return {
     ...user,
     secret,

@@ -53,8 +53,16 @@ export async function accountSignIn(
   return page.text();
 }
 
-/** Enrols an authenticator app; `at`'s period's code is used up, the next must be later. */
-export async function enrolTotp(t: Issuer, b: Browser, user: User, at = Date.now()) {
+/**
+ * Enrols an authenticator app; `at`'s period's code is used up, the next must be later.
+ * A function is read when the code is sent (a slow sign-in may cross a period).
+ */
+export async function enrolTotp(
+  t: Issuer,
+  b: Browser,
+  user: User,
+  at: number | (() => number) = Date.now(),
+) {
   const account = await accountSignIn(t, b, user);
   const start = await b.postForm(`${t.issuer}/account/totp/start`, { csrf: csrfOf(account) });
   if (start.status !== 303) throw new Error(`enrolment start answered ${start.status}`);
@@ -62,7 +70,7 @@ export async function enrolTotp(t: Issuer, b: Browser, user: User, at = Date.now
   const secret = /id="totp-secret">([^<]+)</.exec(page)?.[1]?.replaceAll(' ', '') ?? '';
   const confirm = await b.postForm(`${t.issuer}/account/totp/confirm`, {
     csrf: csrfOf(page),
-    code: totpCode(secret, at),
+    code: totpCode(secret, typeof at === 'function' ? at() : at),
   });
   const shown = await confirm.text();
   if (confirm.status !== 200) throw new Error(`enrolment confirm answered ${confirm.status}`);

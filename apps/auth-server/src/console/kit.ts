@@ -17,7 +17,7 @@ export interface ConsoleRequest {
   ui: Ui;
   /** The forms' CSRF token, bound to this console session. */
   csrf: string;
-  /** `<input type=hidden name=csrf>` for every form. */
+  /** `<input type=hidden name=csrf>` for every form, and the page it is on (`back`: where step-up returns). */
   csrfField: string;
   /** Sends a console page (`title` HTML-safe, `body` HTML). */
   render(title: string, body: string, options?: { status?: number; section?: Section }): void;
@@ -100,7 +100,7 @@ export function createConsoleRequest(
     api,
     ui,
     csrf,
-    csrfField: `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`,
+    csrfField: `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="back" value="${escapeHtml(returnPath(ctx.url))}">`,
     render(title, body, { status = 200, section } = {}) {
       htmlHeaders(ctx, [], { ui });
       ctx.status = status;
@@ -116,9 +116,8 @@ export function createConsoleRequest(
     requireFresh() {
       const age = Math.floor(options.now() / 1000) - session.authTime;
       if (age <= options.stepUpSeconds) return true;
-      const back = ctx.get('Referer');
-      const from = back ? URL.parse(back) : null;
-      const returnTo = returnPath(from ? `${from.pathname}${from.search}` : undefined);
+      // The page whose form asked (no Referer is sent: Referrer-Policy no-referrer).
+      const returnTo = returnPath(formOf(ctx)['back']);
       this.render(
         ui.t('console:stepUp.title'),
         `<p>${ui.t('console:stepUp.explain', { minutes: Math.ceil(options.stepUpSeconds / 60) })}</p>
