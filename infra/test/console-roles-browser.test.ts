@@ -114,10 +114,11 @@ test('adds a role and sees an API route allow it', async () => {
     await page.check('input[name="permissions"][value="payments:read"]');
     await page.click('form:has(input[name="name"]) button[type="submit"]');
     await page.getByRole('status').filter({ hasText: 'Role created.' }).waitFor();
-    // Given to the user through the admin API: the users section has its own tests.
-    expect(
-      (await t.admin('PATCH', `/admin/users/${user.id}`, { roles: ['viewer', role] })).status,
-    ).toBe(200);
+    // Given to the user on the user's page in the console.
+    await page.goto(`${t.issuer}/console/users/${user.id}`);
+    await page.check(`input[name="roles"][value="${role}"]`);
+    await page.getByRole('button', { name: 'Save roles' }).click();
+    await page.getByRole('status').filter({ hasText: 'The roles are saved.' }).waitFor();
     expect(await newTokenUntil(user, 200)).toBe(200);
 
     // The permission taken from the role in the console: refused again, without a restart.
