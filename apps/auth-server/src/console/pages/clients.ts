@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { escapeHtml } from '../../interactions/views.js';
 import { DEVICE_GRANT } from '../../provider/grant-types.js';
 import type { AdminAnswer } from '../admin-api.js';
+import { timeHtml } from './format.js';
 import { seg } from '../admin-api.js';
 import {
   apiError,
@@ -65,14 +66,6 @@ export function kindOf(c: Record<string, unknown>): Kind {
   if (c['application_type'] === 'native') return 'native';
   if (method === 'none') return grants.includes(DEVICE_GRANT) ? 'device' : 'spa';
   return 'secret';
-}
-
-/** A date of the admin API (ISO 8601) as `2026-01-02 03:04 UTC`; none → an empty cell. */
-export function when(value: unknown): string {
-  const date = typeof value === 'string' ? new Date(value) : undefined;
-  return date && !Number.isNaN(date.getTime())
-    ? `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`
-    : '';
 }
 
 /** Lines of a textarea, blank ones dropped. */
@@ -155,7 +148,7 @@ export function clientPages({ router, form }: ConsolePages): void {
           x,
         ) => `<tr><td><a href="/console/clients/${encodeURIComponent(x.client_id)}"><code>${escapeHtml(x.client_id)}</code></a></td>
 <td>${escapeHtml(x['client_name'])}</td><td>${t(`console:clients.kinds.${kindOf(x)}`)}</td>
-<td>${shown(x['grant_types'] ?? [])}</td><td>${when(x['created_at'])}</td>
+<td>${shown(x['grant_types'] ?? [])}</td><td>${timeHtml(x['created_at'])}</td>
 <td><a href="/console/audit?client_id=${encodeURIComponent(x.client_id)}">${t('console:clients.auditShort')}</a></td></tr>`,
       )
       .join('\n');

@@ -1,14 +1,22 @@
 import { escapeHtml } from '../../interactions/views.js';
 import type { Ui } from '../../ui/index.js';
 
+/** An instant of the admin API (ISO 8601) as text, UTC to the second; none or invalid → ''. */
+export function timeText(value: unknown): string {
+  const date = typeof value === 'string' || value instanceof Date ? new Date(value) : undefined;
+  if (!date || Number.isNaN(date.getTime())) return '';
+  const iso = date.toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+}
+
 /** An instant as `<time>`: UTC to the second, the same for every administrator. */
 export function timeHtml(value: unknown): string {
   if (value === null || value === undefined || value === '') return '—';
-  const date = new Date(String(value));
-  if (Number.isNaN(date.getTime())) return escapeHtml(value);
-  const iso = date.toISOString();
+  const text = timeText(value);
+  if (!text) return escapeHtml(value);
+  const [day, time] = [text.slice(0, 10), text.slice(11)];
   // Breaks between the date and the time only.
-  return `<time datetime="${iso}"><span class="nowrap">${iso.slice(0, 10)}</span> <span class="nowrap">${iso.slice(11, 19)} UTC</span></time>`;
+  return `<time datetime="${new Date(String(value)).toISOString()}"><span class="nowrap">${day}</span> <span class="nowrap">${time}</span></time>`;
 }
 
 /** A duration in its largest unit and the next ("3 d 4 h", "12 min 5 s"). */

@@ -9,7 +9,8 @@ import {
   type ConsolePages,
   type ConsoleRequest,
 } from '../kit.js';
-import { refused, roleBoxes, when } from './clients.js';
+import { refused, roleBoxes } from './clients.js';
+import { timeHtml, timeText } from './format.js';
 
 /** A user as the admin API shows one (admin/routes.ts userView). */
 interface UserView {
@@ -80,7 +81,7 @@ export function userPages({ router, form }: ConsolePages): void {
         (
           u,
         ) => `<tr><td><a href="${userPath(u.id)}">${escapeHtml(u.email)}</a></td><td>${escapeHtml(u.name)}</td>
-<td>${list(u.roles)}</td><td>${u.disabledAt ? t('console:users.disabled', { at: when(u.disabledAt) }) : t('console:users.active')}</td><td>${when(u.createdAt)}</td></tr>`,
+<td>${list(u.roles)}</td><td>${u.disabledAt ? t('console:users.disabled', { at: timeText(u.disabledAt) }) : t('console:users.active')}</td><td>${timeHtml(u.createdAt)}</td></tr>`,
       )
       .join('\n');
     const next = answer.body.nextCursor
@@ -169,7 +170,7 @@ ${
       ? `${
           factors.body.items.length === 0
             ? `<p class="muted">${t('console:users.detail.noFactors')}</p>`
-            : `<ul>${factors.body.items.map((f) => `<li>${escapeHtml(f.kind)}${f.name ? ` (${escapeHtml(f.name)})` : ''} · ${when(f.created_at)}</li>`).join('')}</ul>`
+            : `<ul>${factors.body.items.map((f) => `<li>${escapeHtml(f.kind)}${f.name ? ` (${escapeHtml(f.name)})` : ''} · ${timeHtml(f.created_at)}</li>`).join('')}</ul>`
         }<p class="muted">${t('console:users.detail.recoveryCodes', { left: factors.body.recovery_codes_remaining })}</p>
 ${button(c, `${path}/factors/reset`, t('console:users.detail.resetFactors'), true)}<p class="muted">${t('console:users.detail.resetFactorsExplain')}</p>`
       : apiError(factors);
@@ -181,7 +182,7 @@ ${button(c, `${path}/factors/reset`, t('console:users.detail.resetFactors'), tru
 ${sessions.body.items
   .map(
     (s) =>
-      `<tr><td>${when(s.signed_in_at)}</td><td>${when(s.expires_at)}</td><td>${list(s.amr)}</td><td>${list(s.clients)}</td><td>${button(c, `${path}/sessions/${encodeURIComponent(s.id)}/end`, t('console:users.detail.end'), true)}</td></tr>`,
+      `<tr><td>${timeHtml(s.signed_in_at)}</td><td>${timeHtml(s.expires_at)}</td><td>${list(s.amr)}</td><td>${list(s.clients)}</td><td>${button(c, `${path}/sessions/${encodeURIComponent(s.id)}/end`, t('console:users.detail.end'), true)}</td></tr>`,
   )
   .join('\n')}</tbody></table>`
         }${button(c, `${path}/sessions/end`, t('console:users.detail.endAll'), true)}
@@ -192,7 +193,7 @@ ${sessions.body.items
 ${sessions.body.grants
   .map(
     (g) =>
-      `<tr><td><a href="/console/clients/${encodeURIComponent(g.client_id)}"><code>${escapeHtml(g.client_id)}</code></a></td><td>${list(g.scopes)}</td><td>${when(g.created_at)}</td><td>${when(g.expires_at)}</td><td>${button(c, `${path}/grants/${encodeURIComponent(g.id)}/revoke`, t('console:users.detail.revoke'), true)}</td></tr>`,
+      `<tr><td><a href="/console/clients/${encodeURIComponent(g.client_id)}"><code>${escapeHtml(g.client_id)}</code></a></td><td>${list(g.scopes)}</td><td>${timeHtml(g.created_at)}</td><td>${timeHtml(g.expires_at)}</td><td>${button(c, `${path}/grants/${encodeURIComponent(g.id)}/revoke`, t('console:users.detail.revoke'), true)}</td></tr>`,
   )
   .join('\n')}</tbody></table>`
         }`
@@ -202,9 +203,9 @@ ${sessions.body.grants
       `${c.notice()}<table><tbody>
 <tr><th>${t('console:users.detail.id')}</th><td><code>${escapeHtml(user.id)}</code></td></tr>
 <tr><th>${t('console:users.name')}</th><td>${escapeHtml(user.name)}</td></tr>
-<tr><th>${t('console:users.status')}</th><td>${user.disabledAt ? `<strong class="error">${t('console:users.disabled', { at: when(user.disabledAt) })}</strong>` : t('console:users.active')}</td></tr>
-<tr><th>${t('console:users.detail.verified')}</th><td>${user.emailVerifiedAt ? when(user.emailVerifiedAt) : t('console:users.detail.notVerified')}</td></tr>
-<tr><th>${t('console:users.created')}</th><td>${when(user.createdAt)}</td></tr>
+<tr><th>${t('console:users.status')}</th><td>${user.disabledAt ? `<strong class="error">${t('console:users.disabled', { at: timeText(user.disabledAt) })}</strong>` : t('console:users.active')}</td></tr>
+<tr><th>${t('console:users.detail.verified')}</th><td>${user.emailVerifiedAt ? timeHtml(user.emailVerifiedAt) : t('console:users.detail.notVerified')}</td></tr>
+<tr><th>${t('console:users.created')}</th><td>${timeHtml(user.createdAt)}</td></tr>
 </tbody></table>
 <p><a href="/console/audit?subject=${encodeURIComponent(user.id)}">${t('console:users.audit')}</a></p>
 <h2>${t('console:users.roles')}</h2>${problem}
