@@ -19,11 +19,8 @@ import {
 } from '@portcullis/testing';
 import {
   type Browser,
-  type Page,
   browserSignInForFile,
-  collectRefusals,
-  consoleAdmin,
-  consoleSignIn,
+  asConsoleAdmin,
   README_IMG,
   readmeScreenshot,
 } from '@portcullis/testing/browser';
@@ -86,21 +83,6 @@ const newTokenUntil = (user: { email: string; password: string }, status: number
     20_000,
   );
 
-async function inConsole(path: string, run: (page: Page) => Promise<void>) {
-  const admin = await consoleAdmin(t);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const refusals: string[] = [];
-  collectRefusals(page, refusals);
-  try {
-    await consoleSignIn(page, t, admin, path);
-    await run(page);
-    expect(refusals).toEqual([]);
-  } finally {
-    await context.close();
-  }
-}
-
 test('adds a role and sees an API route allow it', async () => {
   const user = await createUser(t, ['viewer']);
   // A viewer reads orders but not payments.
@@ -109,7 +91,7 @@ test('adds a role and sees an API route allow it', async () => {
   expect(await statusOf('/payments', before)).toBe(403);
 
   const role = `payer-${Math.random().toString(36).slice(2, 8)}`;
-  await inConsole('/console/roles', async (page) => {
+  await asConsoleAdmin(t, browser, '/console/roles', async (page) => {
     await page.fill('input[name="name"]', role);
     await page.check('input[name="permissions"][value="payments:read"]');
     await page.click('form:has(input[name="name"]) button[type="submit"]');
@@ -131,7 +113,7 @@ test('adds a role and sees an API route allow it', async () => {
 }, 120_000);
 
 test('the status page reports the API ready, with its database', async () => {
-  await inConsole('/console/status', async (page) => {
+  await asConsoleAdmin(t, browser, '/console/status', async (page) => {
     const section = page.locator('section[aria-labelledby="status-api"]');
     expect(await section.locator('[data-state]').getAttribute('data-state')).toBe('ready');
     expect(await section.locator('li[data-dependency="database"]').textContent()).toBe(

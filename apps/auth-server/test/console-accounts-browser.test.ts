@@ -14,9 +14,7 @@ import {
 import {
   type Browser,
   browserSignInForFile,
-  collectRefusals,
-  consoleAdmin,
-  consoleSignIn,
+  asConsoleAdmin,
   type Page,
   README_IMG,
   readmeScreenshot,
@@ -44,16 +42,6 @@ async function clientCredentials(clientId: string, secret: string) {
 }
 
 /** A signed-in console in a fresh browser context; closed by the test. */
-async function consolePage(path: string) {
-  const admin = await consoleAdmin(t);
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const refusals: string[] = [];
-  collectRefusals(page, refusals);
-  await consoleSignIn(page, t, admin, path);
-  return { admin, context, page, refusals };
-}
-
 const heading = (page: Page) => page.locator('h1').textContent();
 
 test('an administrator creates a service client through the form and sees its secret once', async () => {
@@ -61,8 +49,7 @@ test('an administrator creates a service client through the form and sees its se
     client_name: 'Unrelated web app',
     redirect_uris: ['https://a.example/cb'],
   });
-  const { context, page, refusals } = await consolePage('/console/clients');
-  try {
+  await asConsoleAdmin(t, browser, '/console/clients', async (page) => {
     await page.getByRole('link', { name: 'New client' }).click();
     await page.getByRole('heading', { name: 'New client' }).waitFor();
     await page.getByLabel('Service (client_credentials, with a secret)').check();
@@ -136,15 +123,11 @@ test('an administrator creates a service client through the form and sees its se
         .getAttribute('href'),
     ).toBe(`/console/audit?client_id=${clientId}`);
     await readmeScreenshot(page, new URL('console-clients.png', README_IMG), { fullPage: true });
-    expect(refusals).toEqual([]);
-  } finally {
-    await context.close();
-  }
+  });
 }, 90_000);
 
 test('an administrator creates a user, and disabling the user stops their tokens', async () => {
-  const { context, page, refusals } = await consolePage('/console/users');
-  try {
+  await asConsoleAdmin(t, browser, '/console/users', async (page) => {
     const email = `ann-${Date.now().toString(36)}@example.com`;
     const password = 'long-password-for-ann';
     await page.getByRole('link', { name: 'New user' }).click();
@@ -191,10 +174,7 @@ test('an administrator creates a user, and disabling the user stops their tokens
     await page.getByRole('button', { name: 'Enable the account' }).click();
     await page.getByText('The account is enabled.').waitFor();
     expect(await page.textContent('main')).toContain('Active');
-    expect(refusals).toEqual([]);
-  } finally {
-    await context.close();
-  }
+  });
 }, 90_000);
 
 test('users are searched by name and paged with the admin API cursor', async () => {
@@ -210,8 +190,7 @@ test('users are searched by name and paged with the admin API cursor', async () 
       ),
     );
   }
-  const { context, page, refusals } = await consolePage('/console/users');
-  try {
+  await asConsoleAdmin(t, browser, '/console/users', async (page) => {
     await page.getByRole('searchbox').fill(tag.toUpperCase());
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL((u) => u.searchParams.get('q') === tag.toUpperCase());
@@ -221,10 +200,7 @@ test('users are searched by name and paged with the admin API cursor', async () 
     expect(await page.locator('tbody tr').count()).toBe(1);
     expect(await page.getByRole('link', { name: 'Next page' }).count()).toBe(0);
     expect(await page.inputValue('input[name=q]')).toBe(tag.toUpperCase());
-    expect(refusals).toEqual([]);
-  } finally {
-    await context.close();
-  }
+  });
 }, 90_000);
 
 test("a user's page changes roles, revokes a grant, ends a session, removes the factors and forces a password reset", async () => {
@@ -232,9 +208,8 @@ test("a user's page changes roles, revokes a grant, ends a session, removes the 
   const config = await discover(t, (await publicSpa(t)).client_id);
   const tokens = await pkceSignIn(config, user, { scope: 'openid offline_access api' });
   await enrolTotp(t, cookieBrowser(), user);
-  const { context, page, refusals } = await consolePage(`/console/users/${user.id}`);
   const factors = async () => (await t.admin('GET', `/admin/users/${user.id}/factors`)).body;
-  try {
+  await asConsoleAdmin(t, browser, `/console/users/${user.id}`, async (page) => {
     expect(await page.textContent('main')).toContain('Recovery codes left: 10');
     await page.getByRole('checkbox', { name: /^editor/ }).uncheck();
     await page.getByRole('checkbox', { name: /^viewer/ }).check();
@@ -281,10 +256,7 @@ test("a user's page changes roles, revokes a grant, ends a session, removes the 
       .waitFor();
     expect(await page.textContent('main')).toContain('No session.');
     await expect(pkceSignIn(config, user)).rejects.toThrow(/form POST/);
-    expect(refusals).toEqual([]);
-  } finally {
-    await context.close();
-  }
+  });
 }, 90_000);
 
 test('rotating a secret and deleting a client need a fresh sign-in', async () => {
@@ -292,11 +264,8 @@ test('rotating a secret and deleting a client need a fresh sign-in', async () =>
     client_name: 'Reports',
     grant_types: ['client_credentials'],
   });
-  const { admin, context, page, refusals } = await consolePage(
-    `/console/clients/${client.client_id}`,
-  );
   const clientPath = `${t.issuer}/console/clients/${client.client_id}`;
-  try {
+  await asConsoleAdmin(t, browser, `/console/clients/${client.client_id}`, async (page, admin) => {
     // The sign-in an hour old: the console, signing in again silently, carries that auth_time.
     expect(await ageSignIn(t, admin.id, 3600)).toBeGreaterThan(0);
     await page.goto(
@@ -336,8 +305,5 @@ test('rotating a secret and deleting a client need a fresh sign-in', async () =>
     await page.getByText('The client is deleted.').waitFor();
     expect(await page.textContent('main')).not.toContain(client.client_id);
     expect((await clientCredentials(client.client_id, secret)).status).toBe(401);
-    expect(refusals).toEqual([]);
-  } finally {
-    await context.close();
-  }
+  });
 }, 90_000);

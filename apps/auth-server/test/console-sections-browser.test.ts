@@ -5,9 +5,8 @@ import {
   type Browser,
   type Page,
   browserSignInForFile,
-  collectRefusals,
+  asConsoleAdmin,
   consoleAdmin,
-  consoleSignIn,
   README_IMG,
   readmeScreenshot,
   submitPassword,
@@ -33,26 +32,10 @@ browserSignInForFile(
   () => ({ REFRESH_REUSE_INTERVAL: '0' }),
 );
 
-/** A console page of a freshly signed-in administrator; closed after `run`. */
-async function asAdmin(path: string, run: (page: Page, admin: { id: string }) => Promise<void>) {
-  const admin = await consoleAdmin(t);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const refusals: string[] = [];
-  collectRefusals(page, refusals);
-  try {
-    await consoleSignIn(page, t, admin, path);
-    await run(page, admin);
-    expect(refusals).toEqual([]);
-  } finally {
-    await context.close();
-  }
-}
-
 const unique = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
 
 test('roles: an administrator creates a role from the vocabulary; deleting one a user holds is refused', async () => {
-  await asAdmin('/console/roles', async (page) => {
+  await asConsoleAdmin(t, browser, '/console/roles', async (page) => {
     const name = unique('auditor');
     await page.fill('input[name="name"]', name);
     await page.fill('input[name="description"]', 'Reads orders for the audit');
@@ -104,7 +87,7 @@ test('roles: an administrator creates a role from the vocabulary; deleting one a
 test('roles: an edit replaces the permissions', async () => {
   const name = unique('support');
   await t.admin('PUT', `/admin/roles/${name}`, { permissions: ['users:read'] });
-  await asAdmin(`/console/roles/${name}`, async (page) => {
+  await asConsoleAdmin(t, browser, `/console/roles/${name}`, async (page) => {
     await page.uncheck('input[name="permissions"][value="users:read"]');
     await page.check('input[name="permissions"][value="events:read"]');
     await page.getByRole('button', { name: 'Save permissions' }).click();
@@ -116,7 +99,7 @@ test('roles: an edit replaces the permissions', async () => {
 }, 60_000);
 
 test('keys: a key rotated in is next; retired, it is expired; the active key cannot be retired', async () => {
-  await asAdmin('/console/keys', async (page) => {
+  await asConsoleAdmin(t, browser, '/console/keys', async (page) => {
     const before = await page.$$eval('tr[data-kid]', (rows) =>
       rows.map((r) => r.getAttribute('data-kid')),
     );
@@ -176,7 +159,7 @@ async function refreshTokenReuse() {
 
 test('audit: the administrator’s changes name them; a kind filters; token reuse stands out', async () => {
   const reuse = await refreshTokenReuse();
-  await asAdmin('/console/roles', async (page, admin) => {
+  await asConsoleAdmin(t, browser, '/console/roles', async (page, admin) => {
     const name = unique('temp');
     await page.fill('input[name="name"]', name);
     await page.click('form:has(input[name="name"]) button[type="submit"]');
@@ -225,7 +208,7 @@ test('audit: older entries page by page, the filter kept', async () => {
       detail: toJsonb({ marker, n }),
     })),
   );
-  await asAdmin('/console/audit', async (page) => {
+  await asConsoleAdmin(t, browser, '/console/audit', async (page) => {
     await page.goto(`${t.issuer}/console/audit?kind=login_failed`);
     const shown = async () =>
       (await page.locator('tr[data-kind]', { hasText: marker }).allTextContents()).map((text) =>
@@ -253,7 +236,7 @@ test('audit: older entries page by page, the filter kept', async () => {
 }, 60_000);
 
 test('status: this server ready with its database; the API unreachable; the signing keys', async () => {
-  await asAdmin('/console/status', async (page) => {
+  await asConsoleAdmin(t, browser, '/console/status', async (page) => {
     const auth = page.locator('section[aria-labelledby="status-auth"]');
     expect(await auth.locator('[data-state]').getAttribute('data-state')).toBe('ready');
     expect(await auth.locator('li[data-dependency="database"]').textContent()).toBe('database: ok');
@@ -314,7 +297,7 @@ test('an administrator without a second factor is asked for one and never reache
 }, 60_000);
 
 test('a forged console form is refused with 403 and changes nothing', async () => {
-  await asAdmin('/console/roles', async (page) => {
+  await asConsoleAdmin(t, browser, '/console/roles', async (page) => {
     const name = unique('forged');
     for (const csrf of [undefined, 'not-the-token']) {
       const answer = await page.request.post(`${t.issuer}/console/roles`, {

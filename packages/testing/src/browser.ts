@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { brotliDecompressSync, createBrotliDecompress } from 'node:zlib';
-import { afterAll, beforeAll } from '@jest/globals';
+import { afterAll, beforeAll, expect } from '@jest/globals';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestAuthServer, type TestAuthServer } from './auth-server.js';
 import { freePort } from './net.js';
@@ -304,4 +304,28 @@ export async function consoleSignIn(
   await page.waitForURL(
     (u) => u.pathname.startsWith('/console/') && !u.pathname.startsWith('/console/callback'),
   );
+}
+
+/**
+ * `run` on a console page at `path` of a new administrator (signed in with the second
+ * factor); then the page must have had no CSP refusal. Its browser context is closed after.
+ */
+export async function asConsoleAdmin(
+  t: Pick<TestAuthServer, 'issuer' | 'admin'>,
+  browser: Browser,
+  path: string,
+  run: (page: Page, admin: ConsoleAdmin) => Promise<void>,
+): Promise<void> {
+  const admin = await consoleAdmin(t as TestAuthServer);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const refusals: string[] = [];
+  collectRefusals(page, refusals);
+  try {
+    await consoleSignIn(page, t, admin, path);
+    await run(page, admin);
+    expect(refusals).toEqual([]);
+  } finally {
+    await context.close();
+  }
 }
