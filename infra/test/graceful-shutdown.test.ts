@@ -176,7 +176,7 @@ describe('graceful shutdown (infra/scripts/start-all.ts)', () => {
     const agents: http.Agent[] = [];
     // Until LOAD_MS, and a second past the moment the process logs that it is stopping (a
     // loaded machine can take that long to get to the signal), as a balancer that takes a
-    // second to act on the failing /readyz; 15 s at most.
+    // second to act on the failing /readyz (longer on a loaded machine: below); 15 s at most.
     let stoppingSeenAt: number | undefined;
     let scanned = 0;
     const loading = () => {
@@ -189,8 +189,14 @@ describe('graceful shutdown (infra/scripts/start-all.ts)', () => {
       const now = Date.now();
       if (now - started >= 15_000) return false;
       if (now - started < LOAD_MS) return true;
-      return stoppingSeenAt === undefined ? now > sigtermAt : now - stoppingSeenAt < 1000;
+      if (stoppingSeenAt === undefined) return now > sigtermAt;
+      // A second, or on a loaded machine (fewer requests a second) until more than
+      // IN_FLIGHT were answered after the log line, within the 3 s the server keeps serving.
+      const after = now - stoppingSeenAt;
+      return after < 1000 || (after < 3000 && answeredSince(stoppingSeenAt) <= IN_FLIGHT);
     };
+    const answeredSince = (at: number) =>
+      outcomes.filter((o) => o.sentAt! > at && o.status !== undefined).length;
     const worker = async (n: number) => {
       const agent = n < KEPT_ALIVE ? new http.Agent({ keepAlive: true, maxSockets: 1 }) : undefined;
       if (agent) agents.push(agent);
