@@ -61,7 +61,7 @@ export async function enrolTotp(
   t: Issuer,
   b: Browser,
   user: User,
-  at: number | (() => number) = Date.now(),
+  at: number | (() => number | Promise<number>) = Date.now(),
 ) {
   const account = await accountSignIn(t, b, user);
   const start = await b.postForm(`${t.issuer}/account/totp/start`, { csrf: csrfOf(account) });
@@ -70,7 +70,7 @@ export async function enrolTotp(
   const secret = /id="totp-secret">([^<]+)</.exec(page)?.[1]?.replaceAll(' ', '') ?? '';
   const confirm = await b.postForm(`${t.issuer}/account/totp/confirm`, {
     csrf: csrfOf(page),
-    code: totpCode(secret, typeof at === 'function' ? at() : at),
+    code: totpCode(secret, typeof at === 'function' ? await at() : at),
   });
   const shown = await confirm.text();
   if (confirm.status !== 200) throw new Error(`enrolment confirm answered ${confirm.status}`);
