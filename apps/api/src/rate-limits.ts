@@ -1,4 +1,4 @@
-import { createSignInLimiter, type Attempt } from '@portcullis/accounts';
+import { createSignInLimiter, waitForRedis, type Attempt } from '@portcullis/accounts';
 import { Redis } from 'ioredis';
 import {
   RateLimiterMemory,
@@ -56,24 +56,6 @@ export function createRedisClient(
   return client;
 }
 
-export function waitUntilReady(client: Redis, timeoutMs: number): Promise<void> {
-  if (client.status === 'ready') return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const done = (error?: Error) => {
-      clearTimeout(timer);
-      client.off('ready', onReady);
-      client.off('error', onFail);
-      if (error) reject(error);
-      else resolve();
-    };
-    const onReady = () => done();
-    const onFail = (error: Error) => done(error);
-    const timer = setTimeout(() => done(new Error('redis not ready')), timeoutMs);
-    client.once('ready', onReady);
-    client.once('error', onFail);
-  });
-}
-
 export function createRateLimiters(options: RateLimitersOptions): RateLimiters {
   const prefix = options.keyPrefix ?? 'portcullis:rl:';
   const timeoutMs = options.redisTimeoutMs ?? 1000;
@@ -125,7 +107,7 @@ export function createRateLimiters(options: RateLimitersOptions): RateLimiters {
 
     beginLogin: (ip, email) => signIn.begin(ip, email),
 
-    ready: () => (client ? waitUntilReady(client, timeoutMs * 5) : Promise.resolve()),
+    ready: () => (client ? waitForRedis(client, timeoutMs * 5) : Promise.resolve()),
 
     async ping() {
       await client?.ping();

@@ -1,7 +1,7 @@
 import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createAttemptLimiter, createSignInLimiter } from '@portcullis/accounts';
+import { createAttemptLimiter, createSignInLimiter, waitForRedis } from '@portcullis/accounts';
 import { createRoleStore, createSharedDenyList } from '@portcullis/db';
 import {
   createHttpServer,
@@ -150,6 +150,13 @@ export async function startAuthServer(
       : undefined);
   const metrics = createAuthMetrics({ defaultMetrics: config.env !== 'test' });
   const ownsRedis = !deps.redis && redis !== undefined;
+  // Commands fail at once until connected (no offline queue): the app is built after, as the API's.
+  // Unreachable, it is logged, and what needs it answers 503 (fail closed) until it is back.
+  if (ownsRedis) {
+    await waitForRedis(redis, REDIS_TIMEOUT_MS * 5).catch((err: unknown) =>
+      logger.error({ err }, 'rate-limit store unreachable'),
+    );
+  }
   const repos = createRepos(db, secrets);
   const { accounts, clients, audit, signingKeys } = repos;
   // Read as well as written, so it is loaded before the first request and then polled.

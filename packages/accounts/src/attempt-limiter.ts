@@ -229,3 +229,22 @@ function plainIp(ip: string): string {
 function accountKey(email: string): string {
   return createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
 }
+
+/** Resolves once `client` is connected (commands fail at once before that: no offline queue). */
+export function waitForRedis(client: Redis, timeoutMs: number): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      client.off('error', onFail);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onReady = () => done();
+    const onFail = (error: Error) => done(error);
+    const timer = setTimeout(() => done(new Error('redis not ready')), timeoutMs);
+    client.once('ready', onReady);
+    client.once('error', onFail);
+  });
+}

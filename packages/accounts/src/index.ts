@@ -26,6 +26,7 @@ export {
   signInLimitsOf,
   signInLimitVariables,
   LimiterUnavailableError,
+  waitForRedis,
   type Attempt,
   type AttemptLimiter,
   type AttemptRule,

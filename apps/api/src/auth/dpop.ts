@@ -11,7 +11,8 @@ import {
   type DpopVerifier,
 } from '@portcullis/claims';
 import type { ApiConfig } from '../config.js';
-import { createRedisClient, waitUntilReady } from '../rate-limits.js';
+import { waitForRedis } from '@portcullis/accounts';
+import { createRedisClient } from '../rate-limits.js';
 
 /** A replay store the server owns: Redis with REDIS_URL (shared by every instance), else memory. */
 export interface OwnedReplayStore extends DpopReplayStore {
@@ -51,7 +52,7 @@ export function dpopReplayStoreFromConfig(
       const key = `${prefix}${owner}:${id}`;
       return (await client.set(key, '1', 'PX', Math.max(1, ttlMs), 'NX')) === 'OK';
     },
-    ready: () => waitUntilReady(client, REDIS_TIMEOUT_MS * 5),
+    ready: () => waitForRedis(client, REDIS_TIMEOUT_MS * 5),
     async close() {
       if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
       else client.disconnect();
