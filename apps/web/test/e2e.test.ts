@@ -318,14 +318,20 @@ describe('step-up', () => {
     await context?.close();
   });
 
-  /** Clicks Pay on the big order; resolves to the step-up sign-in's /authorize request. */
+  /**
+   * Clicks Pay on the big order and waits until the step-up sign-in's page has loaded (a
+   * navigation started before that would be interrupted by /authorize's redirect); resolves to
+   * the /authorize request's parameters.
+   */
   async function payAndLeave() {
     const authorize = page.waitForRequest((r) => r.url().startsWith(`${s.issuer}/authorize`));
     await page
       .locator('#order-rows tr', { hasText: 'Big Spender' })
       .getByRole('button', { name: 'Pay' })
       .click();
-    return new URL((await authorize).url()).searchParams;
+    const asked = new URL((await authorize).url()).searchParams;
+    await page.waitForURL((url) => url.href.startsWith(`${s.issuer}/interaction/`));
+    return asked;
   }
 
   test('a payment above STEP_UP_PAYMENT_AMOUNT leaves for a sign-in asking for acr_values and max_age; back on the page, the same payment is made once more', async () => {
