@@ -34,40 +34,53 @@ export class ConsoleSessionRefused extends Error {
   }
 }
 
-/** Ten seconds: an admin request is a database write or two. */
+/** Ten seconds: an admin request, or a code exchange, is a database write or two. */
 const TIMEOUT_MS = 10_000;
+
+/**
+ * One call to a server the console depends on (the admin API, its own token endpoint). No
+ * answer in time, a 5xx, or a body that is not JSON means that server is unavailable: a 503
+ * page with Retry-After, as for the database, never a 500.
+ */
+export async function callDependency<T>(
+  name: string,
+  url: string,
+  init: RequestInit,
+): Promise<AdminAnswer<T>> {
+  try {
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const text = await response.text();
+    if (response.status >= 500) throw new Error(`answered ${response.status}`);
+    return {
+      status: response.status,
+      ok: response.ok,
+      body: (text ? JSON.parse(text) : undefined) as T,
+    };
+  } catch (error) {
+    throw new DependencyUnavailableError(name, error);
+  }
+}
 
 /** Every console action goes through here: the same admin API as the CLI's, no second path. */
 export function createAdminApi(baseUrl: () => string, accessToken: string): AdminApi {
   async function call<T>(method: string, path: string, body?: unknown): Promise<AdminAnswer<T>> {
-    const response = await fetch(`${baseUrl()}${path}`, {
+    const answer = await callDependency<T>('admin API', `${baseUrl()}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${accessToken}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    }).catch((error: unknown) => {
-      // Down or too slow: a 503 page with Retry-After, as for the database.
-      throw new DependencyUnavailableError('admin API', error);
     });
     // Expired, revoked, or no longer an administrator: no page should render on that.
-    if (response.status === 401 || response.status === 403) {
-      const code = response.headers.get('content-type')?.includes('json')
-        ? ((await response.json()) as AdminErrorBody).error
-        : undefined;
+    if (answer.status === 401 || answer.status === 403) {
+      const code = (answer.body as AdminErrorBody | undefined)?.error;
       if (code === 'invalid_token' || code === 'unauthenticated' || code === 'forbidden') {
-        throw new ConsoleSessionRefused(response.status);
+        throw new ConsoleSessionRefused(answer.status);
       }
-      return { status: response.status, ok: false, body: { error: code } as T };
+      return { status: answer.status, ok: false, body: { error: code } as T };
     }
-    const text = await response.text();
-    return {
-      status: response.status,
-      ok: response.ok,
-      body: (text ? JSON.parse(text) : undefined) as T,
-    };
+    return answer;
   }
   return {
     get(path, query = {}) {

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { escapeHtml } from '../interactions/views.js';
 import { htmlHeaders } from '../security-headers.js';
 import type { UiFactory } from '../ui/index.js';
-import { ConsoleSessionRefused, createAdminApi, seg } from './admin-api.js';
+import { callDependency, ConsoleSessionRefused, createAdminApi, seg } from './admin-api.js';
 import { CONSOLE_CALLBACK, CONSOLE_CLIENT_ID, CONSOLE_PATH } from './client.js';
 import {
   checkConsoleCsrf,
@@ -109,20 +109,23 @@ export function consoleRoutes(router: Router, deps: ConsoleDeps): void {
       return refuse(ctx, 403, 'console:refused.notSignedIn');
     }
     const issuer = deps.issuer();
-    const response = await fetch(deps.tokenEndpoint(), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: `${issuer}${CONSOLE_CALLBACK}`,
-        client_id: CONSOLE_CLIENT_ID,
-        code_verifier: pending.verifier,
-      }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const tokens = (await response.json()) as Record<string, unknown>;
-    if (!response.ok || typeof tokens['access_token'] !== 'string') {
+    const exchange = await callDependency<Record<string, unknown>>(
+      'token endpoint',
+      deps.tokenEndpoint(),
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: `${issuer}${CONSOLE_CALLBACK}`,
+          client_id: CONSOLE_CLIENT_ID,
+          code_verifier: pending.verifier,
+        }),
+      },
+    );
+    const tokens = exchange.body ?? {};
+    if (!exchange.ok || typeof tokens['access_token'] !== 'string') {
       deps.logger.warn({ error: tokens['error'] }, 'console code exchange refused');
       return refuse(ctx, 403, 'console:refused.notSignedIn');
     }

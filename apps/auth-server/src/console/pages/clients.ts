@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
 import { escapeHtml } from '../../interactions/views.js';
 import { DEVICE_GRANT } from '../../provider/grant-types.js';
-import type { AdminAnswer } from '../admin-api.js';
-import { timeHtml } from './format.js';
 import { seg } from '../admin-api.js';
+import { timeHtml } from './format.js';
+import { refused, roleBoxes } from './parts.js';
 import {
   apiError,
   consoleOf,
@@ -69,39 +69,11 @@ export function kindOf(c: Record<string, unknown>): Kind {
 }
 
 /** Lines of a textarea, blank ones dropped. */
-export const lines = (text: string | undefined) =>
+const lines = (text: string | undefined) =>
   (text ?? '')
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter(Boolean);
-
-/** Checkboxes of the roles of GET /admin/roles, `checked` ticked. */
-export async function roleBoxes(c: ConsoleRequest, checked: readonly string[]): Promise<string> {
-  const answer = await c.api.get<{ items: { name: string; description?: string | null }[] }>(
-    '/admin/roles',
-  );
-  const roles = answer.ok ? answer.body.items : [];
-  return roles
-    .map(
-      (r) =>
-        `<label><input type="checkbox" name="roles" value="${escapeHtml(r.name)}"${checked.includes(r.name) ? ' checked' : ''}> ${escapeHtml(r.name)}${r.description ? ` <span class="muted">${escapeHtml(r.description)}</span>` : ''}</label>`,
-    )
-    .join('');
-}
-
-/** An admin API refusal of an action, with the way back. */
-export function refused(
-  c: ConsoleRequest,
-  section: 'clients' | 'users',
-  answer: AdminAnswer<unknown>,
-  back: string,
-): void {
-  c.render(
-    c.ui.t(`console:${section}.notDone`),
-    `${apiError(answer)}<p><a href="${escapeHtml(back)}">${c.ui.t(`console:${section}.back`)}</a></p>`,
-    { section, status: answer.status >= 400 && answer.status < 500 ? answer.status : 502 },
-  );
-}
 
 /** A metadata value for the table: lists joined, objects as JSON. */
 function shown(value: unknown): string {

@@ -9,8 +9,8 @@ import {
   type ConsolePages,
   type ConsoleRequest,
 } from '../kit.js';
-import { refused, roleBoxes } from './clients.js';
 import { timeHtml, timeText } from './format.js';
+import { refused, roleBoxes } from './parts.js';
 
 /** A user as the admin API shows one (admin/routes.ts userView). */
 interface UserView {
