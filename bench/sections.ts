@@ -279,6 +279,12 @@ export const sections: Record<string, () => Promise<Row[]>> = {
       const proofs = proofPool(key, url, bound);
       const loads = [
         { url, headers: { authorization: `Bearer ${bearer}` }, pid: api.child.pid },
+        // The bearer read carrying a proof's bytes, unread: what receiving a proof costs.
+        {
+          url,
+          headers: { authorization: `Bearer ${bearer}`, 'x-padding': proofs.sample(1)[0]! },
+          pid: api.child.pid,
+        },
         {
           url,
           headers: { authorization: `DPoP ${bound}` },
@@ -290,11 +296,11 @@ export const sections: Record<string, () => Promise<Row[]>> = {
           },
         },
       ];
-      const [plain, dpop] = await measureHttpInterleaved(loads, { runs: 3, seconds: 4 });
+      const [plain, padded, dpop] = await measureHttpInterleaved(loads, { runs: 3, seconds: 4 });
       // CPU per request depends on the rate (more requests per event-loop turn share its
       // fixed cost): compared again with both at the same rate, 80% of the DPoP read's.
       const sameRate = Math.round(0.8 * (dpop?.requestsPerSecond ?? 0));
-      const [plainAtRate, dpopAtRate] = await measureHttpInterleaved(loads, {
+      const [plainAtRate, , dpopAtRate] = await measureHttpInterleaved(loads, {
         runs: 3,
         seconds: 4,
         overallRate: sameRate,
@@ -319,6 +325,11 @@ export const sections: Record<string, () => Promise<Row[]>> = {
         },
         { section: 'dpop', metric: 'GET /orders/:id DPoP JWT p99 ms', value: dpop.p99Ms },
         { section: 'dpop', metric: 'bearer: server CPU µs/request', value: bearerCpu },
+        {
+          section: 'dpop',
+          metric: 'bearer with a proof-sized header: server CPU µs/request',
+          value: padded?.cpuUsPerRequest,
+        },
         { section: 'dpop', metric: 'one proof verification alone, CPU µs', value: verification },
         {
           section: 'dpop',
