@@ -17,6 +17,7 @@ import {
   postgresUrl,
   processCpuMs,
   startTarget,
+  type HttpLoad,
   type Target,
 } from './lib.js';
 import { startCounted, type CountedTarget } from './callgrind.js';
@@ -277,7 +278,7 @@ export const sections: Record<string, () => Promise<Row[]>> = {
       if (created.status !== 201) throw new Error(`creating the order answered ${created.status}`);
       const url = `${base}${created.headers.get('location')!}`;
       const proofs = proofPool(key, url, bound);
-      const loads = [
+      const loads: HttpLoad[] = [
         { url, headers: { authorization: `Bearer ${bearer}` }, pid: api.child.pid },
         // The bearer read carrying a proof's bytes, unread: what receiving a proof costs.
         {
@@ -328,7 +329,7 @@ export const sections: Record<string, () => Promise<Row[]>> = {
         {
           section: 'dpop',
           metric: 'bearer with a proof-sized header: server CPU µs/request',
-          value: padded?.cpuUsPerRequest,
+          value: padded?.cpuUsPerRequest ?? Number.NaN,
         },
         { section: 'dpop', metric: 'one proof verification alone, CPU µs', value: verification },
         {
