@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { createLogger } from './logger.js';
 import { createAppMetrics, registerRequestMetrics } from './metrics.js';
 import { createReadinessCheck, readinessEndpoint } from './readiness.js';
@@ -112,6 +112,15 @@ describe('requestLog and createAppMetrics', () => {
       counter.inc(labels);
       histogram.observe(labels, seconds);
     }
+    // The rolling window's gauge, as a prom-client Gauge would print it: one 503 above.
+    const recent = new Gauge({
+      name: 'http_responses_recent',
+      help: 'Responses answered 5xx, and 429, in the last 15 minutes',
+      labelNames: ['class'],
+      registers: [reference],
+    });
+    recent.set({ class: '5xx' }, 1);
+    recent.set({ class: '429' }, 0);
     expect(await ours.metrics()).toBe(await reference.metrics());
 
     ours.resetMetrics();

@@ -12,7 +12,13 @@ export {
   type RequestLogOptions,
   type RequestLogState,
 } from './request-log.js';
-export { createAppMetrics, UNMATCHED_ROUTE, type AppMetrics } from './metrics.js';
+export {
+  createAppMetrics,
+  RECENT_MINUTES,
+  RECENT_RESPONSES,
+  UNMATCHED_ROUTE,
+  type AppMetrics,
+} from './metrics.js';
 export {
   createReadinessCheck,
   readinessEndpoint,

@@ -37,6 +37,11 @@ interface ExportedMetric {
   }>;
 }
 
+type ExportedGauge = Omit<ExportedMetric, 'type'> & { type: 'gauge' };
+
+/** The gauge of RequestMetrics.recent(). */
+export const RECENT_RESPONSES = 'http_responses_recent';
+
 interface RequestSeries {
   labels: { method: string; route: string; status: string };
   count: number;
@@ -51,14 +56,63 @@ function entryOf<K, V>(map: Map<K, Map<string | number, V>>, key: K): Map<string
   return value;
 }
 
+/** Minutes `http_responses_recent` looks back (the console's status page reads it). */
+export const RECENT_MINUTES = 15;
+const MINUTE_MS = 60_000;
+
+/** The classes `http_responses_recent` counts: answers an operator looks at first. */
+export const RECENT_CLASSES = ['5xx', '429'] as const;
+export type RecentClass = (typeof RECENT_CLASSES)[number];
+
+/** Counts per minute over the last RECENT_MINUTES, in a ring of minute buckets. */
+class RecentResponses {
+  readonly #minuteOf = new Float64Array(RECENT_MINUTES).fill(-1);
+  readonly #counts = {
+    '5xx': new Float64Array(RECENT_MINUTES),
+    '429': new Float64Array(RECENT_MINUTES),
+  };
+
+  constructor(private readonly now: () => number) {}
+
+  add(kind: RecentClass): void {
+    const minute = Math.floor(this.now() / MINUTE_MS);
+    const slot = minute % RECENT_MINUTES;
+    if (this.#minuteOf[slot] !== minute) {
+      this.#minuteOf[slot] = minute;
+      for (const counts of Object.values(this.#counts)) counts[slot] = 0;
+    }
+    this.#counts[kind][slot]! += 1;
+  }
+
+  total(kind: RecentClass): number {
+    const oldest = Math.floor(this.now() / MINUTE_MS) - RECENT_MINUTES;
+    let sum = 0;
+    for (let slot = 0; slot < RECENT_MINUTES; slot++) {
+      if (this.#minuteOf[slot]! > oldest) sum += this.#counts[kind][slot]!;
+    }
+    return sum;
+  }
+
+  reset(): void {
+    this.#minuteOf.fill(-1);
+  }
+}
+
 // Counted in plain numbers, handed to prom-client at scrape time: its own Counter and Histogram
 // cost more CPU per observation than the rest of a small request's bookkeeping.
 export class RequestMetrics {
   /** By method, then route, then status: no key is built per request. */
   readonly #series = new Map<string, Map<string | number, Map<string | number, RequestSeries>>>();
   readonly #all: RequestSeries[] = [];
+  readonly #recent: RecentResponses;
+
+  constructor(now: () => number = Date.now) {
+    this.#recent = new RecentResponses(now);
+  }
 
   record(method: string, route: string, status: number, seconds: number): void {
+    if (status >= 500) this.#recent.add('5xx');
+    else if (status === 429) this.#recent.add('429');
     const byStatus = entryOf(entryOf(this.#series, method), route);
     let series = byStatus.get(status);
     if (series === undefined) {
@@ -81,6 +135,20 @@ export class RequestMetrics {
   reset(): void {
     this.#series.clear();
     this.#all.length = 0;
+    this.#recent.reset();
+  }
+
+  recent(): ExportedGauge {
+    return {
+      name: RECENT_RESPONSES,
+      help: `Responses answered 5xx, and 429, in the last ${RECENT_MINUTES} minutes`,
+      type: 'gauge',
+      aggregator: 'sum',
+      values: RECENT_CLASSES.map((kind) => ({
+        labels: { class: kind },
+        value: this.#recent.total(kind),
+      })),
+    };
   }
 
   counter(): ExportedMetric {
@@ -128,12 +196,16 @@ export class RequestMetrics {
   }
 }
 
-/** Registers the two request metrics on `registry`, read at scrape time. */
-export function registerRequestMetrics(registry: Registry): RequestMetrics {
-  const requests = new RequestMetrics();
+/** Registers the request metrics on `registry`, read at scrape time. */
+export function registerRequestMetrics(
+  registry: Registry,
+  now: () => number = Date.now,
+): RequestMetrics {
+  const requests = new RequestMetrics(now);
   for (const [name, get] of [
     ['http_requests_total', () => requests.counter()],
     ['http_request_duration_seconds', () => requests.histogram()],
+    [RECENT_RESPONSES, () => requests.recent()],
   ] as const) {
     registry.registerMetric({
       name,
@@ -145,10 +217,12 @@ export function registerRequestMetrics(registry: Registry): RequestMetrics {
 }
 
 /** An app's registry with the HTTP metrics and, unless disabled, prom-client's process metrics. */
-export function createAppMetrics(options: { defaultMetrics?: boolean } = {}): AppMetrics {
+export function createAppMetrics(
+  options: { defaultMetrics?: boolean; now?: () => number } = {},
+): AppMetrics {
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
-  const requests = registerRequestMetrics(registry);
+  const requests = registerRequestMetrics(registry, options.now);
 
   const middleware: Middleware = async function httpMetrics(ctx, next) {
     const started = performance.now();

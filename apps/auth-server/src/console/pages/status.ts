@@ -1,4 +1,4 @@
-import type { ReadinessReport } from '@portcullis/observability';
+import { RECENT_MINUTES, RECENT_RESPONSES, type ReadinessReport } from '@portcullis/observability';
 import type { Registry } from 'prom-client';
 import { escapeHtml } from '../../interactions/views.js';
 import type { Ui } from '../../ui/index.js';
@@ -17,40 +17,36 @@ export interface StatusSources {
   apiUrl: string;
 }
 
-/** The request counter both apps register (packages/observability metrics.ts). */
-const REQUESTS = 'http_requests_total';
-/** The API is a neighbour: a slow one must not hold the page. */
-const API_TIMEOUT_MS = 2000;
-
-/** Requests answered 5xx, and 429. */
+/** Requests answered 5xx, and 429, in the last RECENT_MINUTES. */
 export interface Refusals {
   serverErrors: number;
   rateLimited: number;
 }
 
-function addStatus(totals: Refusals, status: string, value: number) {
-  if (/^5\d\d$/.test(status)) totals.serverErrors += value;
-  else if (status === '429') totals.rateLimited += value;
+/** The API is a neighbour: a slow one must not hold the page. */
+const API_TIMEOUT_MS = 2000;
+
+function addClass(totals: Refusals, kind: string, value: number) {
+  if (kind === '5xx') totals.serverErrors += value;
+  else if (kind === '429') totals.rateLimited += value;
 }
 
 /** This process's counts, from its registry. */
 export async function registryRefusals(registry: Registry): Promise<Refusals> {
   const totals = { serverErrors: 0, rateLimited: 0 };
-  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === REQUESTS);
-  for (const v of metric?.values ?? []) addStatus(totals, String(v.labels['status']), v.value);
+  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === RECENT_RESPONSES);
+  for (const v of metric?.values ?? []) addClass(totals, String(v.labels['class']), v.value);
   return totals;
 }
 
 /** The same counts from another process's Prometheus text exposition. */
 export function textRefusals(text: string): Refusals {
   const totals = { serverErrors: 0, rateLimited: 0 };
-  const line = new RegExp(`^${REQUESTS}\\{([^}]*)\\}\\s+(\\S+)`);
+  const line = new RegExp(`^${RECENT_RESPONSES}\\{class="([^"]*)"\\}\\s+(\\S+)`);
   for (const row of text.split('\n')) {
     const match = line.exec(row);
-    if (!match) continue;
-    const status = /(?:^|,)\s*status="([^"]*)"/.exec(match[1]!)?.[1];
-    const value = Number(match[2]);
-    if (status !== undefined && Number.isFinite(value)) addStatus(totals, status, value);
+    const value = Number(match?.[2]);
+    if (match && Number.isFinite(value)) addClass(totals, match[1]!, value);
   }
   return totals;
 }
@@ -142,7 +138,7 @@ export function statusPages({ router }: ConsolePages, sources: StatusSources): v
 <section aria-labelledby="status-keys"><h2 id="status-keys">${t('keys')}</h2>
 ${keys?.ok ? `<table><thead><tr><th>${c.ui.t('console:keys.column.status')}</th><th>${c.ui.t('console:keys.column.kid')}</th><th>${c.ui.t('console:keys.column.alg')}</th><th>${c.ui.t('console:keys.column.age')}</th><th>${c.ui.t('console:keys.column.activates')}</th></tr></thead><tbody>${keyRows}</tbody></table>${noNext ? `<p class="muted">${t('noNext')}</p>` : ''}` : `<p class="error">${t('keysUnavailable')}</p>`}</section>
 <section aria-labelledby="status-requests"><h2 id="status-requests">${t('requests')}</h2>
-<p class="muted">${t('sinceStart')}</p>
+<p class="muted">${t('recent', { minutes: RECENT_MINUTES })}</p>
 <table><thead><tr><th></th><th>${t('serverErrors')}</th><th>${t('rateLimited')}</th></tr></thead>
 <tbody>${counts('auth', authCounts)}${counts('api', apiCounts)}</tbody></table></section>`,
       { section: 'status' },

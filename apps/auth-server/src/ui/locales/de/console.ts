@@ -109,7 +109,7 @@ export const consoleNs: Catalog['console'] = {
     noNext: 'Kein nächster Schlüssel wartet.',
     keysUnavailable: 'Die Admin-API hat die Signaturschlüssel nicht geliefert.',
     requests: 'Abgewiesene Anfragen',
-    sinceStart: 'Gezählt seit dem Start des jeweiligen Server-Prozesses.',
+    recent: 'In den letzten {{minutes}} Minuten, gezählt von jedem Server-Prozess.',
     serverErrors: 'Serverfehler (5xx)',
     rateLimited: 'Ratenbegrenzt (429)',
   },

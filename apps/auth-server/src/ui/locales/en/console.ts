@@ -105,7 +105,7 @@ export const consoleNs = {
     noNext: 'No next key is waiting.',
     keysUnavailable: 'The admin API did not list the signing keys.',
     requests: 'Refused requests',
-    sinceStart: 'Counted since each server process started.',
+    recent: 'In the last {{minutes}} minutes, counted by each server process.',
     serverErrors: 'Server errors (5xx)',
     rateLimited: 'Rate limited (429)',
   },
