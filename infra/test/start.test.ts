@@ -28,7 +28,9 @@ describe('npm start (infra/scripts/start-all.ts)', () => {
           .output()
           .split('\n')
           .find((l) => l.includes('Portcullis is up')),
-      30_000,
+      // About 13 s on a quiet machine (7 of them creating the embedded database); CI runs
+      // this beside another test file on two cores.
+      60_000,
     );
     const { auth, api, web } = JSON.parse(line) as { auth: string; api: string; web: string };
     // The demo's files (apps/web/public, and its page built into apps/web/dist/page) are
@@ -47,7 +49,7 @@ describe('npm start (infra/scripts/start-all.ts)', () => {
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
     expect(run.output()).toContain('"msg":"stopped"');
-  }, 60_000);
+  }, 90_000);
 
   it('refuses to start with an invalid variable and names it', async () => {
     const bad = await startAll({ DATA_DIR: dataDir, AUTH_PORT: 'not-a-port' });

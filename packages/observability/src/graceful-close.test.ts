@@ -90,29 +90,44 @@ describe('drainOnClose', () => {
   });
 
   it('under load past the accept cap, answers every connection (503, Connection: close) instead of resetting', async () => {
-    // A handler with real work: while it runs, the kernel queues new connections.
-    const server = createServer((_req, res) => {
-      const until = Date.now() + 3;
-      while (Date.now() < until);
-      res.end('ok');
-    });
-    servers.push(server);
-    const drain = drainOnClose(server, { timeoutMs: 4000, acceptForMs: 300 });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const { port } = server.address() as AddressInfo;
-    const load = loadOnFreshConnections(port, 12);
-    // Under way first (a worker thread takes a while to start on a busy machine).
-    await load.underWay();
-    await drain.close();
-    const outcomes = await load.stop(300);
-    expect(outcomes['200']).toBeGreaterThan(0);
-    expect(outcomes['503']).toBeGreaterThan(0);
-    // After the listener closed: refused before anything was sent, which clients retry.
-    expect(outcomes['ECONNREFUSED']).toBeGreaterThan(0);
-    const others = Object.keys(outcomes).filter((k) => !['200', '503', 'ECONNREFUSED'].includes(k));
-    expect(Object.fromEntries(others.map((k) => [k, outcomes[k]]))).toEqual({});
-  });
+    // The 503s need arrivals that never pause for 100 ms; on a loaded machine the client's
+    // thread can stall that long, and the server then rightly stops listening at once. Such a
+    // run still must reset nothing; up to three runs must reach the 503s.
+    const runs: Record<string, number>[] = [];
+    while (runs.length < 3 && !runs.some((outcomes) => outcomes['503'])) {
+      runs.push(await loadPastTheAcceptCap());
+    }
+    for (const outcomes of runs) {
+      expect(outcomes['200']).toBeGreaterThan(0);
+      // After the listener closed: refused before anything was sent, which clients retry.
+      expect(outcomes['ECONNREFUSED']).toBeGreaterThan(0);
+      const others = Object.keys(outcomes).filter(
+        (k) => !['200', '503', 'ECONNREFUSED'].includes(k),
+      );
+      expect(Object.fromEntries(others.map((k) => [k, outcomes[k]]))).toEqual({});
+    }
+    expect(runs.at(-1)!['503']).toBeGreaterThan(0);
+  }, 30_000);
 });
+
+/** A busy server closed under a load of fresh connections; the load's outcomes. */
+async function loadPastTheAcceptCap(): Promise<Record<string, number>> {
+  // A handler with real work: while it runs, the kernel queues new connections.
+  const server = createServer((_req, res) => {
+    const until = Date.now() + 3;
+    while (Date.now() < until);
+    res.end('ok');
+  });
+  servers.push(server);
+  const drain = drainOnClose(server, { timeoutMs: 4000, acceptForMs: 300 });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  const load = loadOnFreshConnections(port, 12);
+  // Under way first (a worker thread takes a while to start on a busy machine).
+  await load.underWay();
+  await drain.close();
+  return load.stop(300);
+}
 
 /** Requests answered 200 before the load counts as under way. */
 const UNDER_WAY = 50;
