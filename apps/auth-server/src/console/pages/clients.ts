@@ -3,7 +3,7 @@ import { escapeHtml } from '../../interactions/views.js';
 import { DEVICE_GRANT } from '../../provider/grant-types.js';
 import { seg } from '../admin-api.js';
 import { timeHtml } from './format.js';
-import { refused, roleBoxes } from './parts.js';
+import { listPage, refused, roleBoxes, searchTerm } from './parts.js';
 import {
   apiError,
   consoleOf,
@@ -104,7 +104,7 @@ function secretOnce(c: ConsoleRequest, secret: unknown): string {
 export function clientPages({ router, form }: ConsolePages): void {
   router.get('/console/clients', async function showClients(ctx) {
     const c = consoleOf(ctx);
-    const q = typeof ctx.query['q'] === 'string' ? ctx.query['q'].trim() : '';
+    const q = searchTerm(ctx);
     const answer = await c.api.get<{ items: ClientView[] }>('/admin/clients', { q });
     if (!answer.ok) {
       return c.render(c.ui.t('console:nav.clients'), apiError(answer), {
@@ -112,33 +112,21 @@ export function clientPages({ router, form }: ConsolePages): void {
         status: 502,
       });
     }
-    const { items } = answer.body;
     const { t } = c.ui;
-    const rows = items
-      .map(
+    listPage(c, 'clients', {
+      q,
+      columns: ['id', 'name', 'kind', 'grants', 'created']
+        .map((column) => t(`console:clients.${column}`))
+        .concat(''),
+      rows: answer.body.items.map(
         (
           x,
         ) => `<tr><td><a href="/console/clients/${encodeURIComponent(x.client_id)}"><code>${escapeHtml(x.client_id)}</code></a></td>
 <td>${escapeHtml(x['client_name'])}</td><td>${t(`console:clients.kinds.${kindOf(x)}`)}</td>
 <td>${shown(x['grant_types'] ?? [])}</td><td>${timeHtml(x['created_at'])}</td>
 <td><a href="/console/audit?client_id=${encodeURIComponent(x.client_id)}">${t('console:clients.auditShort')}</a></td></tr>`,
-      )
-      .join('\n');
-    c.render(
-      t('console:nav.clients'),
-      `${c.notice()}
-<form method="get" action="/console/clients" class="inline" role="search">
-<label>${t('console:clients.search')}<br><input type="search" name="q" value="${escapeHtml(q)}"></label>
-<button type="submit">${t('console:clients.searchButton')}</button></form>
-<p><a href="/console/clients/new">${t('console:clients.new')}</a></p>
-${
-  items.length === 0
-    ? `<p class="muted">${t('console:clients.none')}</p>`
-    : `<table><thead><tr><th>${t('console:clients.id')}</th><th>${t('console:clients.name')}</th><th>${t('console:clients.kind')}</th><th>${t('console:clients.grants')}</th><th>${t('console:clients.created')}</th><th></th></tr></thead>
-<tbody>${rows}</tbody></table>`
-}`,
-      { section: 'clients' },
-    );
+      ),
+    });
   });
 
   /** The create form, filled with `values` (a refused attempt's) and `problem` above it. */

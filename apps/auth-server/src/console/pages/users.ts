@@ -10,7 +10,7 @@ import {
   type ConsoleRequest,
 } from '../kit.js';
 import { timeHtml, timeText } from './format.js';
-import { refused, roleBoxes } from './parts.js';
+import { listPage, refused, roleBoxes, searchTerm } from './parts.js';
 
 /** A user as the admin API shows one (admin/routes.ts userView). */
 interface UserView {
@@ -69,39 +69,28 @@ export function userPages({ router, form }: ConsolePages): void {
   router.get('/console/users', async function showUsers(ctx) {
     const c = consoleOf(ctx);
     const { t } = c.ui;
-    const q = typeof ctx.query['q'] === 'string' ? ctx.query['q'].trim() : '';
+    const q = searchTerm(ctx);
     const after = typeof ctx.query['after'] === 'string' ? ctx.query['after'] : undefined;
     const answer = await c.api.get<UserPage>('/admin/users', { q, after, limit: '50' });
     if (!answer.ok) {
       return c.render(t('console:nav.users'), apiError(answer), { section: 'users', status: 502 });
     }
-    const { items } = answer.body;
-    const rows = items
-      .map(
+    const next = answer.body.nextCursor
+      ? `<p><a href="/console/users?${new URLSearchParams({ ...(q ? { q } : {}), after: answer.body.nextCursor }).toString().replaceAll('&', '&amp;')}">${t('console:users.next')}</a></p>`
+      : '';
+    listPage(c, 'users', {
+      q,
+      columns: ['email', 'name', 'roles', 'status', 'created'].map((column) =>
+        t(`console:users.${column}`),
+      ),
+      rows: answer.body.items.map(
         (
           u,
         ) => `<tr><td><a href="${userPath(u.id)}">${escapeHtml(u.email)}</a></td><td>${escapeHtml(u.name)}</td>
 <td>${list(u.roles)}</td><td>${u.disabledAt ? t('console:users.disabled', { at: timeText(u.disabledAt) }) : t('console:users.active')}</td><td>${timeHtml(u.createdAt)}</td></tr>`,
-      )
-      .join('\n');
-    const next = answer.body.nextCursor
-      ? `<p><a href="/console/users?${new URLSearchParams({ ...(q ? { q } : {}), after: answer.body.nextCursor }).toString().replaceAll('&', '&amp;')}">${t('console:users.next')}</a></p>`
-      : '';
-    c.render(
-      t('console:nav.users'),
-      `${c.notice()}
-<form method="get" action="/console/users" class="inline" role="search">
-<label>${t('console:users.search')}<br><input type="search" name="q" value="${escapeHtml(q)}"></label>
-<button type="submit">${t('console:users.searchButton')}</button></form>
-<p><a href="/console/users/new">${t('console:users.new')}</a></p>
-${
-  items.length === 0
-    ? `<p class="muted">${t('console:users.none')}</p>`
-    : `<table><thead><tr><th>${t('console:users.email')}</th><th>${t('console:users.name')}</th><th>${t('console:users.roles')}</th><th>${t('console:users.status')}</th><th>${t('console:users.created')}</th></tr></thead>
-<tbody>${rows}</tbody></table>`
-}${next}`,
-      { section: 'users' },
-    );
+      ),
+      after: next,
+    });
   });
 
   /** The create form; a refused attempt's values (never its password) and `problem` above it. */
