@@ -276,6 +276,10 @@ export async function startAuthServer(
     console: {
       issuer: () => host.current.issuer,
       tokenEndpoint: () => `${url}${PROVIDER_ROUTES.token}`,
+      revocationEndpoint: () => `${url}${PROVIDER_ROUTES.revocation}`,
+      async endBrowserSession(ctx) {
+        await (await host.current.Session.get(ctx)).destroy();
+      },
       adminUrl: () => adminUrl,
       keyEncryptionKey: secrets.keyEncryptionKey,
       stepUpSeconds: config.console.stepUpSeconds,

@@ -30,6 +30,10 @@ export interface ConsoleDeps {
   issuer: () => string;
   /** This server's own token endpoint, reached directly (loopback), not through the edge. */
   tokenEndpoint: () => string;
+  /** Its revocation endpoint (RFC 7009), the same way. */
+  revocationEndpoint: () => string;
+  /** Ends this browser's session at the authorization server (its sign-in, factor included). */
+  endBrowserSession: (ctx: Context) => Promise<void>;
   /** The admin API's base URL (ADMIN_HOST:ADMIN_PORT). */
   adminUrl: () => string;
   keyEncryptionKey: Buffer;
@@ -201,7 +205,23 @@ export function consoleRoutes(router: Router, deps: ConsoleDeps): void {
     });
   };
 
-  router.post(`${CONSOLE_PATH}/sign-out`, form, function consoleSignOut(ctx) {
+  // Before the cookies are cleared: a failure here is a 503 page, and the session stays to retry.
+  router.post(`${CONSOLE_PATH}/sign-out`, form, async function consoleSignOut(ctx) {
+    const session = cookies.session(ctx);
+    // A copy of the sealed cookie dies with its token ...
+    if (session) {
+      await callDependency('revocation endpoint', deps.revocationEndpoint(), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          token: session.accessToken,
+          token_type_hint: 'access_token',
+          client_id: CONSOLE_CLIENT_ID,
+        }),
+      });
+    }
+    // ... and the next sign-in asks for the password and the second factor again.
+    await deps.endBrowserSession(ctx);
     cookies.clear(ctx);
     const ui = deps.ui.of(ctx);
     bare(
