@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from '@portcullis/db';
+import type { Db, DbTransaction } from '@portcullis/db';
 
 /** What a mailed link or code is for; each is checked against its own purpose only. */
 export type TokenPurpose = 'password_reset' | 'email_verification' | 'email_change';
@@ -23,6 +23,8 @@ export interface AccountTokens {
     userId: string;
     email?: string | undefined;
     ttlSeconds: number;
+    /** The caller's transaction: the token commits with what carries it (its queued mail). */
+    trx?: DbTransaction | undefined;
   }): Promise<IssuedToken>;
   /** What an unused, unexpired token grants, without using it (a GET that shows a form). */
   peek(purpose: TokenPurpose, token: string): Promise<TokenGrant | undefined>;
@@ -48,10 +50,10 @@ export function createAccountTokens(db: Db, now: () => number = Date.now): Accou
     row ? { userId: row.user_id, email: row.email } : undefined;
 
   return {
-    async issue({ purpose, userId, email, ttlSeconds }) {
+    async issue({ purpose, userId, email, ttlSeconds, trx: outer }) {
       const token = randomBytes(32).toString('base64url');
       const expiresAt = new Date(now() + ttlSeconds * 1000);
-      await db.transaction(async (trx) => {
+      await (outer ?? db).transaction(async (trx) => {
         await trx('account_tokens')
           .where({ user_id: userId, purpose })
           .whereNull('used_at')

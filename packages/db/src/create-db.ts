@@ -7,6 +7,8 @@ import { boundedPgClient } from './bounded-pg-client.js';
 import { DEFAULT_QUERY_TIMEOUT_MS } from './settings.js';
 
 export type Db = Knex;
+/** A transaction of `Db`; writes given one commit or roll back together. */
+export type DbTransaction = Knex.Transaction;
 
 export interface DbOptions {
   /** `postgres://…`; when absent an embedded PGlite database is used. */

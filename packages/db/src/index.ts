@@ -1,4 +1,11 @@
-export { createDb, describeDb, statementTimeoutMs, type Db, type DbOptions } from './create-db.js';
+export {
+  createDb,
+  describeDb,
+  statementTimeoutMs,
+  type Db,
+  type DbOptions,
+  type DbTransaction,
+} from './create-db.js';
 export {
   databaseSettingsOf,
   databaseVariables,

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
+import type { DbTransaction } from '@portcullis/db';
 import type { Logger } from 'pino';
 
 /** One mail to one person; `text` is required (every mail reads without HTML). */
@@ -11,9 +12,14 @@ export interface MailMessage {
   html?: string | undefined;
 }
 
+/** Where a queued mail is written: the caller's transaction, so it commits with its token. */
+export interface SendOptions {
+  trx?: DbTransaction | undefined;
+}
+
 /** Hands a message over for delivery (README "E-mail"). */
 export interface Mailer {
-  send(message: MailMessage): Promise<void>;
+  send(message: MailMessage, options?: SendOptions): Promise<void>;
 }
 
 export interface MailerSettings {

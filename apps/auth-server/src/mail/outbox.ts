@@ -1,6 +1,6 @@
 import type { Db } from '@portcullis/db';
 import type { Logger } from 'pino';
-import type { Mailer, MailMessage } from './mailer.js';
+import type { Mailer, MailMessage, SendOptions } from './mailer.js';
 
 /** How the outbox retries (docs/mail.md "Retries"). */
 export interface OutboxSettings {
@@ -153,15 +153,17 @@ export function createMailOutbox(
   let poll: NodeJS.Timeout | undefined;
 
   return {
-    async send(message: MailMessage) {
-      await db('mail_outbox').insert({
+    async send(message: MailMessage, options: SendOptions = {}) {
+      const trx = options.trx;
+      await (trx ?? db)('mail_outbox').insert({
         recipient: message.to,
         subject: message.subject,
         text: message.text,
         html: message.html ?? null,
       });
       // Normally out within a second; the poll catches what a kick misses.
-      kick();
+      if (trx) void trx.executionPromise.then(kick, () => undefined);
+      else kick();
     },
     start() {
       if (poll || closed) return;
