@@ -22,6 +22,7 @@ import * as m024 from './migrations/024-event-actor.js';
 import * as m025 from './migrations/025-payment-authorizations.js';
 import * as m026 from './migrations/026-roles.js';
 import * as m027 from './migrations/027-audit-actor.js';
+import * as m028 from './migrations/028-mail-outbox-claims.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -53,6 +54,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['025-payment-authorizations', m025],
   ['026-roles', m026],
   ['027-audit-actor', m027],
+  ['028-mail-outbox-claims', m028],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {
