@@ -169,7 +169,13 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
     },
     authenticate(
       deps.resolvers ?? [
-        ...credentialResolvers(config, { repos, limiters, clock, roles: deps.roles }),
+        ...credentialResolvers(config, {
+          repos,
+          limiters,
+          clock,
+          roles: deps.roles,
+          denyList: deps.denyList,
+        }),
         ...defaultResolvers(config, deps, dpop, limiters),
       ],
       { publicUrl: config.dpop.publicUrl, nonces: dpop.nonces, challenge: apiChallengeOf(config) },

@@ -104,17 +104,26 @@ export async function startApiServer(
   };
 }
 
-/** A `subject` revocation written anywhere ends the user's `sid` sessions (via the deny-list poll). */
+/**
+ * A `subject` revocation learnt (by the poll, or in this process before its row is even written)
+ * marks the user's `sid` sessions begun before it as ended, read from the deny list in memory.
+ * The session resolver refuses them anyway; this keeps `revoked_at` true for lists and purges.
+ */
 function endSessionsOnSubjectRevocation(
-  denyList: Partial<Pick<SharedDenyList, 'onRevocation'>>,
+  denyList: Pick<SharedDenyList, 'isDenied'> & Partial<Pick<SharedDenyList, 'onRevocation'>>,
   deps: Pick<ApiDeps, 'db' | 'logger'> & { now?: (() => number) | undefined },
 ): (() => void) | undefined {
   const sessions = createSessionsRepo(deps.db);
   const now = deps.now ?? Date.now;
   return denyList.onRevocation?.((revocation) => {
     if (revocation.kind !== 'subject') return;
+    const sub = revocation.value;
     sessions
-      .revokeBeforeSubjectRevocation(revocation.value, new Date(now()))
+      .revokeWhere(
+        sub,
+        (at) => denyList.isDenied({ sub, iat: at.getTime() / 1000 }),
+        new Date(now()),
+      )
       .catch((err: unknown) => deps.logger.error({ err }, 'ending sessions of a revoked subject'));
   });
 }

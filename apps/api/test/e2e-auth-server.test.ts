@@ -27,8 +27,10 @@ import {
   pkceSignIn,
   PUBLIC_SPA_METADATA,
   rethrow,
+  startMailbox,
   startTestAuthServer,
   TEST_API_AUDIENCE as API_AUDIENCE,
+  type Mailbox,
   type TestAuthServer,
   until,
 } from '@portcullis/testing';
@@ -48,6 +50,7 @@ let testAuth: TestAuthServer;
 let auth: RunningAuthServer;
 let authDenyList: SharedDenyList;
 let api: RunningApiServer;
+let mailbox: Mailbox;
 /** The API's clock runs this far ahead: lets a test move past its JWKS refetch cooldown. */
 let apiClockSkewMs = 0;
 
@@ -61,8 +64,13 @@ beforeAll(async () => {
     bus: new EventEmitter(),
   });
   await authDenyList.start();
+  mailbox = await startMailbox();
   testAuth = await startTestAuthServer(
-    { KEY_ENCRYPTION_KEY, SIGNING_KEY_PUBLISH_LEAD: String(PUBLISH_LEAD_SECONDS) },
+    {
+      KEY_ENCRYPTION_KEY,
+      SIGNING_KEY_PUBLISH_LEAD: String(PUBLISH_LEAD_SECONDS),
+      SMTP_URL: mailbox.url,
+    },
     { db: database.db, logger, denyList: authDenyList },
   );
   auth = testAuth.server;
@@ -83,6 +91,7 @@ afterAll(async () => {
   await api?.close();
   await testAuth?.close();
   await authDenyList?.close();
+  await mailbox?.close();
   await database?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
@@ -412,4 +421,110 @@ describe('the account\'s people and administrators end access: the API follows (
     expect(kept.status).toBe(200);
     expect(kept.body).toMatchObject({ amount: 1999, userId: expect.stringMatching(/^closed:/) });
   });
+});
+
+/** A `sid` session at the API (POST /login), and a probe of it. */
+async function apiSession(email: string, password: string) {
+  const login = await fetch(`${api.url}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  expect(login.status).toBe(200);
+  const sid = /^sid=([^;]+)/.exec(
+    login.headers.getSetCookie().find((c) => c.startsWith('sid='))!,
+  )![1]!;
+  return () => fetch(`${api.url}/orders`, { headers: { cookie: `sid=${sid}` } });
+}
+
+/** Refused within the deny list's usual lag (a 250 ms poll), and still 2 s later. */
+async function endsSoon(probe: () => Promise<Response>) {
+  expect(
+    await until(
+      async () => (await probe()).status,
+      (s) => s === 401,
+      3000,
+    ),
+  ).toBe(401);
+  await new Promise((r) => setTimeout(r, 2000));
+  expect((await probe()).status).toBe(401);
+}
+
+/** Each door, done at `authOf()`, ends a `sid` session the API opened before it. */
+function recoveryEndsApiSessions(authOf: () => TestAuthServer) {
+  const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+
+  test('a password reset by the mailed link ends the sid session', async () => {
+    const user = await createUser(authOf());
+    const probe = await apiSession(user.email, user.password);
+    expect((await probe()).status).toBe(200);
+    const b = browser();
+    const form = await (await b.get(`${authOf().issuer}/password/forgot`)).text();
+    await b.postForm(`${authOf().issuer}/password/forgot`, {
+      csrf: csrfOf(form),
+      email: user.email,
+    });
+    const link = (await mailbox.next(user.email)).links.find((l) =>
+      l.includes('/password/reset?'),
+    )!;
+    const resetForm = await (await b.get(link)).text();
+    const done = await b.postForm(`${authOf().issuer}/password/reset`, {
+      csrf: csrfOf(resetForm),
+      token: /name="token" value="([^"]+)"/.exec(resetForm)![1]!,
+      password: 'a new password, long enough',
+    });
+    expect(done.status).toBe(200);
+    await endsSoon(probe);
+  });
+
+  test('a password change on /account/password ends the sid session', async () => {
+    const user = await createUser(authOf());
+    const probe = await apiSession(user.email, user.password);
+    expect((await probe()).status).toBe(200);
+    const b = browser();
+    const account = await accountSignIn(authOf(), b, user);
+    const changed = await b.postForm(`${authOf().issuer}/account/password`, {
+      csrf: csrfOf(account),
+      current_password: user.password,
+      new_password: 'a new password, long enough',
+    });
+    expect(changed.status).toBe(200);
+    await endsSoon(probe);
+  });
+
+  test("an administrator's forced reset ends the sid session", async () => {
+    const user = await createUser(authOf());
+    const probe = await apiSession(user.email, user.password);
+    expect((await probe()).status).toBe(200);
+    expect((await authOf().admin('POST', `/admin/users/${user.id}/password-reset`)).status).toBe(
+      200,
+    );
+    await endsSoon(probe);
+  });
+
+  test('a session opened after the reset works', async () => {
+    const user = await createUser(authOf());
+    await authOf().admin('POST', `/admin/users/${user.id}/password`, {
+      password: 'another password, long enough',
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    const probe = await apiSession(user.email, 'another password, long enough');
+    expect((await probe()).status).toBe(200);
+  });
+}
+
+describe("a recovery ends the API's sid sessions, written from another process", () => {
+  recoveryEndsApiSessions(() => testAuth);
+});
+
+// As `npm start` runs both programs: one database handle, so the deny lists share a bus.
+describe("a recovery ends the API's sid sessions, written in the API's own process", () => {
+  let sameProcess: TestAuthServer | undefined;
+  beforeAll(async () => {
+    sameProcess = await testAuth.startInstance({}, { denyList: undefined });
+  });
+  afterAll(async () => {
+    await sameProcess?.close();
+  });
+  recoveryEndsApiSessions(() => sameProcess!);
 });

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import type { PrincipalResolver, RoleSource } from '@portcullis/claims';
+import type { DenyList, PrincipalResolver, RoleSource } from '@portcullis/claims';
 import type { SharedDenyList } from '@portcullis/db';
 import type { ApiConfig } from '../config.js';
 import type { Repos } from '../data/index.js';
@@ -35,10 +35,11 @@ export function credentialResolvers(
     limiters: RateLimiters;
     clock: () => Date;
     roles?: RoleSource | undefined;
+    denyList: Pick<DenyList, 'isDenied'>;
   },
 ): PrincipalResolver[] {
   const { accounts, apiKeys, sessions } = deps.repos;
-  const { limiters, clock, roles } = deps;
+  const { limiters, clock, roles, denyList } = deps;
   return [
     createMixedCredentialsGuard(),
     createApiKeyResolver({ apiKeys, accounts, limiters, clock, roles }),
@@ -47,6 +48,7 @@ export function credentialResolvers(
       accounts,
       clock,
       roles,
+      denyList,
       idleTimeoutSec: config.sessions.idleTimeoutSec,
     }),
   ];

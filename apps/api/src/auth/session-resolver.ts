@@ -2,6 +2,7 @@ import type { AccountsRepo } from '@portcullis/accounts';
 import {
   ACR,
   permissionsForRoles,
+  type DenyList,
   TokenError,
   type Principal,
   type PrincipalResolver,
@@ -32,6 +33,8 @@ export interface SessionResolverDeps {
   idleTimeoutSec: number;
   /** The roles' permissions; default the built-in roles. */
   roles?: RoleSource | undefined;
+  /** A `subject` revocation (a reset, logout everywhere) ends sessions begun before it. */
+  denyList: Pick<DenyList, 'isDenied'>;
 }
 
 /** `sid` cookie -> Principal; roles read at each lookup, so a role change applies at once. */
@@ -47,6 +50,9 @@ export function createSessionResolver(deps: SessionResolverDeps): PrincipalResol
       new Date(now.getTime() - deps.idleTimeoutSec * 1000),
     );
     if (!session) throw new TokenError('token_expired', 'unknown, ended or expired session');
+    // Read from memory on every request: holds on each instance within the deny list's poll.
+    if (deps.denyList.isDenied({ sub: session.userId, iat: session.createdAt.getTime() / 1000 }))
+      throw new TokenError('token_revoked', 'the session was ended by a logout everywhere');
     const user = await deps.accounts.findById(session.userId);
     if (!user) throw new TokenError('token_revoked', 'the session user no longer exists');
     const staleBefore = new Date(now.getTime() - SESSION_TOUCH_MS);

@@ -24,8 +24,8 @@ export interface SessionsRepo {
   touch(sid: string, now: Date, staleBefore: Date): Promise<void>;
   revoke(sid: string, now: Date): Promise<boolean>;
   revokeAllForUser(userId: string, now: Date): Promise<number>;
-  /** Ends the user's sessions begun before their latest `subject` revocation; returns how many. */
-  revokeBeforeSubjectRevocation(userId: string, now: Date): Promise<number>;
+  /** Ends the user's open sessions whose start `ended` says is cut off; returns how many. */
+  revokeWhere(userId: string, ended: (createdAt: Date) => boolean, now: Date): Promise<number>;
   /** Deletes the user's ended sessions, at most once a minute (the statement reads them all). */
   purgeEnded(userId: string, now: Date, idleSince: Date): Promise<void>;
 }
@@ -89,16 +89,16 @@ export function createSessionsRepo(db: Db): SessionsRepo {
       return rows.length;
     },
 
-    async revokeBeforeSubjectRevocation(userId, now) {
-      // issued_before is in milliseconds (packages/db migration 011).
-      const rows = await db('sessions')
+    async revokeWhere(userId, ended, now) {
+      const open = await db<SessionRow>('sessions')
         .where('user_id', userId)
         .whereNull('revoked_at')
-        .whereRaw(
-          `created_at <= (select to_timestamp(max(issued_before) / 1000.0) from revocations
-             where kind = 'subject' and value = ?)`,
-          [userId],
-        )
+        .select('id_hash', 'created_at');
+      const ids = open.filter((row) => ended(row.created_at)).map((row) => row.id_hash);
+      if (ids.length === 0) return 0;
+      const rows = await db('sessions')
+        .whereIn('id_hash', ids)
+        .whereNull('revoked_at')
         .update({ revoked_at: now })
         .returning('id_hash');
       return rows.length;
