@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { pino } from 'pino';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import { startMailbox, startTestAuthServer, until, type Mailbox } from '@portcullis/testing';
-import { createMailer } from '../src/mail/mailer.js';
+import { createMailer, type SmtpTimeouts } from '../src/mail/mailer.js';
 import { createMailOutbox, type MailOutbox, type OutboxSettings } from '../src/mail/outbox.js';
 
 // The outbox on a real database (PGlite, or PostgreSQL with DATABASE_URL) and a real SMTP server.
@@ -29,6 +29,7 @@ beforeAll(async () => {
 afterEach(async () => {
   await Promise.all(outboxes.splice(0).map((o) => o.close()));
   mailbox.refuse(false);
+  mailbox.delay(0);
 });
 afterAll(async () => {
   await database?.close();
@@ -36,14 +37,21 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-function outbox(settings: OutboxSettings = {}): MailOutbox {
-  const transport = createMailer({ smtpUrl: mailbox.url, from: 'a@example.com', dataDir, logger });
+function outbox(settings: OutboxSettings = {}, timeouts?: Partial<SmtpTimeouts>): MailOutbox {
+  const transport = createMailer({
+    smtpUrl: mailbox.url,
+    from: 'a@example.com',
+    dataDir,
+    logger,
+    timeouts,
+  });
   const o = createMailOutbox(database.db, transport, logger, { retryBaseMs: 50, ...settings });
   outboxes.push(o);
   return o;
 }
 
 const row = (recipient: string) => database.db('mail_outbox').where({ recipient }).first();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('mail outbox', () => {
   it('queues a mail and its worker delivers it, keeping no body once sent', async () => {
@@ -110,6 +118,74 @@ describe('mail outbox', () => {
     const [sentA, sentB] = await Promise.all([a.deliverDue(), b.deliverDue()]);
     expect(sentA + sentB).toBe(recipients.length);
     for (const to of recipients) expect(mailbox.to(to)).toHaveLength(1);
+  });
+
+  it('a stop during a slow SMTP send hands the row back, due at once for another instance', async () => {
+    // The server holds its answer 4 s; the stopping instance waits 200 ms for it, not its lease.
+    mailbox.delay(4000);
+    const a = outbox({ closeWaitMs: 200 });
+    await a.send({ to: 'stopped@example.com', subject: 'Stopped', text: 'link' });
+    await until(
+      async () => mailbox.to('stopped@example.com').length,
+      (n) => n === 1,
+      5000,
+    );
+    await Promise.race([a.close(), sleep(2000)]);
+    const released = await database
+      .db('mail_outbox')
+      .where({ recipient: 'stopped@example.com' })
+      .select(database.db.raw('next_attempt_at <= now() as due'), 'sent_at', 'uncertain')
+      .first();
+    expect(released).toMatchObject({ due: true, sent_at: null, uncertain: 1 });
+    mailbox.delay(0);
+    const b = outbox();
+    expect(await b.deliverDue()).toBe(1);
+    // Twice at most: the first copy was handed over before the stop (docs/mail.md "Resends").
+    expect(mailbox.to('stopped@example.com')).toHaveLength(2);
+  });
+
+  it('an SMTP server that acknowledges after the timeout gets the mail at most twice', async () => {
+    mailbox.delay(400);
+    const o = outbox({}, { socketMs: 150 });
+    o.start();
+    await o.send({ to: 'late@example.com', subject: 'Late', text: 'a link' });
+    const given = await until(
+      () => row('late@example.com'),
+      (r) => r?.failed_at != null,
+      10_000,
+    );
+    expect(given).toMatchObject({ attempts: 2, uncertain: 2, text: '' });
+    expect(given.last_error).toMatch(/may have been delivered/);
+    // Further attempts would have come by now (50 ms backoff).
+    await sleep(1000);
+    expect(mailbox.to('late@example.com')).toHaveLength(2);
+    const error = lines.find((l) => l['msg'] === 'mail given up' && l['mail'] == given.id);
+    expect(error).toMatchObject({ level: 50, uncertain: 2 });
+  });
+
+  it('a row whose lease lapsed (its sender died mid-send) is resent once, then given up', async () => {
+    const [{ id }] = await database
+      .db('mail_outbox')
+      .insert({
+        recipient: 'lapsed@example.com',
+        subject: 'Lapsed',
+        text: 'x',
+        attempts: 1,
+        claimed_by: 'a dead instance',
+      })
+      .returning('id');
+    const o = outbox();
+    expect(await o.deliverDue()).toBe(1);
+    expect(mailbox.to('lapsed@example.com')).toHaveLength(1);
+    await database.db('mail_outbox').where({ id }).update({
+      sent_at: null,
+      claimed_by: 'another dead instance',
+      next_attempt_at: database.db.fn.now(),
+    });
+    expect(await o.deliverDue()).toBe(0);
+    expect(await row('lapsed@example.com')).toMatchObject({ uncertain: 2 });
+    expect((await row('lapsed@example.com')).failed_at).not.toBeNull();
+    expect(mailbox.to('lapsed@example.com')).toHaveLength(1);
   });
 
   it('the development mailbox in production logs no mail text (its links)', async () => {

@@ -23,6 +23,8 @@ export interface Mailbox {
   to(to: string): ReceivedMail[];
   /** Makes the server refuse (true) or accept (false) every following message. */
   refuse(refusing: boolean): void;
+  /** Acknowledges each following message `ms` after receiving it (kept even if the client gave up). */
+  delay(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export async function startMailbox(): Promise<Mailbox> {
   const messages: ReceivedMail[] = [];
   const taken = new Set<ReceivedMail>();
   let refusing = false;
+  let delayMs = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -52,7 +55,8 @@ export async function startMailbox(): Promise<Mailbox> {
             html: typeof parsed.html === 'string' ? parsed.html : undefined,
             links: text.match(/https?:\/\/[^\s<>")]+/g) ?? [],
           });
-          callback();
+          if (delayMs > 0) setTimeout(callback, delayMs).unref();
+          else callback();
         },
         (error: Error) => callback(error),
       );
@@ -77,6 +81,9 @@ export async function startMailbox(): Promise<Mailbox> {
     },
     refuse(value) {
       refusing = value;
+    },
+    delay(ms) {
+      delayMs = ms;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -17,9 +17,32 @@ export interface SendOptions {
   trx?: DbTransaction | undefined;
 }
 
-/** Hands a message over for delivery (README "E-mail"). */
+/** What a composer gives back: the mail to queue, or undefined to queue none. */
+export type Composed = MailMessage | undefined;
+
+/** Queues mail for delivery (README "E-mail", docs/mail.md): the outbox. */
 export interface Mailer {
   send(message: MailMessage, options?: SendOptions): Promise<void>;
+  /**
+   * Runs `write` in one transaction and queues the mail it returns in that same transaction:
+   * a link's token and the mail that carries it commit together or not at all.
+   */
+  sendWith(write: (trx: DbTransaction) => Promise<Composed>): Promise<void>;
+  /**
+   * Queues a request whose mail the worker composes later with `kind`'s composer: one write,
+   * the same whatever the composer will decide (docs/mail.md "Requests").
+   */
+  request(kind: string, recipient: string, payload: Record<string, unknown>): Promise<void>;
+  /** How the worker turns a request of `kind` into a mail, in one transaction with queueing it. */
+  composer(
+    kind: string,
+    compose: (payload: Record<string, unknown>, trx: DbTransaction) => Promise<Composed>,
+  ): void;
+}
+
+/** Hands one message to the SMTP server (or the development mailbox), once per call. */
+export interface MailTransport {
+  send(message: MailMessage): Promise<void>;
 }
 
 export interface MailerSettings {
@@ -30,18 +53,34 @@ export interface MailerSettings {
   logger: Logger;
   /** The development mailbox logs each mail's text (its links); off in production. Default true. */
   logText?: boolean | undefined;
+  /** SMTP timeouts in ms (docs/mail.md "Timeouts"); tests shorten them. */
+  timeouts?: Partial<SmtpTimeouts> | undefined;
 }
 
+export interface SmtpTimeouts {
+  connectionMs: number;
+  greetingMs: number;
+  /** The longest silence of the server within one SMTP exchange. */
+  socketMs: number;
+}
+
+export const SMTP_TIMEOUTS: SmtpTimeouts = {
+  connectionMs: 30_000,
+  greetingMs: 30_000,
+  socketMs: 60_000,
+};
+
 /** Delivers at once over SMTP, or writes to the development mailbox: the outbox's transport (outbox.ts). */
-export function createMailer(settings: MailerSettings): Mailer {
+export function createMailer(settings: MailerSettings): MailTransport {
   const { smtpUrl, from, logger } = settings;
   if (smtpUrl) {
+    const timeouts = { ...SMTP_TIMEOUTS, ...settings.timeouts };
     // Bounded, so a silent server cannot hold the outbox's worker (its lease is 5 min).
     const transport = nodemailer.createTransport({
       url: smtpUrl,
-      connectionTimeout: 30_000,
-      greetingTimeout: 30_000,
-      socketTimeout: 60_000,
+      connectionTimeout: timeouts.connectionMs,
+      greetingTimeout: timeouts.greetingMs,
+      socketTimeout: timeouts.socketMs,
     });
     return {
       async send(message) {
