@@ -2,8 +2,8 @@
  * An agent that knows nothing but the API's URL (README "Protected-resource metadata",
  * "Dynamic client registration", "Client ID Metadata Documents"), written with the MCP
  * TypeScript SDK's OAuth client, a third-party library: it calls the API, reads the 401's
- * `resource_metadata`, follows it to the API's RFC 9728 metadata and on to the auth server's
- * RFC 8414 metadata, registers (dynamic registration, or a client metadata document the test
+ * `resource_metadata` and `scope`, follows it to the API's RFC 9728 metadata and on to the auth
+ * server's RFC 8414 metadata, registers (dynamic registration, or a client metadata document the test
  * serves over https on loopback), signs a user in through the real pages with Authorization
  * Code + PKCE and `resource`, and calls the API with the token.
  */
@@ -118,21 +118,26 @@ class AgentProvider implements OAuthClientProvider {
 async function discoverFromApi() {
   const refused = await fetch(`${apiUrl}/orders`);
   expect(refused.status).toBe(401);
-  const { resourceMetadataUrl } = extractWWWAuthenticateParams(refused);
+  const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(refused);
   expect(resourceMetadataUrl?.href).toBe(`${apiUrl}/.well-known/oauth-protected-resource`);
+  // RFC 6750 §3: the route's permission, what the SDK asks for before scopes_supported (SEP-835).
+  expect(scope).toBe('orders:read');
   const resource = await discoverOAuthProtectedResourceMetadata(apiUrl, { resourceMetadataUrl });
   const server = await discoverAuthorizationServerMetadata(resource.authorization_servers![0]!);
   if (!server) throw new Error('no authorization server metadata');
-  return { resourceMetadataUrl: resourceMetadataUrl!, resource, server };
+  return { resourceMetadataUrl: resourceMetadataUrl!, scope: scope!, resource, server };
 }
 
 /** The SDK's auth(): discovery, registration, PKCE; the user signs in on the real pages. */
-async function agentSignIn(agent: AgentProvider, resourceMetadataUrl: URL) {
+async function agentSignIn(agent: AgentProvider, resourceMetadataUrl: URL, scope: string) {
   const user = await createUser(auth, ['editor']);
-  const options = { serverUrl: apiUrl, resourceMetadataUrl };
+  // As the SDK's transports do with a 401: the challenge's scope goes to auth().
+  const options = { serverUrl: apiUrl, resourceMetadataUrl, scope };
   expect(await mcpAuth(agent, options)).toBe('REDIRECT');
   const authorizationUrl = agent.authorizationUrl!;
   expect(authorizationUrl.searchParams.get('resource')).toBe(apiUrl);
+  // Only what the route needs, not every scope of scopes_supported.
+  expect(authorizationUrl.searchParams.get('scope')).toBe('orders:read');
   expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
   const pages: string[] = [];
   const callback = await browserLogin(authorizationUrl.href, user, {
@@ -145,17 +150,21 @@ async function agentSignIn(agent: AgentProvider, resourceMetadataUrl: URL) {
   return { user, pages };
 }
 
-/** The token works at the API: a write and a read of the signed-in user's orders. */
+/** The token reads the user's orders; a write needs a scope it was not given, and says which. */
 async function callApi(agent: AgentProvider) {
   const headers = { authorization: `Bearer ${agent.saved!.access_token}` };
+  const listed = await fetch(`${apiUrl}/orders`, { headers });
+  expect(listed.status).toBe(200);
   const created = await fetch(`${apiUrl}/orders`, {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/json' },
     body: JSON.stringify({ customer: 'agent', amount: 4200, currency: 'EUR' }),
   });
-  expect(created.status).toBe(201);
-  const listed = await fetch(`${apiUrl}/orders`, { headers });
-  expect(listed.status).toBe(200);
+  expect(created.status).toBe(403);
+  expect(extractWWWAuthenticateParams(created)).toMatchObject({
+    error: 'insufficient_scope',
+    scope: 'orders:write',
+  });
 }
 
 describe('an agent starting from the API URL', () => {
@@ -184,9 +193,9 @@ describe('an agent starting from the API URL', () => {
   });
 
   test('registers dynamically, signs a user in with PKCE and resource, and calls the API', async () => {
-    const { resourceMetadataUrl } = await discoverFromApi();
+    const { resourceMetadataUrl, scope } = await discoverFromApi();
     const agent = new AgentProvider();
-    await agentSignIn(agent, resourceMetadataUrl);
+    await agentSignIn(agent, resourceMetadataUrl, scope);
     expect(agent.client).toMatchObject({ client_name: 'Test Agent' });
     await callApi(agent);
     const listed = await auth.admin('GET', '/admin/clients');
@@ -196,11 +205,11 @@ describe('an agent starting from the API URL', () => {
   });
 
   test('identifies itself by a client metadata document instead, shown by its host at consent', async () => {
-    const { resourceMetadataUrl } = await discoverFromApi();
+    const { resourceMetadataUrl, scope } = await discoverFromApi();
     const clientId = `${documents.origin}/agent/client.json`;
     const agent = new AgentProvider(clientId);
     documents.serve('/agent/client.json', { client_id: clientId, ...agent.clientMetadata });
-    const { pages } = await agentSignIn(agent, resourceMetadataUrl);
+    const { pages } = await agentSignIn(agent, resourceMetadataUrl, scope);
     expect(agent.client?.client_id).toBe(clientId);
     const consent = pages.find((page) => page.includes('asks for'))!;
     expect(consent).toContain(`<strong>${new URL(documents.origin).host}</strong>`);

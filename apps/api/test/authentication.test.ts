@@ -65,8 +65,8 @@ describe('authentication', () => {
     const res = await get({});
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe(
-      'Bearer realm="portcullis", resource_metadata="http://api.portcullis.test/.well-known/oauth-protected-resource", ' +
-        'DPoP realm="portcullis", algs="ES256 ES384 EdDSA Ed25519 PS256 RS256", resource_metadata="http://api.portcullis.test/.well-known/oauth-protected-resource"',
+      'Bearer realm="portcullis", scope="orders:read", resource_metadata="http://api.portcullis.test/.well-known/oauth-protected-resource", ' +
+        'DPoP realm="portcullis", scope="orders:read", algs="ES256 ES384 EdDSA Ed25519 PS256 RS256", resource_metadata="http://api.portcullis.test/.well-known/oauth-protected-resource"',
     );
     expect(res.body).toEqual({ error: 'unauthenticated' });
   });

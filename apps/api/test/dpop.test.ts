@@ -530,8 +530,8 @@ describe(`each refusal by its error code (${STORE} replay store)`, () => {
     const reply = await send(api.url, '/orders', {});
     expect(reply.status).toBe(401);
     expect(reply.headers.get('www-authenticate')).toBe(
-      'Bearer realm="portcullis", resource_metadata="http://api.portcullis.test/.well-known/oauth-protected-resource", ' +
-        'DPoP realm="portcullis", algs="ES256 ES384 EdDSA Ed25519 PS256 RS256", resource_metadata="http://api.portcullis.test/.well-known/oauth-protected-resource"',
+      'Bearer realm="portcullis", scope="orders:read", resource_metadata="http://api.portcullis.test/.well-known/oauth-protected-resource", ' +
+        'DPoP realm="portcullis", scope="orders:read", algs="ES256 ES384 EdDSA Ed25519 PS256 RS256", resource_metadata="http://api.portcullis.test/.well-known/oauth-protected-resource"',
     );
   });
 });

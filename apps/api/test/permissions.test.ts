@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { ACR } from '@portcullis/claims';
+import { makeUser } from './helpers/factories.js';
 import { startTestApi, type IssuerTestApi } from './helpers/harness.js';
 
 /**
@@ -114,5 +116,97 @@ describe('a permission is declared once and enforced by the route', () => {
     const reply = await api.request('POST', '/orders', { token, body: { items: 'not a list' } });
     expect(reply.status).toBe(403);
     expect(reply.body).toEqual({ error: 'forbidden' });
+  });
+});
+
+/** The parameters of each challenge of a `WWW-Authenticate` header, by scheme. */
+function challenges(header: string | null): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  let current: Record<string, string> | undefined;
+  for (const match of (header ?? '').matchAll(
+    /(?:^|,\s*)(?:(Bearer|DPoP)\s+)?([a-z_]+)=("[^"]*"|[^\s,]+)/g,
+  )) {
+    if (match[1]) current = out[match[1]] = {};
+    current![match[2]!] = match[3]!.replace(/^"|"$/g, '');
+  }
+  return out;
+}
+
+describe('the challenge names the route’s permission as the scope to ask for (RFC 6750 §3)', () => {
+  test('a 401 without a credential, or with a bad one, names it in both challenges', async () => {
+    const answers: Record<string, [number, string?, string?, string?]> = {};
+    const expected: typeof answers = {};
+    for (const op of operations().filter((o) => o.permission)) {
+      const name = `${op.method} ${op.path}`;
+      const bare = await api.request(op.method.toUpperCase(), concrete(op.path));
+      const bad = await api.request(op.method.toUpperCase(), concrete(op.path), {
+        token: 'not-a-jwt',
+      });
+      const of = challenges(bare.headers.get('www-authenticate'));
+      answers[name] = [
+        bare.status,
+        of['Bearer']?.['scope'],
+        of['DPoP']?.['scope'],
+        challenges(bad.headers.get('www-authenticate'))['Bearer']?.['scope'],
+      ];
+      expected[name] = [401, op.permission, op.permission, op.permission];
+    }
+    expect(answers).toEqual(expected);
+  });
+
+  test('a 403 for a token whose scope left the permission out: insufficient_scope naming it', async () => {
+    // The roles hold every permission; only the token's scope (`openid`) keeps them out.
+    const token = await api.token('narrow', ['admin'], { scope: 'openid' });
+    const answers: Record<string, unknown> = {};
+    const expected: Record<string, unknown> = {};
+    for (const op of operations().filter((o) => o.permission)) {
+      const reply = await api.request(op.method.toUpperCase(), concrete(op.path), { token });
+      const bearer = challenges(reply.headers.get('www-authenticate'))['Bearer'];
+      answers[`${op.method} ${op.path}`] = [
+        reply.status,
+        reply.body,
+        bearer?.['error'],
+        bearer?.['scope'],
+      ];
+      expected[`${op.method} ${op.path}`] = [
+        403,
+        { error: 'forbidden' },
+        'insufficient_scope',
+        op.permission,
+      ];
+    }
+    expect(answers).toEqual(expected);
+  });
+
+  test('a 403 that more scope cannot lift (the role, or an API key) has no insufficient_scope', async () => {
+    const viewer = await api.token('viewer', ['viewer']);
+    const refused = await api.request('POST', '/orders', { token: viewer, body: {} });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toBeNull();
+
+    const owner = await makeUser(api.database.db, ['admin']);
+    const created = await api.request('POST', '/api-keys', {
+      // Creating a key is a step-up route: a recent second-factor sign-in.
+      token: await api.issuer.tokenFor({
+        sub: owner.id,
+        roles: owner.roles,
+        claims: { acr: ACR.mfa, auth_time: Math.floor(Date.now() / 1000) },
+      }),
+      body: { name: 'reader', permissions: ['orders:read'] },
+    });
+    expect(created.status).toBe(201);
+    const key = (created.body as { key: string }).key;
+    const denied = await api.request('GET', '/users', { token: key });
+    expect(denied.status).toBe(403);
+    expect(denied.headers.get('www-authenticate')).toBeNull();
+  });
+
+  test('a route that needs no particular permission challenges without a scope', async () => {
+    const reply = await api.request('POST', '/logout/all');
+    expect(reply.status).toBe(401);
+    const of = challenges(reply.headers.get('www-authenticate'));
+    expect(of['Bearer']).toBeDefined();
+    expect(of['Bearer']!['scope']).toBeUndefined();
+    expect(of['DPoP']!['scope']).toBeUndefined();
   });
 });

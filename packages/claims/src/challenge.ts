@@ -1,5 +1,7 @@
 import { DPOP_ALGORITHMS } from './dpop.js';
 import { ForbiddenError, TokenError, type TokenErrorCode } from './errors.js';
+import { API_SCOPE, hasPermission } from './permissions.js';
+import type { Principal } from './principal.js';
 import type { StepUpRequirement, StepUpShortfall } from './step-up.js';
 
 // The one place that writes `WWW-Authenticate` and refusal bodies (docs/api-contracts.md "Errors").
@@ -46,7 +48,7 @@ export interface Challenge {
   acrValues?: string | undefined;
   /** RFC 9470: the largest accepted age of the sign-in, seconds. */
   maxAgeSec?: number | undefined;
-  /** RFC 6750 §3: the scope a request lacked (`insufficient_scope`). */
+  /** RFC 6750 §3: the scope the route needs (any 401) or the request lacked (`insufficient_scope`). */
   scope?: string | undefined;
 }
 
@@ -64,13 +66,14 @@ export function wwwAuthenticate(settings: ChallengeSettings, challenge: Challeng
       params += `, error_description="${challenge.description}"`;
     if (challenge.acrValues !== undefined) params += `, acr_values="${challenge.acrValues}"`;
     if (challenge.maxAgeSec !== undefined) params += `, max_age=${challenge.maxAgeSec}`;
-    if (challenge.scope !== undefined) params += `, scope="${challenge.scope}"`;
   }
+  // Not error information: a bare challenge names it too, in both schemes, as an MCP client reads it.
+  const scope = challenge.scope === undefined ? '' : `, scope="${challenge.scope}"`;
   const algorithms = settings.dpopAlgorithms ?? DPOP_ALGORITHMS;
   const scheme = algorithms === false ? 'Bearer' : (challenge.scheme ?? 'Bearer');
-  const bearer = `Bearer ${realm}${scheme === 'Bearer' ? params : ''}${metadata}`;
+  const bearer = `Bearer ${realm}${scheme === 'Bearer' ? params : ''}${scope}${metadata}`;
   if (algorithms === false) return bearer;
-  const dpop = `DPoP ${realm}${scheme === 'DPoP' ? params : ''}, algs="${algorithms.join(' ')}"${metadata}`;
+  const dpop = `DPoP ${realm}${scheme === 'DPoP' ? params : ''}${scope}, algs="${algorithms.join(' ')}"${metadata}`;
   return scheme === 'DPoP' ? `${dpop}, ${bearer}` : `${bearer}, ${dpop}`;
 }
 
@@ -138,7 +141,13 @@ export type UnauthorizedCode =
 export function unauthorizedHeaders(
   settings: ChallengeSettings,
   code: UnauthorizedCode,
-  options: { scheme?: 'Bearer' | 'DPoP' | undefined; description?: string; nonce?: string } = {},
+  options: {
+    scheme?: 'Bearer' | 'DPoP' | undefined;
+    description?: string | undefined;
+    nonce?: string;
+    /** The scope the route needs (RFC 6750 §3), to ask the authorization server for. */
+    scope?: string | undefined;
+  } = {},
 ): Record<string, string> {
   const error = code === 'unauthenticated' ? undefined : code;
   return {
@@ -146,6 +155,7 @@ export function unauthorizedHeaders(
       scheme: options.scheme,
       error,
       description: options.description,
+      scope: options.scope,
     }),
     ...(options.nonce === undefined ? {} : { 'DPoP-Nonce': options.nonce }),
   };
@@ -155,11 +165,12 @@ export function unauthorizedHeaders(
 export function unauthenticated(
   settings: ChallengeSettings,
   presented: boolean,
+  scope?: string,
 ): AuthenticationError {
   const code = presented ? 'invalid_token' : 'unauthenticated';
   return new AuthenticationError(401, code, {
     reason: presented ? 'credential_unresolved' : 'credential_missing',
-    headers: unauthorizedHeaders(settings, code),
+    headers: unauthorizedHeaders(settings, code, { scope }),
   });
 }
 
@@ -167,6 +178,7 @@ export function unauthenticated(
 export function fromTokenError(
   settings: ChallengeSettings,
   error: TokenError,
+  scope?: string,
 ): AuthenticationError {
   if (error.status === 503) {
     return new AuthenticationError(503, 'temporarily_unavailable', {
@@ -179,6 +191,7 @@ export function fromTokenError(
   const options = {
     scheme: error.scheme,
     description: error.description,
+    scope,
     ...(error.nonce === undefined ? {} : { nonce: error.nonce }),
   };
   return new AuthenticationError(401, error.oauthError, {
@@ -237,13 +250,34 @@ export function forbidden(
   return new AuthenticationError(403, 'forbidden', { reason, headers });
 }
 
+/**
+ * 403 for a permission not held: `insufficient_scope` naming it when an access token's scope
+ * left it out (a new token with that scope may hold it), else plain: the roles or an API key
+ * lack it, and asking for more scope cannot help (docs/api-contracts.md "Scope in challenges").
+ */
+export function permissionRefusal(
+  principal: Pick<Principal, 'authMethod' | 'scope'>,
+  permission: string,
+  options: { settings: ChallengeSettings; scheme?: 'Bearer' | 'DPoP' | undefined },
+): AuthenticationError {
+  const scopeAllows =
+    principal.scope.includes(API_SCOPE) || hasPermission(principal.scope, permission);
+  if (principal.authMethod !== 'jwt' || scopeAllows) return forbidden('permission_missing');
+  return forbidden('scope_missing', {
+    settings: options.settings,
+    scope: permission,
+    scheme: options.scheme,
+  });
+}
+
 /** Any authentication or authorization error as its answer; undefined for anything else. */
 export function authenticationErrorOf(
   settings: ChallengeSettings,
   error: unknown,
+  scope?: string,
 ): AuthenticationError | undefined {
   if (error instanceof AuthenticationError) return error;
-  if (error instanceof TokenError) return fromTokenError(settings, error);
+  if (error instanceof TokenError) return fromTokenError(settings, error, scope);
   if (error instanceof ForbiddenError) return forbidden('permission_missing');
   return undefined;
 }

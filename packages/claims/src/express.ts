@@ -53,7 +53,7 @@ export function expressAuth(server: Authenticator, options: ExpressAuthOptions =
       if (!auth) {
         const origin = `${req.protocol}://${req.get('host') ?? ''}`;
         const url = externalUrlOf(origin, req.originalUrl ?? req.url ?? '/', publicUrl);
-        auth = await server.authenticate(authRequestOf(req, url));
+        auth = await server.authenticate(authRequestOf(req, url), requirement);
         req.auth = auth;
         for (const [name, value] of Object.entries(auth.headers)) res.setHeader(name, value);
       }

@@ -40,7 +40,7 @@ export function koaAuth(server: Authenticator, options: KoaAuthOptions = {}) {
       let auth = ctx.state.auth;
       if (!auth) {
         const url = externalUrlOf(`${ctx.protocol}://${ctx.host}`, ctx.originalUrl, publicUrl);
-        auth = await server.authenticate(authRequestOf(ctx.req, url));
+        auth = await server.authenticate(authRequestOf(ctx.req, url), requirement);
         ctx.state.auth = auth;
         ctx.state.principal = auth.principal;
         for (const [name, value] of Object.entries(auth.headers)) ctx.set(name, value);

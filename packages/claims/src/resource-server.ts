@@ -8,6 +8,7 @@ import {
 import {
   authenticationErrorOf,
   forbidden,
+  permissionRefusal,
   stepUpError,
   unauthenticated,
   type ChallengeSettings,
@@ -57,7 +58,8 @@ export interface RouteRequirement {
 /** The framework-neutral core every adapter goes through; refusals throw AuthenticationError. */
 export interface Authenticator {
   readonly challenge: ChallengeSettings;
-  authenticate(request: AuthRequest): Promise<Authentication>;
+  /** With the route's requirement, its 401 challenges name the scope it needs (RFC 6750 §3). */
+  authenticate(request: AuthRequest, requirement?: RouteRequirement): Promise<Authentication>;
   /** Throws AuthenticationError unless `auth` meets `requirement`. */
   authorize(auth: Authentication, requirement: RouteRequirement): void;
 }
@@ -72,17 +74,26 @@ export interface AuthenticatorOptions {
   now?: (() => number) | undefined;
 }
 
+/** A requirement's OAuth scope, space-separated: its scopes and its permission, also a scope value. */
+export function requirementScope(requirement: RouteRequirement = {}): string | undefined {
+  const { permission, scopes = [] } = requirement;
+  const all = [...new Set([...scopes, ...(permission ? [permission] : [])])];
+  return all.length > 0 ? all.join(' ') : undefined;
+}
+
 export function createAuthenticator(options: AuthenticatorOptions): Authenticator {
   const resolve = chainResolvers(...options.resolvers);
   const challenge = options.challenge ?? {};
   const { nonces } = options;
   const now = options.now ?? Date.now;
 
-  const refusal = (error: unknown) => authenticationErrorOf(challenge, error) ?? error;
+  const refusal = (error: unknown, scope: string | undefined) =>
+    authenticationErrorOf(challenge, error, scope) ?? error;
 
   return {
     challenge,
-    async authenticate(request) {
+    async authenticate(request, requirement) {
+      const scope = requirementScope(requirement);
       let principal: Principal | undefined;
       let scheme: Authentication['scheme'];
       try {
@@ -90,9 +101,9 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
         // Parsed (and cached) by the resolver already when it holds a credential.
         scheme = resolveAuthorization(request.authorization)?.scheme;
       } catch (error) {
-        throw refusal(error);
+        throw refusal(error, scope);
       }
-      if (!principal) throw unauthenticated(challenge, request.authorization !== undefined);
+      if (!principal) throw unauthenticated(challenge, request.authorization !== undefined, scope);
       // The nonce rotates: every DPoP response hands out the current one (RFC 9449 §8.2).
       const headers: Record<string, string> =
         nonces && request.hasDpopHeader ? { 'DPoP-Nonce': await nonces.current() } : {};
@@ -101,7 +112,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     authorize(auth, requirement) {
       const { principal, scheme } = auth;
       if (requirement.permission && !hasPermission(principal.permissions, requirement.permission)) {
-        throw forbidden('permission_missing');
+        throw permissionRefusal(principal, requirement.permission, { settings: challenge, scheme });
       }
       const missing = requirement.scopes?.filter((scope) => !principal.scope.includes(scope));
       if (missing && missing.length > 0) {

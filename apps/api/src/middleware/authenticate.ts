@@ -8,7 +8,9 @@ import {
   type DpopRequest,
   type Principal,
   type ChallengeSettings,
+  type Permission,
   type PrincipalResolver,
+  type RouteRequirement,
 } from '@portcullis/claims';
 import { dpopRequestOf } from '../auth/dpop.js';
 import { withWriteActor } from '../data/write-actor.js';
@@ -52,34 +54,45 @@ class RequestCredentials implements AuthRequest {
   }
 }
 
+/** The authenticate middleware, and the same for a route that needs a permission. */
+export interface Authenticate extends Middleware<ApiState> {
+  /** Its 401 challenges name `permission` as the scope to ask for (RFC 6750 §3). */
+  requiring(permission: Permission): Middleware<ApiState>;
+}
+
 /** Resolves the credential into `ctx.state.principal` (packages/claims' createAuthenticator). */
 export function authenticate(
   resolvers: readonly PrincipalResolver[],
   options: AuthenticateOptions = {},
-): Middleware<ApiState> {
+): Authenticate {
   const authenticator = createAuthenticator({
     resolvers,
     nonces: options.nonces,
     challenge: options.challenge ?? {},
   });
   const { publicUrl } = options;
-  return async function authenticateRequest(ctx, next) {
-    if (
-      ctx.querystring !== '' &&
-      QUERY_CREDENTIALS.some((name) => Object.hasOwn(ctx.query, name))
-    ) {
-      throw new BadRequestError(
-        'invalid_request',
-        'credentials must be sent in the Authorization header',
+  const middlewareFor = (requirement?: RouteRequirement): Middleware<ApiState> =>
+    async function authenticateRequest(ctx, next) {
+      if (
+        ctx.querystring !== '' &&
+        QUERY_CREDENTIALS.some((name) => Object.hasOwn(ctx.query, name))
+      ) {
+        throw new BadRequestError(
+          'invalid_request',
+          'credentials must be sent in the Authorization header',
+        );
+      }
+      const { principal, headers } = await authenticator.authenticate(
+        new RequestCredentials(ctx, publicUrl),
+        requirement,
       );
-    }
-    const { principal, headers } = await authenticator.authenticate(
-      new RequestCredentials(ctx, publicUrl),
-    );
-    ctx.state.principal = principal;
-    for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
-    await withWriteActor(actorChain(principal), next);
-  };
+      ctx.state.principal = principal;
+      for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
+      await withWriteActor(actorChain(principal), next);
+    };
+  return Object.assign(middlewareFor(), {
+    requiring: (permission: Permission) => middlewareFor({ permission }),
+  });
 }
 
 /** The authenticated principal; routes without `authenticate` must not call this. */

@@ -2,7 +2,8 @@ import type { Middleware, ParameterizedContext } from 'koa';
 import type Router from '@koa/router';
 import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import {
-  requirePermission,
+  authorize,
+  permissionRefusal,
   resolveAuthorization,
   stepUpError,
   stepUpShortfall,
@@ -13,7 +14,7 @@ import {
 import type { ApiConfig } from '../config.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
 import { parseBody, parseQuery } from '../http/validate.js';
-import { principalOf, type ApiState } from '../middleware/authenticate.js';
+import { principalOf, type ApiState, type Authenticate } from '../middleware/authenticate.js';
 import { z } from './zod.js';
 import { ErrorSchema, StepUpErrorSchema, ValidationErrorSchema } from '../schemas/common.js';
 
@@ -21,7 +22,7 @@ import { ErrorSchema, StepUpErrorSchema, ValidationErrorSchema } from '../schema
 export interface ApiRouter {
   router: Router<ApiState>;
   registry: OpenAPIRegistry;
-  authenticate: Middleware<ApiState>;
+  authenticate: Authenticate;
   /** README "Step-up": whether step-up rules are enforced, and their configured values. */
   stepUp: ApiConfig['stepUp'];
   /** How the API presents itself in its challenges (errors.ts apiChallengeOf). */
@@ -37,7 +38,7 @@ export interface RouteSpec<P extends z.ZodObject, Q extends z.ZodObject, B exten
   operationId: string;
   summary: string;
   tags: string[];
-  /** The permission, enforced before the input is read; also the route's OAuth scope. */
+  /** The permission, enforced before the input is read; also the route's OAuth scope (its challenges name it). */
   permission?: Permission;
   /** The sign-in required besides the permission (README "Step-up"). Needs `permission`. */
   stepUp?: StepUpRule<P, Q, B>;
@@ -130,7 +131,10 @@ const NO_QUERY = z.strictObject({});
 
 export const SECURITY_SCHEMES = ['oauth2', 'bearerJwt', 'apiKey', 'sessionCookie'] as const;
 
-/** Authenticate, then the permission: a caller lacking it gets 403 whatever it sent (no 422/404). */
+/**
+ * Authenticate, then the permission: a caller lacking it gets 403 whatever it sent (no 422/404).
+ * Both refusals name the permission as the scope to ask for (docs/api-contracts.md "Scope in challenges").
+ */
 export function guardsOf(
   api: ApiRouter,
   permission: Permission | undefined,
@@ -140,10 +144,14 @@ export function guardsOf(
     ctx,
     next,
   ) {
-    requirePermission(principalOf(ctx), permission);
+    const principal = principalOf(ctx);
+    if (!authorize(principal, permission)) {
+      const scheme = resolveAuthorization(ctx.get('Authorization') || undefined)?.scheme;
+      throw permissionRefusal(principal, permission, { settings: api.challenge, scheme });
+    }
     await next();
   };
-  return [api.authenticate, requireRoutePermission];
+  return [api.authenticate.requiring(permission), requireRoutePermission];
 }
 
 /** RFC 9470: throws unless the sign-in meets `rule`; a credential with no user sign-in gets 403. */

@@ -1,6 +1,5 @@
-import type { Middleware } from 'koa';
 import { parseApiConfig, type ApiConfig } from '../config.js';
-import type { ApiState } from '../middleware/authenticate.js';
+import type { Authenticate } from '../middleware/authenticate.js';
 import type { RouteDeps } from '../routes/deps.js';
 import { createApiRoutes } from '../routes/index.js';
 import { buildOpenApiDocument } from './document.js';
@@ -22,9 +21,10 @@ function unavailable(name: string): unknown {
  * the result does not depend on the environment. Used to generate packages/client's types.
  */
 export function openApiDocument(config: ApiConfig = parseApiConfig({})): object {
-  const authenticate: Middleware<ApiState> = () => {
+  const inert = () => {
     throw new Error('openApiDocument: routes mounted only to describe them');
   };
+  const authenticate: Authenticate = Object.assign(inert, { requiring: () => inert });
   const api = createApiRoutes(config, unavailable('deps') as RouteDeps, authenticate);
   return buildOpenApiDocument(api.registry, config);
 }

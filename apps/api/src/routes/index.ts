@@ -1,9 +1,8 @@
-import type { Middleware } from 'koa';
 import Router from '@koa/router';
 import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { ApiConfig } from '../config.js';
 import { apiChallengeOf } from '../errors.js';
-import type { ApiState } from '../middleware/authenticate.js';
+import type { ApiState, Authenticate } from '../middleware/authenticate.js';
 import type { ApiRouter } from '../openapi/define-route.js';
 import { apiKeyRoutes } from './api-keys.js';
 import type { RouteDeps } from './deps.js';
@@ -28,7 +27,7 @@ import { usersRoutes } from './users.js';
 export function createApiRoutes(
   config: ApiConfig,
   deps: RouteDeps,
-  authenticate: Middleware<ApiState>,
+  authenticate: Authenticate,
 ): ApiRouter {
   const api: ApiRouter = {
     router: new Router<ApiState>(),
