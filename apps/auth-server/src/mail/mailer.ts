@@ -33,12 +33,17 @@ export interface Mailer {
    * the same whatever the composer will decide (docs/mail.md "Requests").
    */
   request(kind: string, recipient: string, payload: Record<string, unknown>): Promise<void>;
-  /** How the worker turns a request of `kind` into a mail, in one transaction with queueing it. */
-  composer(
-    kind: string,
-    compose: (payload: Record<string, unknown>, trx: DbTransaction) => Promise<Composed>,
-  ): void;
+  /**
+   * How the worker turns a request of `kind` into a mail: `compose` reads (outside any
+   * transaction: PGlite has one connection) and returns the writer of the mail, run in one
+   * transaction with queueing it; or undefined, and the request is dropped.
+   */
+  composer(kind: string, compose: Composer): void;
 }
+
+export type Composer = (
+  payload: Record<string, unknown>,
+) => Promise<((trx: DbTransaction) => Promise<MailMessage>) | undefined>;
 
 /** Hands one message to the SMTP server (or the development mailbox), once per call. */
 export interface MailTransport {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, DbTransaction } from '@portcullis/db';
 import type { Logger } from 'pino';
-import type { Composed, Mailer, MailMessage, MailTransport, SendOptions } from './mailer.js';
+import type { Composer, Mailer, MailMessage, MailTransport, SendOptions } from './mailer.js';
 
 /** How the outbox retries (docs/mail.md "Retries"). */
 export interface OutboxSettings {
@@ -41,8 +41,6 @@ interface OutboxRow {
   kind: string | null;
   payload: string | null;
 }
-
-type Composer = (payload: Record<string, unknown>, trx: DbTransaction) => Promise<Composed>;
 
 const SENT_KEPT_DAYS = 7;
 const PURGE_EVERY_MS = 60 * 60_000;
@@ -119,13 +117,14 @@ export function createMailOutbox(
     const composer = composers.get(row.kind!);
     if (!composer) throw new Error(`no composer for mail requests of kind ${row.kind}`);
     const payload = JSON.parse(row.payload ?? '{}') as Record<string, unknown>;
+    const write = await composer(payload);
     return db.transaction(async (trx) => {
-      const message = await composer(payload, trx);
       const held = trx('mail_outbox').where({ id: row.id, claimed_by: me });
-      if (!message) {
+      if (!write) {
         await held.delete();
         return undefined;
       }
+      const message = await write(trx);
       const mail = {
         recipient: message.to,
         subject: message.subject,

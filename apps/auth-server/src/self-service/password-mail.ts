@@ -1,5 +1,6 @@
 import type { AccountTokens, User } from '@portcullis/accounts';
-import type { Mailer } from '../mail/mailer.js';
+import type { DbTransaction } from '@portcullis/db';
+import type { Mailer, MailMessage } from '../mail/mailer.js';
 import type { Ui } from '../ui/index.js';
 
 export interface PasswordMailDeps {
@@ -16,16 +17,31 @@ const plain = { interpolation: { escapeValue: false } };
 export const interactionUid = (value: unknown): string | undefined =>
   typeof value === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(value) ? value : undefined;
 
-/** Issues a reset token (earlier ones stop working) and queues the mail with its link. */
-export async function mailResetLink(
-  deps: PasswordMailDeps,
-  input: { issuer: string; user: User; ui: Ui; forced?: boolean; interaction?: string | undefined },
-): Promise<void> {
+/** Issues a reset token (earlier ones stop working) and queues the mail with its link, in one transaction. */
+export async function mailResetLink(deps: PasswordMailDeps, input: ResetMailInput): Promise<void> {
+  await deps.mailer.sendWith((trx) => resetLinkMail(deps, input, trx));
+}
+
+export interface ResetMailInput {
+  issuer: string;
+  user: User;
+  ui: Ui;
+  forced?: boolean;
+  interaction?: string | undefined;
+}
+
+/** The reset mail for `input.user`, its token issued in `trx`: it commits with the queued mail. */
+export async function resetLinkMail(
+  deps: Pick<PasswordMailDeps, 'accountTokens' | 'ttlSeconds'>,
+  input: ResetMailInput,
+  trx: DbTransaction,
+): Promise<MailMessage> {
   const { ui, user } = input;
   const { token } = await deps.accountTokens.issue({
     purpose: 'password_reset',
     userId: user.id,
     ttlSeconds: deps.ttlSeconds,
+    trx,
   });
   const link = new URL('/password/reset', input.issuer);
   link.searchParams.set('token', token);
@@ -36,11 +52,11 @@ export async function mailResetLink(
     minutes: Math.floor(deps.ttlSeconds / 60),
     link: link.href,
   };
-  await deps.mailer.send({
+  return {
     to: user.email,
     subject: ui.t('password:resetMailSubject', vars),
     text: ui.t(input.forced ? 'password:forcedMail' : 'password:resetMail', vars),
-  });
+  };
 }
 
 /** "Your password was changed", with a link to reset it if it was not them. */

@@ -19,7 +19,7 @@ import type { LogoutEverywhere } from '../provider/subject-logout.js';
 import type { ProviderHost } from '../provider/provider-host.js';
 import { htmlHeaders } from '../security-headers.js';
 import type { Ui, UiFactory } from '../ui/index.js';
-import { interactionUid, mailPasswordChanged, mailResetLink } from './password-mail.js';
+import { interactionUid, mailPasswordChanged, resetLinkMail } from './password-mail.js';
 
 export interface PasswordRouteDeps {
   host: ProviderHost;
@@ -38,6 +38,9 @@ export interface PasswordRouteDeps {
   rolesOnVerification: string[] | undefined;
 }
 
+/** The outbox's kind of a /password/forgot request (its composer is registered below). */
+const RESET_REQUEST = 'password_reset_request';
+
 /** The forgot form's CSRF nonce: a cookie whose HMAC the form carries (double submit). */
 const NONCE_COOKIE = 'pw_nonce';
 
@@ -47,8 +50,16 @@ export function passwordRoutes(router: Router, deps: PasswordRouteDeps): void {
   const hmac = (purpose: string, value: string) =>
     createHmac('sha256', deps.csrfKey).update(`${purpose}:${value}`).digest('base64url');
   const issuer = () => deps.host.current.issuer;
-  // Work done after the answer, so an existing address is not slower to answer than an unknown one.
-  const background = new Set<Promise<void>>();
+  const mailDeps = { accountTokens: deps.accountTokens, ttlSeconds: deps.passwordResetTtl };
+  // The outbox's worker turns a queued request into its mail, after the answer (docs/mail.md).
+  deps.mailer.composer(RESET_REQUEST, async (payload) => {
+    const user = await deps.accounts.findByEmail(String(payload['email'] ?? ''));
+    // A disabled account gets nothing: a reset must not undo an administrator's decision.
+    if (!user || user.disabledAt !== null) return undefined;
+    const ui = deps.ui.of({ get: () => '' }, payload['language']);
+    const interaction = interactionUid(payload['interaction']);
+    return (trx) => resetLinkMail(mailDeps, { issuer: issuer(), user, ui, interaction }, trx);
+  });
 
   function show(ctx: Context, status: number, ui: Ui, title: string, body: string) {
     htmlHeaders(ctx, [], { ui });
@@ -165,21 +176,13 @@ ${interaction ? `<input type="hidden" name="interaction" value="${escapeHtml(int
       );
       return;
     }
-    const work = (async () => {
-      const user = await deps.accounts.findByEmail(email);
-      // A disabled account gets nothing: a reset must not undo an administrator's decision.
-      if (!user || user.disabledAt !== null) return;
-      await mailResetLink(
-        {
-          accountTokens: deps.accountTokens,
-          mailer: deps.mailer,
-          ttlSeconds: deps.passwordResetTtl,
-        },
-        { issuer: issuer(), user, ui, interaction },
-      );
-    })().catch((error: unknown) => deps.logger.error({ err: error }, 'password reset mail'));
-    background.add(work);
-    void work.finally(() => background.delete(work));
+    // Durable before the answer, and one same write whatever the address: the lookup, the
+    // token and the mail come after it, in the outbox's worker (docs/mail.md "Requests").
+    await deps.mailer.request(RESET_REQUEST, email, {
+      email,
+      language: ui.language,
+      ...(interaction ? { interaction } : {}),
+    });
     ctx.cookies.set(NONCE_COOKIE, null, { path: '/password' });
     show(
       ctx,

@@ -40,19 +40,23 @@ export function createVerificationMail(deps: VerificationMailDeps): Verification
   };
   const mail: VerificationMail = {
     async sendLink(user, { t, brand }, interaction) {
-      const { token } = await deps.accountTokens.issue({
-        purpose: 'email_verification',
-        userId: user.id,
-        email: user.email,
-        ttlSeconds: ttl,
-      });
-      const link = withInteraction(new URL('/signup/verify', deps.issuer), interaction);
-      link.searchParams.set('token', token);
-      const vars = { product: brand.productName, link: link.href, hours, ...plain };
-      await deps.mailer.send({
-        to: user.email,
-        subject: t('signup:verifyMailSubject', vars),
-        text: t('signup:verifyMailText', vars),
+      // The token and the mail that carries it commit together: no link without its mail.
+      await deps.mailer.sendWith(async (trx) => {
+        const { token } = await deps.accountTokens.issue({
+          purpose: 'email_verification',
+          userId: user.id,
+          email: user.email,
+          ttlSeconds: ttl,
+          trx,
+        });
+        const link = withInteraction(new URL('/signup/verify', deps.issuer), interaction);
+        link.searchParams.set('token', token);
+        const vars = { product: brand.productName, link: link.href, hours, ...plain };
+        return {
+          to: user.email,
+          subject: t('signup:verifyMailSubject', vars),
+          text: t('signup:verifyMailText', vars),
+        };
       });
     },
     async sendTaken(user, { t, brand }, interaction) {
