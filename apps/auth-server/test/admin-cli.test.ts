@@ -369,6 +369,27 @@ describe('npm run admin -- client:create: each flag gives the metadata it promis
     expect(after).not.toHaveProperty('token_exchange');
   });
 
+  test('--exchange-audience on a public client (--auth-method none) is refused: exit 1', async () => {
+    const clientId = `cli-${randomUUID()}`;
+    const run = await admin(
+      [
+        'client:create',
+        '--client-id',
+        clientId,
+        '--auth-method',
+        'none',
+        '--redirect-uri',
+        REDIRECT_URI,
+        '--exchange-audience',
+        'https://ledger.example.com',
+      ],
+      adminEnv(),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('token exchange is for clients that authenticate');
+    expect(await listed(clientId)).toBeUndefined();
+  });
+
   test('a refused registration exits 1 with the API’s error', async () => {
     const run = await admin(
       ['client:create', '--native', '--redirect-uri', 'http://127.0.0.1/cb'],

@@ -20,9 +20,11 @@ import {
   pkceSignIn,
   publicSpa,
   startTestAuthServer,
+  REDIRECT_URI,
   TEST_API_AUDIENCE,
   type TestAuthServer,
 } from '@portcullis/testing';
+import { toJsonb } from '@portcullis/db';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
@@ -332,5 +334,59 @@ describe('token exchange (RFC 8693)', () => {
     expect(off.status).toBe(200);
     expect(off.body['grant_types']).toEqual(['client_credentials']);
     expect(off.body['token_exchange']).toBeUndefined();
+  });
+
+  test('a public client is refused a token-exchange policy by the admin API', async () => {
+    const policy = { audiences: [ledgerUrl], impersonation: true };
+    const created = await t.admin('POST', '/admin/clients', {
+      token_endpoint_auth_method: 'none',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_exchange: policy,
+    });
+    expect([created.status, created.body['error']]).toEqual([422, 'validation_failed']);
+    expect(created.body['fields']).toMatchObject({
+      token_exchange: [expect.stringMatching(/clients that authenticate/)],
+    });
+    // Nor added later to one that exists.
+    const spa = await publicSpa(t);
+    const patched = await t.admin('PATCH', `/admin/clients/${spa.client_id}`, {
+      token_exchange: policy,
+    });
+    expect([patched.status, patched.body['error']]).toEqual([422, 'validation_failed']);
+    expect((await t.admin('GET', `/admin/clients/${spa.client_id}`)).body).not.toHaveProperty(
+      'token_exchange',
+    );
+  });
+
+  test('a public client stored with a policy (before the rule) is refused at /token: invalid_client', async () => {
+    const { tokens } = await userToken();
+    const clientId = `legacy-public-${Date.now()}`;
+    await t.database.db('clients').insert({
+      id: clientId,
+      metadata: toJsonb({
+        client_id: clientId,
+        token_endpoint_auth_method: 'none',
+        grant_types: [GRANT],
+        response_types: [],
+        redirect_uris: [],
+        token_exchange: { audiences: [ledgerUrl], impersonation: true },
+      }),
+    });
+    const res = await fetch(`${t.issuer}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: GRANT,
+        client_id: clientId,
+        subject_token: tokens.access_token,
+        subject_token_type: ACCESS_TOKEN,
+        resource: ledgerUrl,
+      }),
+    });
+    const body = (await res.json()) as Record<string, unknown>;
+    expect([res.status, body['error']]).toEqual([401, 'invalid_client']);
+    expect(body['error_description']).toMatch(/clients that authenticate/);
+    expect(body['access_token']).toBeUndefined();
   });
 });

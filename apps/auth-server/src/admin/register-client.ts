@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ClientMetadata, ClientsRepo } from '../data/clients-repo.js';
 import { withFapiDefaults } from '../provider/fapi.js';
 import { TOKEN_EXCHANGE_GRANT } from '../provider/grant-types.js';
+import { EXCHANGE_NEEDS_AUTHENTICATION, mayExchangeTokens } from '../provider/token-exchange.js';
 import { isHttpsOrLoopback } from '../provider/loopback.js';
 import { signsIdTokensWith } from '../provider/keys.js';
 import { hashClientSecret } from '../provider/extensions.js';
@@ -150,6 +151,11 @@ export async function updateClient(
     problem('redirect_uris', 'required for authorization_code');
   const type = next['application_type'] === 'native' ? 'native' : 'web';
   for (const message of redirectProblems(type, redirectUris)) problem('redirect_uris', message);
+  if (
+    next['token_exchange'] !== undefined &&
+    !mayExchangeTokens(next['token_endpoint_auth_method'])
+  )
+    problem('token_exchange', EXCHANGE_NEEDS_AUTHENTICATION);
   if (next['roles'] !== undefined && !grantTypes.includes('client_credentials'))
     problem('roles', 'only for client_credentials clients');
   if (Object.keys(fields).length > 0)

@@ -7,7 +7,11 @@ import {
   LEGACY_AUDIENCE,
 } from '../provider/client-assertion.js';
 import { DEVICE_GRANT, TOKEN_EXCHANGE_GRANT } from '../provider/grant-types.js';
-import { tokenExchangePolicySchema } from '../provider/token-exchange.js';
+import {
+  EXCHANGE_NEEDS_AUTHENTICATION,
+  mayExchangeTokens,
+  tokenExchangePolicySchema,
+} from '../provider/token-exchange.js';
 import { isHttpsOrLoopback, LOOPBACK_IPS } from '../provider/loopback.js';
 
 const GRANT_ALIASES: Record<string, string> = {
@@ -67,7 +71,7 @@ export const newClientSchema = z
       .optional(),
     client_name: clientName.optional(),
     redirect_uris: redirectUris.default([]),
-    post_logout_redirect_uris: z.array(z.url()).max(20).optional(),
+    post_logout_redirect_uris: redirectUris.optional(),
     grant_types: z.array(grantType).min(1).default(['authorization_code', 'refresh_token']),
     response_types: z.array(z.literal('code')).optional(),
     token_endpoint_auth_method: z.enum(CLIENT_AUTH_METHODS).default('client_secret_basic'),
@@ -153,8 +157,11 @@ export const newClientSchema = z
         message: 'required for authorization_code',
       });
     }
-    for (const message of redirectProblems(c.application_type ?? 'web', c.redirect_uris)) {
-      ctx.addIssue({ code: 'custom', path: ['redirect_uris'], message });
+    // Post-logout targets are redirects too: the same rules (README "Native apps").
+    for (const member of ['redirect_uris', 'post_logout_redirect_uris'] as const) {
+      for (const message of redirectProblems(c.application_type ?? 'web', c[member] ?? [])) {
+        ctx.addIssue({ code: 'custom', path: [member], message });
+      }
     }
     if (c.application_type === 'native' && !isPublic) {
       ctx.addIssue({
@@ -168,6 +175,13 @@ export const newClientSchema = z
         code: 'custom',
         path: ['introspection'],
         message: 'only for a confidential client (a resource server authenticates)',
+      });
+    }
+    if (c.token_exchange && !mayExchangeTokens(c.token_endpoint_auth_method)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['token_exchange'],
+        message: EXCHANGE_NEEDS_AUTHENTICATION,
       });
     }
     if (c.grant_types.includes(TOKEN_EXCHANGE_GRANT) && !c.token_exchange) {

@@ -39,7 +39,8 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
                 the token endpoint URL as aud (Authlib's default; not with --fapi;
                 see docs/security.md for the risk)
                 --exchange-audience: may exchange user tokens for this resource
-                (RFC 8693 token exchange; adds the grant); --impersonation: may ask
+                (RFC 8693 token exchange; adds the grant; only for a client that
+                authenticates, not --auth-method none); --impersonation: may ask
                 for tokens without act
   client:list
   client:update <client_id> [--name N] [--redirect-uri URI]... [--scope S] [--roles r1,r2]

@@ -69,6 +69,17 @@ export const tokenExchangePolicySchema = z
   })
   .strict();
 
+/**
+ * Token exchange is for clients that authenticate (docs/token-exchange.md): the registration
+ * schemas refuse a policy on a public client, the grant refuses one stored before that rule.
+ */
+export function mayExchangeTokens(tokenEndpointAuthMethod: unknown): boolean {
+  return tokenEndpointAuthMethod !== 'none';
+}
+
+export const EXCHANGE_NEEDS_AUTHENTICATION =
+  'token exchange is for clients that authenticate at the token endpoint, not public ones (token_endpoint_auth_method none)';
+
 export function policyOf(client: unknown): TokenExchangePolicy | undefined {
   const value = (client as { token_exchange?: unknown } | undefined)?.token_exchange;
   const parsed = tokenExchangePolicySchema.safeParse(value);
@@ -197,6 +208,12 @@ export function registerTokenExchange(provider: Provider, deps: TokenExchangeDep
   async function tokenExchange(ctx: TokenEndpointGrantContext) {
     const params = ctx.oidc.params as ExchangeParams;
     const { client } = ctx.oidc;
+    // RFC 6749 §5.2 invalid_client: "no client authentication included".
+    if (!mayExchangeTokens(client.tokenEndpointAuthMethod)) {
+      throw Object.assign(new errors.InvalidClientAuth(), {
+        error_description: EXCHANGE_NEEDS_AUTHENTICATION,
+      });
+    }
     const policy = policyOf(client);
     if (!policy) {
       throw new errors.UnauthorizedClient('this client is not registered for token exchange');
