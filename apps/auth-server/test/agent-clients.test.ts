@@ -271,6 +271,109 @@ describe('REGISTRATION=open', () => {
   });
 });
 
+describe('what a registration may set (one allow-list)', () => {
+  let t: TestAuthServer;
+  beforeAll(async () => {
+    t = await startTestAuthServer({ REGISTRATION: 'open', REGISTRATION_ROLES: 'viewer' });
+  });
+  afterAll(() => t.close());
+
+  const EXCHANGE = { token_exchange: { audiences: [TEST_API_AUDIENCE], impersonation: true } };
+
+  test('administrator-only settings are refused, anonymously and with an initial access token', async () => {
+    const token = (await t.admin('POST', '/admin/registration-tokens', {})).body
+      .initial_access_token as string;
+    const keyed = {
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: {
+        keys: [
+          {
+            kty: 'EC',
+            crv: 'P-256',
+            x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+            y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+          },
+        ],
+      },
+    };
+    const cases: Array<[Json, string | undefined]> = [
+      [EXCHANGE, undefined],
+      [EXCHANGE, token],
+      [{ ...keyed, ...EXCHANGE }, token],
+      [{ require_mfa: false }, token],
+      [{ signup: true }, undefined],
+      [{ fapi: '2.0' }, token],
+      [{ client_assertion_legacy_audience: true }, token],
+      [{ dynamic_registration: false }, undefined],
+      [{ software_statement: 'eyJ.e30.' }, undefined],
+    ];
+    for (const [extra, iat] of cases) {
+      const res = await register(t, { ...PUBLIC_CLIENT, ...extra }, iat);
+      const member = Object.keys(extra).at(-1)!;
+      expect([member, res.status, res.body.error]).toEqual([
+        member,
+        400,
+        'invalid_client_metadata',
+      ]);
+      expect(String(res.body.error_description)).toContain(member);
+    }
+    const clients = (await t.admin('GET', '/admin/clients')).body.items as Json[];
+    expect(clients.filter((c) => 'token_exchange' in c)).toEqual([]);
+  });
+
+  test('an RFC 7592 update may not add one either; reading and sending back the record works', async () => {
+    const created = await register(t, PUBLIC_CLIENT);
+    expect(created.status).toBe(201);
+    const uri = created.body['registration_client_uri'] as string;
+    const read = await fetch(uri, {
+      headers: { authorization: `Bearer ${String(created.body['registration_access_token'])}` },
+    });
+    const record = (await read.json()) as Json;
+    const {
+      registration_access_token: rat,
+      registration_client_uri: _uri,
+      client_id_issued_at: _issued,
+      ...metadata
+    } = record;
+    const put = (body: Json, bearer: unknown) =>
+      fetch(uri, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${String(bearer)}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const widen = await put({ ...metadata, ...EXCHANGE }, rat);
+    expect(widen.status).toBe(400);
+    expect(((await widen.json()) as Json)['error']).toBe('invalid_client_metadata');
+    const same = await put({ ...metadata, client_name: 'Renamed' }, rat);
+    expect(same.status).toBe(200);
+    const updated = (await same.json()) as Json;
+    expect(updated['client_name']).toBe('Renamed');
+    expect(updated).not.toHaveProperty('token_exchange');
+  });
+
+  test('post_logout_redirect_uris follow the redirect_uris rules', async () => {
+    for (const member of ['redirect_uris', 'post_logout_redirect_uris']) {
+      const refused = await register(t, {
+        ...PUBLIC_CLIENT,
+        [member]: ['http://evil.example/bye'],
+      });
+      expect([member, refused.status, refused.body.error]).toEqual([
+        member,
+        400,
+        'invalid_redirect_uri',
+      ]);
+      expect(refused.body.error_description).toBe(
+        `${member} must be https or http on a loopback address`,
+      );
+    }
+    const fine = await register(t, {
+      ...PUBLIC_CLIENT,
+      post_logout_redirect_uris: ['http://127.0.0.1:8976/bye', 'https://agent.example/bye'],
+    });
+    expect(fine.status).toBe(201);
+  });
+});
+
 describe('Client ID Metadata Documents', () => {
   let t: TestAuthServer;
   let docs: DocumentServer;
@@ -308,25 +411,81 @@ describe('Client ID Metadata Documents', () => {
     expect(docs.fetches.get('/agent.json')).toBe(1);
   });
 
-  test('refused: a document naming another client, a secret, a first-party claim, a wrong redirect', async () => {
-    const cases: Array<[string, Json]> = [
+  test('refused: a document naming another client, a secret, administrator-only settings, a wrong redirect', async () => {
+    const cases: Array<[string, Json, RegExp?]> = [
       ['/other.json', { client_id: `${docs.origin}/elsewhere.json` }],
       ['/secret.json', { token_endpoint_auth_method: 'client_secret_basic' }],
-      ['/first-party.json', { first_party: true }],
+      ['/first-party.json', { first_party: true }, /invalid_client_metadata: first_party/],
       ['/roles.json', { roles: ['admin'] }],
+      [
+        '/exchange.json',
+        { token_exchange: { audiences: [TEST_API_AUDIENCE] } },
+        /invalid_client_metadata: token_exchange/,
+      ],
+      [
+        '/logout.json',
+        { post_logout_redirect_uris: ['http://evil.example/bye'] },
+        /invalid_redirect_uri: post_logout_redirect_uris must be https or http on a loopback/,
+      ],
     ];
-    for (const [path, extra] of cases) {
+    for (const [path, extra, error = /invalid_client/] of cases) {
       const clientId = `${docs.origin}${path}`;
       docs.serve(path, documentOf(clientId, extra));
       const res = await authorize(t, clientId, REDIRECT);
       expect([path, res.status]).toEqual([path, 400]);
-      expect(await res.text()).toMatch(/invalid_client/);
+      expect(await res.text()).toMatch(error);
     }
     const clientId = `${docs.origin}/agent-redirect.json`;
     docs.serve('/agent-redirect.json', documentOf(clientId));
     const wrongRedirect = await authorize(t, clientId, 'http://127.0.0.1:8976/other');
     expect(wrongRedirect.status).toBe(400);
     expect(await wrongRedirect.text()).toMatch(/redirect_uri/);
+  });
+
+  test('a document slower than the fetch timeout: one fetch per /authorize, answered within the bound', async () => {
+    const clientId = `${docs.origin}/slow.json`;
+    docs.serve('/slow.json', documentOf(clientId), {}, { delayMs: 4000 });
+    const started = Date.now();
+    const res = await authorize(t, clientId, REDIRECT);
+    expect(res.status).toBe(400);
+    expect(await res.text()).toMatch(/invalid_client/);
+    // The fetch timeout is 2.5 s (oidc-provider's default); the error page must not fetch again.
+    expect(Date.now() - started).toBeLessThan(3500);
+    expect(docs.fetches.get('/slow.json')).toBe(1);
+  });
+
+  test('concurrent /authorize share one fetch of a document, also one that fails', async () => {
+    const okId = `${docs.origin}/shared.json`;
+    docs.serve(
+      '/shared.json',
+      documentOf(okId),
+      { 'cache-control': 'max-age=300' },
+      {
+        delayMs: 1000,
+      },
+    );
+    const ok = await Promise.all([1, 2, 3].map(() => authorize(t, okId, REDIRECT)));
+    expect(ok.map((r) => r.status)).toEqual([303, 303, 303]);
+    expect(docs.fetches.get('/shared.json')).toBe(1);
+
+    const failingId = `${docs.origin}/shared-slow.json`;
+    docs.serve('/shared-slow.json', documentOf(failingId), {}, { delayMs: 4000 });
+    const failed = await Promise.all([1, 2, 3].map(() => authorize(t, failingId, REDIRECT)));
+    expect(failed.map((r) => r.status)).toEqual([400, 400, 400]);
+    expect(docs.fetches.get('/shared-slow.json')).toBe(1);
+  });
+
+  test('Cache-Control: no-store or max-age=0 is held to the 30 s minimum', async () => {
+    for (const [path, cacheControl] of [
+      ['/no-store.json', 'no-store'],
+      ['/max-age-0.json', 'max-age=0'],
+    ] as const) {
+      const clientId = `${docs.origin}${path}`;
+      docs.serve(path, documentOf(clientId), { 'cache-control': cacheControl });
+      expect((await authorize(t, clientId, REDIRECT)).status).toBe(303);
+      expect((await authorize(t, clientId, REDIRECT)).status).toBe(303);
+      expect([path, docs.fetches.get(path)]).toEqual([path, 1]);
+    }
   });
 
   test('CLIENT_ID_METADATA_HOSTS limits where documents come from; off removes the feature', async () => {

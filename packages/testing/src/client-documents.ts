@@ -11,8 +11,13 @@ import { promisify } from 'node:util';
 export interface DocumentServer {
   /** `https://127.0.0.1:<port>`. */
   origin: string;
-  /** Serves `body` at `pathname` (with `headers`); returns the document's URL. */
-  serve(pathname: string, body: unknown, headers?: Record<string, string>): string;
+  /** Serves `body` at `pathname` (with `headers`, after `delayMs`); returns the document's URL. */
+  serve(
+    pathname: string,
+    body: unknown,
+    headers?: Record<string, string>,
+    options?: { delayMs?: number },
+  ): string;
   /** How many times each path was fetched. */
   fetches: Map<string, number>;
   close(): Promise<void>;
@@ -45,7 +50,10 @@ async function selfSignedCertificate(): Promise<{ key: string; cert: string }> {
 export async function startDocumentServer(): Promise<DocumentServer> {
   const { key, cert } = await selfSignedCertificate();
   tls.setDefaultCACertificates([...tls.getCACertificates('default'), cert]);
-  const documents = new Map<string, { body: string; headers: Record<string, string> }>();
+  const documents = new Map<
+    string,
+    { body: string; headers: Record<string, string>; delayMs: number }
+  >();
   const fetches = new Map<string, number>();
   const server = createServer({ key, cert }, (req, res) => {
     const pathname = new URL(req.url ?? '/', 'https://127.0.0.1').pathname;
@@ -55,15 +63,18 @@ export async function startDocumentServer(): Promise<DocumentServer> {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/json', ...doc.headers }).end(doc.body);
+    const answer = () =>
+      res.writeHead(200, { 'content-type': 'application/json', ...doc.headers }).end(doc.body);
+    if (doc.delayMs > 0) setTimeout(answer, doc.delayMs);
+    else answer();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     origin,
     fetches,
-    serve(pathname, body, headers = {}) {
-      documents.set(pathname, { body: JSON.stringify(body), headers });
+    serve(pathname, body, headers = {}, { delayMs = 0 } = {}) {
+      documents.set(pathname, { body: JSON.stringify(body), headers, delayMs });
       return `${origin}${pathname}`;
     },
     async close() {

@@ -1,7 +1,7 @@
 import type { Client, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { AgentClientSettings } from './agent-settings.js';
 import { LOOPBACK_HOSTS } from './loopback.js';
-import { DYNAMIC_MARK } from './registration.js';
+import { assertSelfRegisteredMetadata, DYNAMIC_MARK } from './registration.js';
 
 // OAuth Client ID Metadata Documents (README "Client ID Metadata Documents", docs/agents.md):
 // oidc-provider fetches and checks the document; here is what Portcullis allows of it.
@@ -19,13 +19,11 @@ export function hostAllowed(hosts: readonly string[], url: URL): boolean {
   );
 }
 
-/** Public clients only, with nothing an administrator alone may grant. */
+/** Public clients only, with nothing an administrator alone may grant (the registration allow-list). */
 function isPlainPublicClient(client: Client): boolean {
   const m = client.metadata() as Record<string, unknown>;
-  if (m['token_endpoint_auth_method'] !== 'none') return false;
-  if (m['first_party'] === true || m['introspection'] === true || m[DYNAMIC_MARK] === true) {
-    return false;
-  }
+  assertSelfRegisteredMetadata(m);
+  if (m['token_endpoint_auth_method'] !== 'none' || m[DYNAMIC_MARK] === true) return false;
   if (Array.isArray(m['roles']) && m['roles'].length > 0) return false;
   const grants = (m['grant_types'] as string[] | undefined) ?? ['authorization_code'];
   return grants.every((g) => PUBLIC_GRANT_TYPES.has(g));

@@ -12,6 +12,7 @@ import { introspectApiJwts, type JwtIntrospectionOptions } from './introspection
 import { describeRefusals } from './refusal-descriptions.js';
 import { auditRegistrations } from './registration.js';
 import { claimJtiOnce } from './replay-detection.js';
+import { memoizeInRequest } from './request-memo.js';
 import { advertiseResponseModes, removeFormPost } from './response-modes.js';
 import { reportGrantedScope } from './token-scope.js';
 import { acceptApiTokensAtUserinfo } from './userinfo.js';
@@ -40,7 +41,12 @@ function reuseClientInstances(provider: Provider, clients: ClientsRepo): void {
       typeof id === 'string' && id !== '' ? await clients.findMetadata(id) : undefined;
     const known = metadata && instances.get(metadata);
     if (known) return known;
-    const client = await find(id);
+    // A client metadata document: fetched once per request even when it fails (the
+    // authorization error handler looks the client up again), docs/agents.md.
+    const client =
+      !metadata && typeof id === 'string' && id.startsWith('https://')
+        ? await memoizeInRequest(`client-document:${id}`, () => find(id), { keepFailure: true })
+        : await find(id);
     if (metadata && client) instances.set(metadata, client);
     return client;
   };

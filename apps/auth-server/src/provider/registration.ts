@@ -3,6 +3,7 @@ import { API_SCOPE, API_SCOPES } from '@portcullis/claims';
 import type { Middleware } from 'koa';
 import { errors, type Configuration, type KoaContextWithOIDC, type Provider } from 'oidc-provider';
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import type { AuditRepo } from '../data/audit-repo.js';
 import type { AgentClientSettings } from './agent-settings.js';
 import { isHttpsOrLoopback } from './loopback.js';
@@ -39,9 +40,77 @@ function scopeOffered(offered: readonly string[], scope: string): boolean {
   return offered.includes(scope) || (offered.includes(API_SCOPE) && API_SCOPES.includes(scope));
 }
 
+const strings = z.array(z.string());
+const uri = z.string();
+/** Redirect targets of a client nobody registered by hand: https, or http on a loopback host. */
+const redirectTargets = (member: string) =>
+  strings.refine((uris) => uris.every((u) => isHttpsOrLoopback(u)), {
+    message: `${member} must be https or http on a loopback address`,
+  });
+const REDIRECT_MEMBERS: ReadonlySet<PropertyKey> = new Set([
+  'redirect_uris',
+  'post_logout_redirect_uris',
+]);
+
+/**
+ * The one allow-list of what may come from outside: a registration (RFC 7591/7592) and a
+ * client metadata document. RFC 7591 §2 metadata, the OpenID and RFC 9126/9396/9449 members
+ * this server offers, `roles` within REGISTRATION_ROLES, and what the server itself set
+ * (echoed back on an RFC 7592 update). Anything else is refused (docs/agents.md).
+ */
+export const selfRegisteredMetadataSchema = z.strictObject({
+  client_id: z.string().optional(),
+  client_id_issued_at: z.number().optional(),
+  client_name: z.string().optional(),
+  client_uri: uri.optional(),
+  logo_uri: uri.optional(),
+  tos_uri: uri.optional(),
+  policy_uri: uri.optional(),
+  contacts: strings.optional(),
+  software_id: z.string().optional(),
+  software_version: z.string().optional(),
+  redirect_uris: redirectTargets('redirect_uris').optional(),
+  post_logout_redirect_uris: redirectTargets('post_logout_redirect_uris').optional(),
+  grant_types: strings.optional(),
+  response_types: strings.optional(),
+  response_modes: strings.optional(),
+  scope: z.string().optional(),
+  token_endpoint_auth_method: z.string().optional(),
+  token_endpoint_auth_signing_alg: z.string().optional(),
+  jwks: z.unknown().optional(),
+  jwks_uri: uri.optional(),
+  application_type: z.enum(['web', 'native']).optional(),
+  id_token_signed_response_alg: z.string().optional(),
+  subject_type: z.string().optional(),
+  require_auth_time: z.boolean().optional(),
+  default_max_age: z.number().optional(),
+  dpop_bound_access_tokens: z.boolean().optional(),
+  require_pushed_authorization_requests: z.boolean().optional(),
+  authorization_details_types: strings.optional(),
+  roles: strings.optional(),
+  [DYNAMIC_MARK]: z.literal(true).optional(),
+});
+
+/** Throws oidc-provider's RFC 7591 §3.2.2 error for the first member outside the allow-list. */
+export function assertSelfRegisteredMetadata(metadata: unknown): void {
+  const parsed = selfRegisteredMetadataSchema.safeParse(metadata);
+  if (parsed.success) return;
+  const issue = parsed.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    refuse(`${issue.keys.join(', ')}: not client metadata a registration may set`);
+  }
+  const member = String(issue.path[0]);
+  if (REDIRECT_MEMBERS.has(member)) {
+    throw Object.assign(new errors.InvalidRedirectUri(), { error_description: issue.message });
+  }
+  refuse(`${member}: ${issue.message}`);
+}
+
 /** What any dynamically registered client may be: the operator's scopes, grant types and roles. */
 function dynamicPolicy(settings: Settings) {
-  return function applyDynamicPolicy(_ctx: KoaContextWithOIDC, p: Properties): void {
+  return function applyDynamicPolicy(ctx: KoaContextWithOIDC, p: Properties): void {
+    // What the client sent (p adds client_id and secrets of the server's own).
+    assertSelfRegisteredMetadata(ctx.oidc.body);
     if (p['scope'] === undefined) p['scope'] = settings.scopes.join(' ');
     if (typeof p['scope'] !== 'string') refuse('scope must be a string');
     const scope = p['scope'].split(' ').filter(Boolean);
@@ -58,9 +127,6 @@ function dynamicPolicy(settings: Settings) {
     const roleRefused = roles.find((r) => !settings.roles.includes(r));
     if (roleRefused) refuse(`role ${roleRefused} is not offered to registered clients`);
 
-    if (p['first_party'] === true) refuse('first_party is set by an administrator only');
-    if (p['introspection'] === true) refuse('introspection is set by an administrator only');
-
     // No stored secrets: the clients table keeps hashes the registration endpoint cannot write.
     p['token_endpoint_auth_method'] ??= 'none';
     if (!NO_SECRET_METHODS.includes(String(p['token_endpoint_auth_method']))) {
@@ -68,16 +134,6 @@ function dynamicPolicy(settings: Settings) {
     }
     delete p['client_secret'];
     delete p['client_secret_expires_at'];
-
-    const redirects = p['redirect_uris'] === undefined ? [] : p['redirect_uris'];
-    const redirectRefused = stringsOf(redirects, 'redirect_uris').find(
-      (uri) => !isHttpsOrLoopback(uri),
-    );
-    if (redirectRefused) {
-      throw Object.assign(new errors.InvalidRedirectUri(), {
-        error_description: 'redirect_uris must be https or http on a loopback address',
-      });
-    }
     p[DYNAMIC_MARK] = true;
   };
 }

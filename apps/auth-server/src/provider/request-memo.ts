@@ -17,16 +17,24 @@ function ofRequest<V>(store: WeakMap<object, Map<string, V>>): Map<string, V> | 
   return map;
 }
 
-/** One load per key within one request; nothing outlives it, outside a request every call loads. */
-export function memoizeInRequest<T>(key: string, load: () => Promise<T>): Promise<T> {
+/**
+ * One load per key within one request; nothing outlives it, outside a request every call loads.
+ * A failed load is retried on the next call unless `keepFailure` (a slow fetch that timed out).
+ */
+export function memoizeInRequest<T>(
+  key: string,
+  load: () => Promise<T>,
+  { keepFailure = false } = {},
+): Promise<T> {
   const memo = ofRequest(memos);
   if (!memo) return load();
   let value = memo.get(key) as Promise<T> | undefined;
   if (!value) {
     value = load();
     memo.set(key, value);
-    // A failed load is not remembered: a retry within the request loads again.
-    value.catch(() => memo.delete(key));
+    value.catch(() => {
+      if (!keepFailure) memo.delete(key);
+    });
   }
   return value;
 }
