@@ -23,7 +23,7 @@ import type { UserSessionsRepo } from './data/user-sessions-repo.js';
 import type { Mfa } from './mfa/index.js';
 import type { DeviceGuard } from './provider/device-guard.js';
 import { trustProxyAs, type ProviderHost } from './provider/provider-host.js';
-import type { LogoutEverywhere } from './provider/subject-logout.js';
+import type { EndCredentials } from './self-service/end-credentials.js';
 import { createAuthRoutes, providerPaths } from './routes.js';
 import { baseHeaders } from './security-headers.js';
 import type { UiFactory } from './ui/index.js';
@@ -73,8 +73,10 @@ export interface AuthAppParts {
   accountTokens: AccountTokens;
   /** ACCOUNT_MAIL_*: requests that mail someone, per IP and per address. */
   mailRequestLimiter: MailRequestLimiter;
-  /** Ends every session and token of a user (provider/subject-logout.ts). */
-  logoutEverywhere: LogoutEverywhere;
+  /** What a change of credential or owner ends, for every door (self-service/end-credentials.ts). */
+  endCredentials: EndCredentials;
+  /** Transactions that write a link's token and queue the mails carrying it together. */
+  db: Pick<Db, 'transaction'>;
   /** The self-service policy (SIGNUP*, PASSWORD_RESET_TTL, …). */
   selfService: AuthConfig['selfService'];
   /** A user's live sessions and grants (account/). */

@@ -59,6 +59,7 @@ export function createAuthRoutes(parts: AuthAppParts) {
     csrfToken: (uid) => csrfToken(csrfKey, uid),
     checkCsrf: (uid, presented) => checkCsrf(csrfKey, uid, presented),
     ui: parts.ui,
+    endCredentials: parts.endCredentials,
   });
   // /account/{password,email,sessions,apps,data,close} (account/).
   selfServiceRoutes(pages, { ...parts, csrfKey });
@@ -82,7 +83,7 @@ export function createAuthRoutes(parts: AuthAppParts) {
     audit: parts.audit,
     mailer: parts.mailer,
     mailRequestLimiter: parts.mailRequestLimiter,
-    logoutEverywhere: parts.logoutEverywhere,
+    endCredentials: parts.endCredentials,
     ui: parts.ui,
     logger: parts.logger,
     csrfKey,

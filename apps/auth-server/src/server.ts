@@ -36,6 +36,7 @@ import { createKeyManager } from './provider/keys.js';
 import { createProviderHost, type ProviderHost } from './provider/provider-host.js';
 import { createLogoutEverywhere } from './provider/subject-logout.js';
 import { loadSecrets } from './secrets.js';
+import { createEndCredentials } from './self-service/end-credentials.js';
 import { createVerificationMail } from './self-service/signup-mail.js';
 import { createUi } from './ui/index.js';
 import { DependencyUnavailableError } from './unavailable.js';
@@ -259,7 +260,12 @@ export async function startAuthServer(
     },
   });
 
-  const logoutEverywhere = createLogoutEverywhere(denyList, deps.now);
+  // The one list of what a reset, a new password or owner, a disabled account ends.
+  const endCredentials = createEndCredentials({
+    host,
+    logoutEverywhere: createLogoutEverywhere(denyList, deps.now),
+    accountTokens: repos.accountTokens,
+  });
   let adminUrl = '';
   const checkReady = createReadinessCheck(
     {
@@ -312,7 +318,8 @@ export async function startAuthServer(
       unavailable: (cause) => new DependencyUnavailableError('rate-limit store', cause),
     }),
     selfService: config.selfService,
-    logoutEverywhere,
+    endCredentials,
+    db,
     userSessions: repos.userSessions,
     personalData: repos.personalData,
     openRegistration: openRegistration(
@@ -343,6 +350,7 @@ export async function startAuthServer(
       httpsJwksUriOnly: config.env === 'production',
       mfa,
       denyList,
+      endCredentials,
       userSessions: repos.userSessions,
       registration: config.agentClients.registration,
       roles: repos.roles,
@@ -365,7 +373,6 @@ export async function startAuthServer(
           ui,
           issuer: () => host.current.issuer,
         },
-        logoutEverywhere,
       },
     },
     logger,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import {
+  accountSignIn,
   browser,
   browserLogin,
   createUser,
@@ -149,6 +150,37 @@ describe('forgotten password', () => {
 
     const audit = await t.admin('GET', `/admin/audit?kind=password_reset`);
     expect(JSON.stringify(audit.body)).toContain('self_service');
+  });
+
+  test('a reset by the mailed link ends a pending e-mail change: its confirm link is refused', async () => {
+    const owner = await createUser(t);
+    // Someone holding the password asks to move the account to their address.
+    const thief = browser();
+    const page = await accountSignIn(t, thief, owner);
+    const stolen = `thief-${owner.id.slice(0, 8)}@example.com`;
+    const asked = await thief.postForm(`${t.issuer}/account/email`, {
+      csrf: csrfOf(page),
+      email: stolen,
+      current_password: owner.password,
+    });
+    expect(asked.status).toBe(200);
+    const confirmLink = (await mailbox.next(stolen)).links.find((l) =>
+      l.includes('/account/email/confirm'),
+    )!;
+    expect((await mailbox.next(owner.email)).subject).toContain('change of your e-mail address');
+
+    // The owner takes the account back through the mailed link.
+    await forgot(browser(), owner.email);
+    expect((await reset(browser(), await resetLink(owner.email), NEW_PASSWORD)).status).toBe(200);
+
+    const token = new URL(confirmLink).searchParams.get('token')!;
+    expect((await thief.get(confirmLink)).status).toBe(400);
+    const confirmed = await thief.postForm(`${t.issuer}/account/email/confirm`, { token });
+    expect(confirmed.status).toBe(400);
+    expect(await confirmed.text()).toContain('expired or was already used');
+    const row = await t.database.db('users').where({ id: owner.id }).first();
+    expect(row.email).toBe(owner.email);
+    expect(await signsIn(owner.email, NEW_PASSWORD)).toBe(true);
   });
 
   test("a reset proves the address: an unverified sign-up (another's, perhaps) is verified with the owner's password", async () => {

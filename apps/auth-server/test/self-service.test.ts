@@ -6,11 +6,13 @@ import {
   browser,
   createUser,
   discover,
+  enrolTotp,
   pkceSignIn,
   publicSpa,
   REDIRECT_URI,
   startMailbox,
   startTestAuthServer,
+  totpCode,
   type Browser,
   type Mailbox,
   type TestAuthServer,
@@ -181,6 +183,8 @@ describe('change e-mail', () => {
     const { res } = await requestChange(user, address);
     expect(res.status).toBe(200);
     expect(await res.text()).toContain(`We sent a link to ${address}`);
+    const notice = await mailbox.next(user.email);
+    expect(notice.subject).toBe('A change of your e-mail address was requested');
     const mail = await mailbox.next(address);
     const link = mail.links.find((l) => l.includes('/account/email/confirm'))!;
     expect(link).toMatch(new RegExp(`^${t.issuer}/account/email/confirm\\?token=`));
@@ -198,6 +202,8 @@ describe('change e-mail', () => {
     const old = await mailbox.next(user.email);
     expect(old.subject).toBe('Your e-mail address was changed');
     expect(old.text).toContain(address);
+    // How to recover, should it not have been the owner.
+    expect(old.links).toContain(`${t.issuer}/password/forgot`);
     const row = await t.database.db('users').where({ id: user.id }).first();
     expect(row).toMatchObject({ email: address, email_verified_at: expect.any(Date) });
     await expect(
@@ -259,6 +265,167 @@ describe('change e-mail', () => {
     expect((await post({ email: other.email, current_password: user.password })).status).toBe(409);
     expect(mailbox.to(address)).toHaveLength(0);
   });
+});
+
+// docs/security.md "What a recovery ends": each door of the account page and of the mail.
+describe('what a change of credential or owner ends', () => {
+  const newAddress = () => `new-${Math.random().toString(36).slice(2, 10)}@example.com`;
+
+  /** Someone holding the password asks, in their browser, to move the account to their address. */
+  async function thiefAsksForAddress(user: User) {
+    const thief = await atAccountPage(user);
+    const address = newAddress();
+    const res = await thief.b.postForm(`${t.issuer}/account/email`, {
+      csrf: thief.csrf,
+      email: address,
+      current_password: user.password,
+    });
+    expect(res.status).toBe(200);
+    const link = (await mailbox.next(address)).links.find((l) =>
+      l.includes('/account/email/confirm'),
+    )!;
+    const notice = await mailbox.next(user.email);
+    return { thief: thief.b, address, token: new URL(link).searchParams.get('token')!, notice };
+  }
+
+  const confirm = (token: string) =>
+    browser().postForm(`${t.issuer}/account/email/confirm`, { token });
+
+  test('the old address is told at once, with a link that cancels the change while it is pending', async () => {
+    const user = await createUser(t);
+    const { thief, address, token, notice } = await thiefAsksForAddress(user);
+    expect(notice.subject).toBe('A change of your e-mail address was requested');
+    expect(notice.text).toContain(address);
+    const cancel = notice.links.find((l) => l.includes('/account/email/cancel?token='))!;
+    expect(cancel.startsWith(`${t.issuer}/account/email/cancel?token=`)).toBe(true);
+
+    // A scanner's GETs use nothing up; the page asks with a button.
+    const owner = browser();
+    expect((await owner.get(cancel)).status).toBe(200);
+    const shown = await (await owner.get(cancel)).text();
+    expect(shown).toContain(address);
+    const cancelToken = /name="token" value="([^"]+)"/.exec(shown)![1]!;
+    const cancelled = await owner.postForm(`${t.issuer}/account/email/cancel`, {
+      token: cancelToken,
+    });
+    expect(cancelled.status).toBe(200);
+    const page = await cancelled.text();
+    expect(page).toContain(`your address stays ${user.email}`);
+    expect(page).toContain('href="/password/forgot"');
+
+    // The change is dead, and so is the session of whoever asked for it.
+    expect((await confirm(token)).status).toBe(400);
+    const row = await t.database.db('users').where({ id: user.id }).first();
+    expect(row.email).toBe(user.email);
+    expect((await thief.get(`${t.issuer}/account/sessions`)).status).toBe(401);
+    // Once only.
+    const again = await owner.postForm(`${t.issuer}/account/email/cancel`, { token: cancelToken });
+    expect(again.status).toBe(400);
+    expect((await owner.get(cancel)).status).toBe(400);
+    expect(await auditKinds(user.id)).toEqual(
+      expect.arrayContaining(['email_change_requested', 'email_change_cancelled']),
+    );
+  });
+
+  test('the notice and the cancel page in German for a German browser', async () => {
+    const user = await createUser(t);
+    const b = browser();
+    const page = await accountSignIn(t, b, user);
+    const address = newAddress();
+    const res = await b.request(`${t.issuer}/account/email`, {
+      method: 'POST',
+      headers: {
+        'accept-language': 'de',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({
+        csrf: csrfOf(page),
+        email: address,
+        current_password: user.password,
+      }).toString(),
+    });
+    expect(res.status).toBe(200);
+    const notice = await mailbox.next(user.email);
+    expect(notice.subject).toBe('Eine Änderung Ihrer E-Mail-Adresse wurde angefordert');
+    const cancel = notice.links.find((l) => l.includes('/account/email/cancel?token='))!;
+    const shown = await browser().request(cancel, { headers: { 'accept-language': 'de' } });
+    expect(await shown.text()).toContain('Änderung abbrechen');
+  });
+
+  test('a confirmed change ends the other sessions and tokens; the confirming browser stays', async () => {
+    const user = await createUser(t);
+    const other = await inAnApp(user);
+    await sleep(5);
+    const { b, csrf } = await atAccountPage(user);
+    const address = newAddress();
+    await b.postForm(`${t.issuer}/account/email`, {
+      csrf,
+      email: address,
+      current_password: user.password,
+    });
+    const link = (await mailbox.next(address)).links.find((l) =>
+      l.includes('/account/email/confirm'),
+    )!;
+    const confirmed = await b.postForm(`${t.issuer}/account/email/confirm`, {
+      token: new URL(link).searchParams.get('token')!,
+    });
+    expect(confirmed.status).toBe(200);
+    expect((await b.get(`${t.issuer}/account/sessions`)).status).toBe(200);
+    expect(await refreshes(other.tokens.refresh_token!)).toBe(false);
+    expect(await stillSignedIn(other.b)).toBe(false);
+  });
+
+  const doors: [string, (user: User, b: Browser) => Promise<Response>][] = [
+    [
+      'a password change',
+      async (user, b) => {
+        const page = await (await b.get(`${t.issuer}/account/password`)).text();
+        return b.postForm(`${t.issuer}/account/password`, {
+          csrf: csrfOf(page),
+          current_password: user.password,
+          new_password: 'a brand new passphrase',
+        });
+      },
+    ],
+    [
+      'signing out everywhere else',
+      async (_user, b) => {
+        const page = await (await b.get(`${t.issuer}/account/sessions`)).text();
+        const res = await b.postForm(`${t.issuer}/account/sessions/end-others`, {
+          csrf: csrfOf(page),
+        });
+        expect(await res.clone().text()).toContain('You are signed out everywhere else');
+        return res;
+      },
+    ],
+    [
+      'removing the authenticator app',
+      async (user, b) => {
+        const { secret } = await enrolTotp(t, b, user);
+        // With a factor, the account page wants it: the next period's code (the first is used).
+        const page = await accountSignIn(t, b, user, () => totpCode(secret, Date.now() + 30_000));
+        return b.postForm(`${t.issuer}/account/totp/remove`, { csrf: csrfOf(page) });
+      },
+    ],
+  ];
+
+  test.each(doors)(
+    '%s ends the other sessions, tokens and a pending e-mail change; this browser stays',
+    async (_door, walkThrough) => {
+      const user = await createUser(t);
+      const other = await inAnApp(user);
+      const { thief, token } = await thiefAsksForAddress(user);
+      await sleep(5);
+      const { b } = await atAccountPage(user);
+      expect((await walkThrough(user, b)).status).toBe(200);
+
+      expect((await b.get(`${t.issuer}/account/sessions`)).status).toBe(200);
+      expect(await refreshes(other.tokens.refresh_token!)).toBe(false);
+      expect(await stillSignedIn(other.b)).toBe(false);
+      expect((await thief.get(`${t.issuer}/account/sessions`)).status).toBe(401);
+      expect((await confirm(token)).status).toBe(400);
+    },
+  );
 });
 
 describe('sessions and apps', () => {

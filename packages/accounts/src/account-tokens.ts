@@ -2,7 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Db, DbTransaction } from '@portcullis/db';
 
 /** What a mailed link or code is for; each is checked against its own purpose only. */
-export type TokenPurpose = 'password_reset' | 'email_verification' | 'email_change';
+export type TokenPurpose =
+  | 'password_reset'
+  | 'email_verification'
+  | 'email_change'
+  /** The old address's link that cancels a pending e-mail change. */
+  | 'email_change_cancel';
 
 export interface IssuedToken {
   /** The secret that goes in the mail; only its digest is stored. */

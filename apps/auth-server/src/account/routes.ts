@@ -3,7 +3,6 @@ import { PasswordPolicyError } from '@portcullis/accounts';
 import { isUniqueViolation } from '@portcullis/db';
 import { constantTimeEqual } from '@portcullis/observability';
 import type { Context } from 'koa';
-import type { Session } from 'oidc-provider';
 import { z } from 'zod';
 import type { AuthAppParts } from '../app.js';
 import { formBody } from '../form-body.js';
@@ -12,8 +11,10 @@ import { createAccountOf, type AccountUser } from '../mfa/account-routes.js';
 import { htmlHeaders } from '../security-headers.js';
 import type { Translate, Ui } from '../ui/index.js';
 import {
+  cancelEmailPage,
   closePage,
   confirmEmailPage,
+  emailCancelledPage,
   emailPage,
   messagePage,
   passwordPage,
@@ -33,7 +34,8 @@ export type SelfServiceParts = Pick<
   | 'mailer'
   | 'accountTokens'
   | 'mailRequestLimiter'
-  | 'logoutEverywhere'
+  | 'endCredentials'
+  | 'db'
   | 'selfService'
   | 'signInLimiter'
   | 'userSessions'
@@ -114,28 +116,6 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
     }
   }
 
-  /**
-   * After a logout everywhere, this browser stays signed in: its session gets a new id,
-   * stored (issued) after the cut-off, keeping its sign-in time; the grants it held are cut.
-   */
-  async function keepSignedIn(ctx: Context, session: Session): Promise<void> {
-    const ttl = session.exp - Math.floor(Date.now() / 1000);
-    if (!session.accountId || !(ttl > 0)) return;
-    const provider = parts.host.current;
-    session.resetIdentifier();
-    session.authorizations = {};
-    await session.save(ttl);
-    const { cookies } = provider.createContext(ctx.req, ctx.res);
-    if (ctx.secure) cookies.secure = true;
-    cookies.set(provider.cookieName('session'), session.jti, {
-      httpOnly: true,
-      sameSite: 'lax',
-      signed: true,
-      secure: ctx.secure,
-      expires: new Date(session.exp * 1000),
-    });
-  }
-
   /** Announced as oidc-provider announces a revocation: the deny list stops its access tokens. */
   const announceRevoked = (ctx: Context, grantIds: string[]) => {
     for (const grantId of grantIds) parts.host.current.emit('grant.revoked', ctx, grantId);
@@ -173,17 +153,13 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
       html(ctx, status, passwordPage(ui, { csrf: account.csrf, error }));
     if (!(await currentPasswordOk(ctx, account, refuse))) return;
     const { user } = account;
-    // Read before the cut-off: after it, the guard refuses this session too.
-    const session = await parts.host.current.Session.get(ctx);
     try {
       await parts.accounts.setPassword(user.id, field(ctx, 'new_password'));
     } catch (error) {
       if (!(error instanceof PasswordPolicyError)) throw error;
       return refuse(400, t('account:passwordRefused', { reason: error.message }));
     }
-    await parts.logoutEverywhere(user.id);
-    await keepSignedIn(ctx, session);
-    await parts.accountTokens.revoke(user.id, 'password_reset');
+    await parts.endCredentials(user.id, { keep: ctx });
     await parts.audit.record({ kind: 'password_changed', subject: user.id });
     await notify(user.email, t, 'passwordMail', { email: user.email, at: stamp() });
     html(ctx, 200, messagePage(ui, t('account:passwordTitle'), t('account:passwordChanged')));
@@ -217,22 +193,50 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
     // Counted first: a signed-in user learns whether an address is taken only within the limits.
     if (await parts.accounts.findByEmail(address)) return refuse(409, t('account:emailTaken'));
     const ttl = parts.selfService.emailVerificationTtl;
-    const { token } = await parts.accountTokens.issue({
-      purpose: 'email_change',
-      userId: user.id,
-      email: address,
-      ttlSeconds: ttl,
+    const minutes = String(Math.round(ttl / 60));
+    const { issuer } = parts.host.current;
+    const text = { interpolation: { escapeValue: false } };
+    // Both links and both mails commit together: no change is pending that the owner was not told of.
+    await parts.db.transaction(async (trx) => {
+      const issue = (purpose: 'email_change' | 'email_change_cancel') =>
+        parts.accountTokens.issue({
+          purpose,
+          userId: user.id,
+          email: address,
+          ttlSeconds: ttl,
+          trx,
+        });
+      const confirm = await issue('email_change');
+      const cancel = await issue('email_change_cancel');
+      const link = `${issuer}/account/email/confirm?token=${confirm.token}`;
+      await parts.mailer.send(
+        {
+          to: address,
+          subject: t('account:emailMailSubject'),
+          text: t('account:emailMailText', { email: address, link, minutes, ...text }),
+        },
+        { trx },
+      );
+      await parts.mailer.send(
+        {
+          to: user.email,
+          subject: t('account:emailNoticeSubject'),
+          text: t('account:emailNoticeText', {
+            from: user.email,
+            to: address,
+            at: stamp(),
+            minutes,
+            link: `${issuer}/account/email/cancel?token=${cancel.token}`,
+            ...text,
+          }),
+        },
+        { trx },
+      );
     });
-    const link = `${parts.host.current.issuer}/account/email/confirm?token=${token}`;
-    await parts.mailer.send({
-      to: address,
-      subject: t('account:emailMailSubject'),
-      text: t('account:emailMailText', {
-        email: address,
-        link,
-        minutes: String(Math.round(ttl / 60)),
-        interpolation: { escapeValue: false },
-      }),
+    await parts.audit.record({
+      kind: 'email_change_requested',
+      subject: user.id,
+      detail: { from: user.email, to: address },
     });
     html(
       ctx,
@@ -271,6 +275,8 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
       return invalid(409, 'account:emailTaken');
     }
     if (!changed) return invalid(400, 'account:confirmInvalid');
+    // A new owner of the address: the account's other sessions, tokens and links end.
+    await parts.endCredentials(user.id, { keep: ctx });
     await parts.audit.record({
       kind: 'email_changed',
       subject: user.id,
@@ -280,6 +286,7 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
       from: user.email,
       to: changed.email,
       at: stamp(),
+      reset: `${parts.host.current.issuer}/password/forgot`,
     });
     html(
       ctx,
@@ -290,6 +297,35 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
         t('account:emailChanged', { email: changed.email }),
       ),
     );
+  });
+
+  // Cancel from the old address: a GET shows a button (scanners prefetch), the POST cancels.
+  router.get('/account/email/cancel', async function showEmailCancel(ctx) {
+    const ui = uiOf(ctx);
+    const { t } = ui;
+    const token = typeof ctx.query['token'] === 'string' ? ctx.query['token'] : '';
+    const grant = await parts.accountTokens.peek('email_change_cancel', token);
+    const user = grant && (await parts.accounts.findById(grant.userId));
+    if (!grant?.email || !user)
+      return html(ctx, 400, messagePage(ui, t('account:cancelTitle'), t('account:cancelInvalid')));
+    html(ctx, 200, cancelEmailPage(ui, { token, from: user.email, to: grant.email }));
+  });
+
+  router.post('/account/email/cancel', form, async function cancelEmailChange(ctx) {
+    const ui = uiOf(ctx);
+    const { t } = ui;
+    const grant = await parts.accountTokens.consume('email_change_cancel', field(ctx, 'token'));
+    const user = grant && (await parts.accounts.findById(grant.userId));
+    if (!grant?.email || !user)
+      return html(ctx, 400, messagePage(ui, t('account:cancelTitle'), t('account:cancelInvalid')));
+    // Whoever asked was signed in: every session goes with the pending change (the one list).
+    await parts.endCredentials(user.id);
+    await parts.audit.record({
+      kind: 'email_change_cancelled',
+      subject: user.id,
+      detail: { to: grant.email },
+    });
+    html(ctx, 200, emailCancelledPage(ui, user.email));
   });
 
   // Sessions and apps.
@@ -348,6 +384,19 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
     if (uid === current)
       return html(ctx, 200, messagePage(ui, t('account:title'), t('account:sessionEnded'), false));
     await showSessions(ctx, account, t('account:sessionEnded'));
+  });
+
+  // Logout everywhere else: the one list a recovery ends, this browser kept.
+  router.post('/account/sessions/end-others', form, async function endOtherSessions(ctx) {
+    const account = await freshUser(ctx, true);
+    if (!account) return;
+    await parts.endCredentials(account.user.id, { keep: ctx });
+    await parts.audit.record({
+      kind: 'sessions_ended',
+      subject: account.user.id,
+      detail: { by: 'user' },
+    });
+    await showSessions(ctx, account, uiOf(ctx).t('account:sessionsEndedOthers'));
   });
 
   router.post('/account/apps/revoke', form, async function revokeApp(ctx) {
@@ -451,7 +500,7 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
         400,
         closePage(ui, { csrf: account.csrf, error: t('account:closeMismatch') }),
       );
-    await parts.logoutEverywhere(user.id);
+    await parts.endCredentials(user.id);
     const closure = await parts.personalData.close(user.id);
     if (!closure)
       return html(ctx, 404, messagePage(ui, t('account:closeTitle'), t('account:gone')));

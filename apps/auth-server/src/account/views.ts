@@ -68,6 +68,33 @@ export function confirmEmailPage(ui: Ui, input: { token: string; email: string }
   );
 }
 
+/** The old address's link: a button, since mail scanners open links (GET) on their own. */
+export function cancelEmailPage(
+  ui: Ui,
+  input: { token: string; from: string; to: string },
+): string {
+  const { t } = ui;
+  return page(
+    ui,
+    t('account:cancelTitle'),
+    `<p>${t('account:cancelText', { from: input.from, to: input.to })}</p>
+<form method="post" action="/account/email/cancel">
+<input type="hidden" name="token" value="${escapeHtml(input.token)}">
+<button type="submit">${t('account:cancelSubmit')}</button></form>`,
+  );
+}
+
+/** After a cancel: whoever asked knows the password, so the way to a new one is shown. */
+export function emailCancelledPage(ui: Ui, email: string): string {
+  const { t } = ui;
+  return page(
+    ui,
+    t('account:cancelTitle'),
+    `<p role="status">${t('account:cancelled', { email })}</p>
+<p><a href="/password/forgot">${t('account:chooseNewPassword')}</a></p>`,
+  );
+}
+
 export function messagePage(ui: Ui, title: string, message: string, link = true): string {
   const { t } = ui;
   return page(ui, title, `<p role="status">${message}</p>${link ? back(t) : ''}`);
@@ -117,6 +144,7 @@ ${s.apps.length ? `<br><span class="muted">${t('account:sessionApps', { apps: s.
     ui,
     t('account:sessionsTitle'),
     `${noticeLine(input.notice)}${list(sessions)}
+<form method="post" action="/account/sessions/end-others">${hidden(input.csrf)}<button type="submit">${t('account:sessionsEndOthers')}</button></form>
 <h2>${t('account:appsTitle')}</h2>${list(grants)}
 ${back(t)}`,
   );

@@ -2,12 +2,15 @@ import type Router from '@koa/router';
 import type { AccountsRepo } from '@portcullis/accounts';
 import type { AuditRepo } from '../data/audit-repo.js';
 import type { MfaCore } from '../mfa/index.js';
+import type { EndCredentials } from '../self-service/end-credentials.js';
 import { AdminError } from './errors.js';
 
 export interface FactorAdminDeps {
   accounts: AccountsRepo;
   audit: AuditRepo;
   mfa: MfaCore;
+  /** A factor removed ends what a recovery ends (self-service/end-credentials.ts). */
+  endCredentials: EndCredentials;
 }
 
 /** A user's second factors: GET lists every kind, DELETE removes them all (`mfa_reset` audit). */
@@ -42,6 +45,7 @@ export function factorRoutes(router: Router, deps: FactorAdminDeps): void {
     const recoveryCodes = await deps.mfa.repo.deleteRecoveryCodes(user.id);
     // An enrolment in progress is no factor yet, but goes too.
     await deps.mfa.repo.deleteTotp(user.id);
+    await deps.endCredentials(user.id);
     await deps.audit.record({
       kind: 'mfa_reset',
       subject: user.id,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import type { AccountsRepo } from '@portcullis/accounts';
 import type { AuditRepo } from '../data/audit-repo.js';
-import type { LogoutEverywhere } from '../provider/subject-logout.js';
+import type { EndCredentials } from '../self-service/end-credentials.js';
 import { mailResetLink, type PasswordMailDeps } from '../self-service/password-mail.js';
 import type { UiFactory } from '../ui/index.js';
 import { AdminError } from './errors.js';
@@ -13,7 +13,7 @@ export interface ForceResetDeps {
   audit: AuditRepo;
   /** The reset mail: its token, outbox, lifetime, language (the default) and issuer. */
   passwordMail: PasswordMailDeps & { ui: UiFactory; issuer: () => string };
-  logoutEverywhere: LogoutEverywhere;
+  endCredentials: EndCredentials;
 }
 
 /**
@@ -28,7 +28,8 @@ export function forceResetRoutes(router: Router, deps: ForceResetDeps): void {
       randomBytes(32).toString('base64url'),
     );
     if (!user) throw new AdminError('not_found', 'no such user');
-    await deps.logoutEverywhere(user.id);
+    // Before the mail: the new link is issued after the old links and changes end.
+    await deps.endCredentials(user.id);
     const { ui, issuer, ...mail } = deps.passwordMail;
     // Mailed only to an active account; a disabled one keeps no usable password either way.
     const mailed = user.disabledAt === null;

@@ -29,6 +29,7 @@ import {
   rotateKeySchema,
   userListQuerySchema,
 } from './schemas.js';
+import type { EndCredentials } from '../self-service/end-credentials.js';
 
 export interface AdminDeps {
   adminToken: string;
@@ -45,10 +46,11 @@ export interface AdminDeps {
   now?: () => number;
   /** Second factors: GET/DELETE /admin/users/:id/factors (factor-routes.ts). */
   mfa: MfaCore;
-  /** Disabling a user and resetting a password end their sessions (user-routes.ts). */
   denyList: Pick<SharedDenyList, 'denySubject'>;
+  /** What disabling, a reset, a factor removal, ending all sessions end (self-service/end-credentials.ts). */
+  endCredentials: EndCredentials;
   /** POST /admin/users/:id/password-reset (force-reset-routes.ts); absent: no such route. */
-  forceReset?: Omit<ForceResetDeps, 'accounts' | 'audit'>;
+  forceReset?: Omit<ForceResetDeps, 'accounts' | 'audit' | 'endCredentials'>;
   /** GET/DELETE /admin/users/:id/sessions (session-routes.ts). */
   userSessions: UserSessionsRepo;
   /** REGISTRATION*: POST /admin/registration-tokens (registration-routes.ts). */

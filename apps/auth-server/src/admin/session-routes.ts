@@ -1,10 +1,9 @@
 import type Router from '@koa/router';
 import type { AccountsRepo } from '@portcullis/accounts';
-import type { SharedDenyList } from '@portcullis/db';
 import type { AuditRepo } from '../data/audit-repo.js';
 import type { UserSessionsRepo } from '../data/user-sessions-repo.js';
 import type { ProviderHost } from '../provider/provider-host.js';
-import { createLogoutEverywhere } from '../provider/subject-logout.js';
+import type { EndCredentials } from '../self-service/end-credentials.js';
 import { AdminError } from './errors.js';
 
 export interface SessionAdminDeps {
@@ -12,15 +11,12 @@ export interface SessionAdminDeps {
   audit: AuditRepo;
   host: ProviderHost;
   userSessions: UserSessionsRepo;
-  denyList: Pick<SharedDenyList, 'denySubject'>;
-  /** Milliseconds clock; default Date.now. */
-  now?: () => number;
+  /** Ending all sessions ends what a reset does (self-service/end-credentials.ts). */
+  endCredentials: EndCredentials;
 }
 
 /** A user's sessions and grants: listed, all ended (logout everywhere) or one ended or revoked; audited. */
 export function sessionRoutes(router: Router, deps: SessionAdminDeps): void {
-  const logoutEverywhere = createLogoutEverywhere(deps.denyList, deps.now);
-
   async function userOf(id: string) {
     const user = await deps.accounts.get(id);
     if (!user) throw new AdminError('not_found', 'no such user');
@@ -53,7 +49,7 @@ export function sessionRoutes(router: Router, deps: SessionAdminDeps): void {
 
   router.delete('/admin/users/:id/sessions', async function endAllSessions(ctx) {
     const user = await userOf(ctx.params['id']!);
-    await logoutEverywhere(user.id);
+    await deps.endCredentials(user.id);
     await deps.audit.record({ kind: 'sessions_ended', subject: user.id, detail: { by: 'admin' } });
     ctx.status = 204;
   });

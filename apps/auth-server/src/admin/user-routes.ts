@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import type { AccountsRepo, User } from '@portcullis/accounts';
-import type { RoleStore, SharedDenyList } from '@portcullis/db';
+import type { RoleStore } from '@portcullis/db';
 import type { AuditRepo } from '../data/audit-repo.js';
 import type { MfaCore } from '../mfa/index.js';
-import { createLogoutEverywhere } from '../provider/subject-logout.js';
+import type { EndCredentials } from '../self-service/end-credentials.js';
 import { AdminError } from './errors.js';
 import { parseWithRoles } from './role-routes.js';
 import { parse, userView } from './routes.js';
@@ -13,8 +13,8 @@ import { passwordResetSchema, userPatchSchema } from './schemas.js';
 export interface UserAdminDeps {
   accounts: AccountsRepo;
   audit: AuditRepo;
-  /** Ends a user's sessions and tokens as logout everywhere does (provider/subject-logout.ts). */
-  denyList: Pick<SharedDenyList, 'denySubject'>;
+  /** Disabling and a new password end what a recovery ends (self-service/end-credentials.ts). */
+  endCredentials: EndCredentials;
   /** A user's roles are roles of the `roles` table (role-routes.ts). */
   roles: Pick<RoleStore, 'unknown'>;
   /** GET /admin/users/:id names the kinds of the user's second factors. */
@@ -38,8 +38,6 @@ export function userRoutes(router: Router, deps: UserAdminDeps): void {
     return u;
   }
 
-  const revokeEverything = createLogoutEverywhere(deps.denyList, now);
-
   router.get('/admin/users/:id', async function getUser(ctx) {
     const user = await found(deps.accounts.get(ctx.params['id']!));
     const factors = await deps.mfa.factors.factorsOf(user.id);
@@ -60,7 +58,7 @@ export function userRoutes(router: Router, deps: UserAdminDeps): void {
 
   router.post('/admin/users/:id/disable', async function disableUser(ctx) {
     const user = await found(deps.accounts.setDisabled(ctx.params['id']!, new Date(now())));
-    await revokeEverything(user.id);
+    await deps.endCredentials(user.id);
     await deps.audit.record({ kind: 'user_disabled', subject: user.id });
     ctx.body = userView(user);
   });
@@ -75,7 +73,7 @@ export function userRoutes(router: Router, deps: UserAdminDeps): void {
     const body = parse(passwordResetSchema, ctx.request.body);
     const password = body.password ?? randomBytes(18).toString('base64url');
     const user = await found(deps.accounts.setPassword(ctx.params['id']!, password));
-    await revokeEverything(user.id);
+    await deps.endCredentials(user.id);
     await deps.audit.record({
       kind: 'password_reset',
       subject: user.id,

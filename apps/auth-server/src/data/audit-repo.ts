@@ -28,6 +28,8 @@ export type AuditKind =
   | 'passkey_removed'
   | 'passkey_refused'
   | 'password_changed'
+  | 'email_change_requested'
+  | 'email_change_cancelled'
   | 'email_changed'
   | 'account_closed'
   | 'session_ended'

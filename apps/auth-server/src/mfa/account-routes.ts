@@ -16,6 +16,7 @@ import { signedInWithin } from './sign-in.js';
 import { enrolmentOwner, qrSvg, type TotpService } from './totp.js';
 import { accountPage, accountSignInPage, recoveryCodesPage, totpEnrolPage } from './views.js';
 import type { Ui, UiFactory } from '../ui/index.js';
+import type { EndCredentials } from '../self-service/end-credentials.js';
 
 /** The account page; changes need a fresh sign-in (docs/security.md "Second factors"). */
 export const ACCOUNT_CLIENT_ID = 'portcullis-account';
@@ -55,6 +56,8 @@ export interface AccountDeps {
   limiter: SignInLimiter;
   csrfKey: string;
   ui: UiFactory;
+  /** A factor removed ends the other sessions and pending changes (self-service/end-credentials.ts). */
+  endCredentials: EndCredentials;
 }
 
 /** The account page's signed-in user (fresh or not), or undefined without a session. */
@@ -256,6 +259,8 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
     const account = await freshUser(ctx, true);
     if (!account) return;
     const { user } = account;
+    // An enrolment not yet confirmed is no factor: dropping it ends nothing else.
+    const wasFactor = (await deps.factors.factorsOf(user.id)).some((f) => f.kind === 'totp');
     if (await deps.totp.remove(user.id)) {
       await deps.audit.record({
         kind: 'mfa_removed',
@@ -264,6 +269,7 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
       });
     }
     await deps.factorChanges.removed(user.id);
+    if (wasFactor) await deps.endCredentials(user.id, { keep: ctx });
     await showAccount(ctx, account, 'accountPage:appRemoved');
   });
 

@@ -40,6 +40,7 @@ export {
   type SecondFactorPolicy,
   type SignInResult,
 } from './sign-in.js';
+import type { EndCredentials } from '../self-service/end-credentials.js';
 
 /** The factor kinds and the policy (the admin API lists and resets factors with these). */
 export interface MfaCore {
@@ -97,6 +98,8 @@ export interface MfaRouteParts {
   checkCsrf(uid: string, presented: unknown): boolean;
   /** The pages' language and brand. */
   ui: UiFactory;
+  /** What removing a factor ends (self-service/end-credentials.ts). */
+  endCredentials: EndCredentials;
 }
 
 /** What the sign-in pages use of the second factor. */
@@ -148,6 +151,7 @@ export function createMfa(deps: MfaDeps): Mfa {
       audit: deps.audit,
       accounts: deps.accounts,
       ui: parts.ui,
+      endCredentials: parts.endCredentials,
     };
     const stepDeps = {
       ...shared,
@@ -181,6 +185,7 @@ export function createMfa(deps: MfaDeps): Mfa {
       hasSecondFactor: (userId) => factors.hasSecondFactor(userId),
       factorChanges,
       ui: parts.ui,
+      endCredentials: parts.endCredentials,
     });
     return {
       completeSignIn,

@@ -21,6 +21,7 @@ import { PASSKEY_SCRIPT_PATH } from './passkeys-views.js';
 import type { SignInResult } from './sign-in.js';
 import { recoveryCodesPage } from './views.js';
 import type { Ui, UiFactory } from '../ui/index.js';
+import type { EndCredentials } from '../self-service/end-credentials.js';
 
 /** The signed-in user of the account page, with the page's CSRF token; undefined: not signed in. */
 export type AccountOf = (ctx: Context) => Promise<{ user: PasskeyUser; csrf: string } | undefined>;
@@ -48,6 +49,8 @@ export interface PasskeyRouteDeps {
   factorChanges: FactorChanges;
   /** The pages' language and brand. */
   ui: UiFactory;
+  /** A passkey removed ends the other sessions and pending changes (self-service/end-credentials.ts). */
+  endCredentials: EndCredentials;
 }
 
 const SCRIPT = readFileSync(new URL('../../public/passkeys.js', import.meta.url));
@@ -321,6 +324,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
     }
     await deps.audit.record({ kind: 'passkey_removed', subject: user.id, detail: { passkey: id } });
     await deps.factorChanges.removed(user.id);
+    await deps.endCredentials(user.id, { keep: ctx });
     backToAccount(ctx);
   });
 }

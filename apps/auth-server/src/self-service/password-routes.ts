@@ -15,9 +15,9 @@ import { formBody } from '../form-body.js';
 import { escapeHtml, page } from '../interactions/views.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { MailRequestLimiter } from '../mail/request-limits.js';
-import type { LogoutEverywhere } from '../provider/subject-logout.js';
 import type { ProviderHost } from '../provider/provider-host.js';
 import { htmlHeaders } from '../security-headers.js';
+import type { EndCredentials } from './end-credentials.js';
 import type { Ui, UiFactory } from '../ui/index.js';
 import { interactionUid, mailPasswordChanged, resetLinkMail } from './password-mail.js';
 
@@ -28,7 +28,8 @@ export interface PasswordRouteDeps {
   audit: AuditRepo;
   mailer: Mailer;
   mailRequestLimiter: MailRequestLimiter;
-  logoutEverywhere: LogoutEverywhere;
+  /** What a reset ends (end-credentials.ts). */
+  endCredentials: EndCredentials;
   ui: UiFactory;
   logger: Logger;
   csrfKey: string;
@@ -235,8 +236,8 @@ ${interaction ? `<input type="hidden" name="interaction" value="${escapeHtml(int
     await deps.accounts.setPassword(user.id, password);
     // The mailed link proves the address: an unproven sign-up (maybe someone else's) is now the owner's.
     await deps.accounts.markEmailVerified(user.id, deps.rolesOnVerification);
-    await deps.logoutEverywhere(user.id);
-    await deps.accountTokens.revoke(user.id, 'password_reset');
+    // Every session and token, and every pending e-mail change and link: the owner is back.
+    await deps.endCredentials(user.id);
     await deps.audit.record({
       kind: 'password_reset',
       subject: user.id,

@@ -46,6 +46,8 @@ const KINDS = [
   'passkey_removed',
   'passkey_refused',
   'password_changed',
+  'email_change_requested',
+  'email_change_cancelled',
   'email_changed',
   'account_closed',
   'session_ended',

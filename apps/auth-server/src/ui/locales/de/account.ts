@@ -47,7 +47,19 @@ export const account: Catalog['account'] = {
   emailChanged: 'Ihre Adresse ist jetzt {{email}}. Melden Sie sich ab jetzt damit an.',
   emailChangedMailSubject: 'Ihre E-Mail-Adresse wurde geändert',
   emailChangedMailText:
-    'Die E-Mail-Adresse Ihres Kontos wurde am {{at}} von {{from}} zu {{to}} geändert.\n\nWenn Sie das nicht waren, benachrichtigen Sie jetzt den Administrator.',
+    'Die E-Mail-Adresse Ihres Kontos wurde am {{at}} von {{from}} zu {{to}} geändert, und das Konto wurde überall sonst abgemeldet.\n\nWenn Sie das nicht waren, hat jemand Ihr Konto übernommen, und diese Adresse öffnet es nicht mehr: Bitten Sie jetzt den Administrator, dem Konto seine Adresse {{from}} zurückzugeben, und wählen Sie dann hier ein neues Passwort:\n\n{{reset}}',
+  emailNoticeSubject: 'Eine Änderung Ihrer E-Mail-Adresse wurde angefordert',
+  emailNoticeText:
+    'Am {{at}} hat jemand, der in Ihrem Konto {{from}} angemeldet ist, verlangt, seine Adresse zu {{to}} zu ändern. Nichts ändert sich, bis der an {{to}} gesendete Link geöffnet wird (innerhalb von {{minutes}} Minuten).\n\nWenn Sie das nicht waren, brechen Sie die Änderung hier ab:\n\n{{link}}\n\nWählen Sie danach ein neues Passwort: Wer die Änderung verlangt hat, kennt Ihr jetziges.',
+  cancelTitle: 'Änderung Ihrer E-Mail-Adresse abbrechen',
+  cancelText:
+    '{{from}} als Adresse Ihres Kontos behalten und die Änderung zu {{to}} abbrechen? Ihr Konto wird dann überall abgemeldet.',
+  cancelSubmit: 'Änderung abbrechen',
+  cancelInvalid:
+    'Dieser Link ist abgelaufen oder wurde schon benutzt: Die Änderung wurde bestätigt, abgebrochen oder durch eine neuere Anfrage ersetzt. Wenn Ihre Adresse ohne Ihr Zutun geändert wurde, bitten Sie den Administrator, sie wiederherzustellen.',
+  cancelled:
+    'Die Änderung ist abgebrochen: Ihre Adresse bleibt {{email}}, und Ihr Konto ist überall abgemeldet. Wenn Sie die Änderung nicht verlangt haben, kennt jemand Ihr Passwort.',
+  chooseNewPassword: 'Neues Passwort wählen',
 
   sessionsTitle: 'Wo Sie angemeldet sind',
   sessionSignedIn: 'Angemeldet {{at}}',
@@ -55,6 +67,9 @@ export const account: Catalog['account'] = {
   sessionApps: 'Apps: {{apps}}',
   sessionEnd: 'Dort abmelden',
   sessionEnded: 'Diese Sitzung ist beendet, mit den darüber angemeldeten Apps.',
+  sessionsEndOthers: 'Überall sonst abmelden',
+  sessionsEndedOthers:
+    'Sie sind überall sonst abgemeldet, auch in allen Apps. Früher gesendete Links funktionieren nicht mehr.',
   appsTitle: 'Apps mit Zugriff',
   appSince: 'Seit {{at}}',
   appScopes: 'Zugriff: {{scopes}}',

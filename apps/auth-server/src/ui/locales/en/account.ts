@@ -45,7 +45,19 @@ export const account = {
   emailChanged: 'Your address is now {{email}}. Sign in with it from now on.',
   emailChangedMailSubject: 'Your e-mail address was changed',
   emailChangedMailText:
-    'The e-mail address of your account was changed from {{from}} to {{to}} at {{at}}.\n\nIf you did not do this, tell the administrator now.',
+    'The e-mail address of your account was changed from {{from}} to {{to}} at {{at}}, and it was signed out everywhere else.\n\nIf you did not do this, someone has taken your account, and this address no longer opens it: ask the administrator now to give it back its address {{from}}, then choose a new password here:\n\n{{reset}}',
+  emailNoticeSubject: 'A change of your e-mail address was requested',
+  emailNoticeText:
+    'At {{at}}, someone signed in to your account {{from}} asked to change its address to {{to}}. Nothing changes until the link mailed to {{to}} is opened (within {{minutes}} minutes).\n\nIf this was not you, cancel the change here:\n\n{{link}}\n\nThen choose a new password: whoever asked knows your current one.',
+  cancelTitle: 'Cancel the change of your e-mail address',
+  cancelText:
+    'Keep {{from}} as the address of your account, and cancel the change to {{to}}? Your account is then signed out everywhere.',
+  cancelSubmit: 'Cancel the change',
+  cancelInvalid:
+    'This link has expired or was already used: the change was confirmed, cancelled or replaced by a newer request. If your address was changed without you, ask the administrator to restore it.',
+  cancelled:
+    'The change is cancelled: your address stays {{email}}, and your account is signed out everywhere. If you did not ask for the change, someone knows your password.',
+  chooseNewPassword: 'Choose a new password',
 
   sessionsTitle: 'Where you are signed in',
   sessionSignedIn: 'Signed in {{at}}',
@@ -53,6 +65,9 @@ export const account = {
   sessionApps: 'Apps: {{apps}}',
   sessionEnd: 'Sign out there',
   sessionEnded: 'That session is ended, with the apps signed in through it.',
+  sessionsEndOthers: 'Sign out everywhere else',
+  sessionsEndedOthers:
+    'You are signed out everywhere else, with every app. Links we mailed you before no longer work.',
   appsTitle: 'Apps with access',
   appSince: 'Since {{at}}',
   appScopes: 'Access: {{scopes}}',
