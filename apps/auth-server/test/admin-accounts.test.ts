@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import {
+  accountSignIn,
+  browser,
   browserLogin,
   createClient,
   createUser,
@@ -8,16 +10,21 @@ import {
   pkceSignIn,
   publicSpa,
   REDIRECT_URI,
+  startMailbox,
   startTestAuthServer,
+  type Mailbox,
   type TestAuthServer,
 } from '@portcullis/testing';
 
 let t: TestAuthServer;
+let mailbox: Mailbox;
 beforeAll(async () => {
-  t = await startTestAuthServer();
+  mailbox = await startMailbox();
+  t = await startTestAuthServer({ SMTP_URL: mailbox.url });
 });
 afterAll(async () => {
   await t?.close();
+  await mailbox?.close();
 });
 
 const SCOPE = 'openid offline_access api';
@@ -116,6 +123,52 @@ describe('admin: users', () => {
       expect(res.status).toBe(404);
       expect(res.body.error).toBe('not_found');
     }
+  });
+});
+
+// docs/security.md "What a recovery ends": the administrator's doors.
+describe('admin: what a change of credential or owner ends', () => {
+  test.each([
+    ['disabling the user', (id: string) => t.admin('POST', `/admin/users/${id}/disable`)],
+    [
+      'setting a password',
+      (id: string) => t.admin('POST', `/admin/users/${id}/password`, { generate: true }),
+    ],
+    ['forcing a reset', (id: string) => t.admin('POST', `/admin/users/${id}/password-reset`)],
+    ['ending all sessions', (id: string) => t.admin('DELETE', `/admin/users/${id}/sessions`)],
+    [
+      'removing the second factors',
+      (id: string) => t.admin('DELETE', `/admin/users/${id}/factors`),
+    ],
+  ])('%s ends tokens, sessions and a pending e-mail change', async (_door, door) => {
+    const user = await createUser(t);
+    const config = await discover(t, (await publicSpa(t)).client_id);
+    const tokens = await pkceSignIn(config, user, { scope: SCOPE });
+    // Someone holding the password asks to move the account to their address.
+    const b = browser();
+    const page = await accountSignIn(t, b, user);
+    const address = `moved-${user.id.slice(0, 8)}@example.com`;
+    const asked = await b.postForm(`${t.issuer}/account/email`, {
+      csrf: /name="csrf" value="([^"]+)"/.exec(page)![1]!,
+      email: address,
+      current_password: user.password,
+    });
+    expect(asked.status).toBe(200);
+    const link = (await mailbox.next(address)).links.find((l) =>
+      l.includes('/account/email/confirm'),
+    )!;
+    await sleep(5);
+
+    expect((await door(user.id)).status).toBeLessThan(300);
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+    expect((await b.get(`${t.issuer}/account`)).status).toBe(401);
+    const confirmed = await browser().postForm(`${t.issuer}/account/email/confirm`, {
+      token: new URL(link).searchParams.get('token')!,
+    });
+    expect(confirmed.status).toBe(400);
+    expect((await t.admin('GET', `/admin/users/${user.id}`)).body.email).toBe(user.email);
   });
 });
 

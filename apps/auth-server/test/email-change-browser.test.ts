@@ -56,6 +56,9 @@ test('request a new address on the account page, confirm it from the mail, sign 
   await reader.goto(link);
   await reader.getByRole('button', { name: 'Confirm' }).click();
   await reader.getByText(`Your address is now ${address}`).waitFor();
+  expect((await mailbox.next(user.email)).subject).toBe(
+    'A change of your e-mail address was requested',
+  );
   expect((await mailbox.next(user.email)).subject).toBe('Your e-mail address was changed');
 
   await reader.goto(`${t.issuer}/account/sign-in`);
@@ -65,4 +68,48 @@ test('request a new address on the account page, confirm it from the mail, sign 
   expect(refusals).toEqual([]);
   await mine.close();
   await elsewhere.close();
+});
+
+// docs/security.md "What a recovery ends": the old address's link stops a change it did not ask for.
+test('someone with the password asks for their address; the owner cancels from the old address; the confirm link then fails', async () => {
+  const user = await createUser(t);
+  const address = `thief-${user.id.slice(0, 8)}@example.com`;
+  const refusals: string[] = [];
+
+  const thiefContext = await browser.newContext();
+  const thief = await thiefContext.newPage();
+  collectRefusals(thief, refusals);
+  await thief.goto(`${t.issuer}/account/sign-in`);
+  await submitPassword(thief, user);
+  await thief.getByRole('link', { name: 'Change your e-mail address' }).click();
+  await thief.fill('input[name="email"]', address);
+  await thief.fill('input[name="current_password"]', user.password);
+  await thief.getByRole('button', { name: 'Send a confirmation link' }).click();
+  await thief.getByText(`We sent a link to ${address}`).waitFor();
+  const confirmLink = (await mailbox.next(address)).links.find((l) =>
+    l.includes('/account/email/confirm'),
+  )!;
+
+  // The owner reads the notice at the old address and opens its link.
+  const notice = await mailbox.next(user.email);
+  expect(notice.subject).toBe('A change of your e-mail address was requested');
+  const cancelLink = notice.links.find((l) => l.includes('/account/email/cancel'))!;
+  const ownerContext = await browser.newContext();
+  const owner = await ownerContext.newPage();
+  collectRefusals(owner, refusals);
+  await owner.goto(cancelLink);
+  expect(await owner.locator('main').innerText()).toContain(address);
+  await owner.getByRole('button', { name: 'Cancel the change' }).click();
+  await owner.getByText(`your address stays ${user.email}`).waitFor();
+  await owner.getByRole('link', { name: 'Choose a new password' }).click();
+  await owner.waitForURL(`${t.issuer}/password/forgot`);
+
+  // The thief's confirm link is dead, and so is their session.
+  await thief.goto(confirmLink);
+  await thief.getByText('This link has expired or was already used').waitFor();
+  expect((await thief.goto(`${t.issuer}/account`))?.status()).toBe(401);
+  expect((await t.admin('GET', `/admin/users/${user.id}`)).body.email).toBe(user.email);
+  expect(refusals).toEqual([]);
+  await thiefContext.close();
+  await ownerContext.close();
 });
