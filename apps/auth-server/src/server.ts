@@ -263,7 +263,8 @@ export async function startAuthServer(
   // The one list of what a reset, a new password or owner, a disabled account ends.
   const endCredentials = createEndCredentials({
     host,
-    logoutEverywhere: createLogoutEverywhere(denyList, deps.now),
+    // oidc-provider's clock, which stamps the artifacts it cuts off (deps.now moves key schedules).
+    logoutEverywhere: createLogoutEverywhere(denyList),
     accountTokens: repos.accountTokens,
   });
   let adminUrl = '';
