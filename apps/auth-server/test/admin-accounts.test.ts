@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import {
-  accountSignIn,
+  askEmailChange,
   browser,
   browserLogin,
   createClient,
@@ -145,18 +145,8 @@ describe('admin: what a change of credential or owner ends', () => {
     const config = await discover(t, (await publicSpa(t)).client_id);
     const tokens = await pkceSignIn(config, user, { scope: SCOPE });
     // Someone holding the password asks to move the account to their address.
-    const b = browser();
-    const page = await accountSignIn(t, b, user);
     const address = `moved-${user.id.slice(0, 8)}@example.com`;
-    const asked = await b.postForm(`${t.issuer}/account/email`, {
-      csrf: /name="csrf" value="([^"]+)"/.exec(page)![1]!,
-      email: address,
-      current_password: user.password,
-    });
-    expect(asked.status).toBe(200);
-    const link = (await mailbox.next(address)).links.find((l) =>
-      l.includes('/account/email/confirm'),
-    )!;
+    const { b, token } = await askEmailChange(t, mailbox, user, address);
     await sleep(5);
 
     expect((await door(user.id)).status).toBeLessThan(300);
@@ -164,9 +154,7 @@ describe('admin: what a change of credential or owner ends', () => {
       error: 'invalid_grant',
     });
     expect((await b.get(`${t.issuer}/account`)).status).toBe(401);
-    const confirmed = await browser().postForm(`${t.issuer}/account/email/confirm`, {
-      token: new URL(link).searchParams.get('token')!,
-    });
+    const confirmed = await browser().postForm(`${t.issuer}/account/email/confirm`, { token });
     expect(confirmed.status).toBe(400);
     expect((await t.admin('GET', `/admin/users/${user.id}`)).body.email).toBe(user.email);
   });

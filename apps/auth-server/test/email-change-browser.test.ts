@@ -16,6 +16,8 @@ import {
 // Changing the e-mail address in real Chromium (README "Your account"): the pages' CSP, the
 // mailed link opened in another browser, and the new address signing in.
 
+type User = Awaited<ReturnType<typeof createUser>>;
+
 let t: TestAuthServer;
 let mailbox: Mailbox;
 let browser: Browser;
@@ -30,14 +32,13 @@ afterAll(async () => {
   await mailbox?.close();
 });
 
-/** Collects into `refusals` the page's console messages of content the CSP refused. */
-test('request a new address on the account page, confirm it from the mail, sign in with it', async () => {
-  const user = await createUser(t);
-  const address = `moved-${user.id.slice(0, 8)}@example.com`;
-  const refusals: string[] = [];
-
-  const mine = await browser.newContext();
-  const page = await mine.newPage();
+/**
+ * In a new browser profile, `user` signs in at the account page and asks with the password to
+ * move the account to `address`; returns the profile, its page and the confirm link mailed there.
+ */
+async function askForAddress(user: User, address: string, refusals: string[]) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
   collectRefusals(page, refusals);
   await page.goto(`${t.issuer}/account/sign-in`);
   await submitPassword(page, user);
@@ -46,9 +47,18 @@ test('request a new address on the account page, confirm it from the mail, sign 
   await page.fill('input[name="current_password"]', user.password);
   await page.getByRole('button', { name: 'Send a confirmation link' }).click();
   await page.getByText(`We sent a link to ${address}`).waitFor();
+  const link = (await mailbox.next(address)).links.find((l) =>
+    l.includes('/account/email/confirm'),
+  )!;
+  return { context, page, link };
+}
 
-  const mail = await mailbox.next(address);
-  const link = mail.links.find((l) => l.includes('/account/email/confirm'))!;
+test('request a new address on the account page, confirm it from the mail, sign in with it', async () => {
+  const user = await createUser(t);
+  const address = `moved-${user.id.slice(0, 8)}@example.com`;
+  const refusals: string[] = [];
+
+  const { context: mine, link } = await askForAddress(user, address, refusals);
   // Opened where the mail is read: another browser, not signed in.
   const elsewhere = await browser.newContext();
   const reader = await elsewhere.newPage();
@@ -76,19 +86,11 @@ test('someone with the password asks for their address; the owner cancels from t
   const address = `thief-${user.id.slice(0, 8)}@example.com`;
   const refusals: string[] = [];
 
-  const thiefContext = await browser.newContext();
-  const thief = await thiefContext.newPage();
-  collectRefusals(thief, refusals);
-  await thief.goto(`${t.issuer}/account/sign-in`);
-  await submitPassword(thief, user);
-  await thief.getByRole('link', { name: 'Change your e-mail address' }).click();
-  await thief.fill('input[name="email"]', address);
-  await thief.fill('input[name="current_password"]', user.password);
-  await thief.getByRole('button', { name: 'Send a confirmation link' }).click();
-  await thief.getByText(`We sent a link to ${address}`).waitFor();
-  const confirmLink = (await mailbox.next(address)).links.find((l) =>
-    l.includes('/account/email/confirm'),
-  )!;
+  const {
+    context: thiefContext,
+    page: thief,
+    link: confirmLink,
+  } = await askForAddress(user, address, refusals);
 
   // The owner reads the notice at the old address and opens its link.
   const notice = await mailbox.next(user.email);

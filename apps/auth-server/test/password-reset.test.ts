@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import {
-  accountSignIn,
+  askEmailChange,
   browser,
   browserLogin,
   createUser,
@@ -155,25 +155,19 @@ describe('forgotten password', () => {
   test('a reset by the mailed link ends a pending e-mail change: its confirm link is refused', async () => {
     const owner = await createUser(t);
     // Someone holding the password asks to move the account to their address.
-    const thief = browser();
-    const page = await accountSignIn(t, thief, owner);
     const stolen = `thief-${owner.id.slice(0, 8)}@example.com`;
-    const asked = await thief.postForm(`${t.issuer}/account/email`, {
-      csrf: csrfOf(page),
-      email: stolen,
-      current_password: owner.password,
-    });
-    expect(asked.status).toBe(200);
-    const confirmLink = (await mailbox.next(stolen)).links.find((l) =>
-      l.includes('/account/email/confirm'),
-    )!;
-    expect((await mailbox.next(owner.email)).subject).toContain('change of your e-mail address');
+    const {
+      b: thief,
+      confirmLink,
+      token,
+      notice,
+    } = await askEmailChange(t, mailbox, owner, stolen);
+    expect(notice.subject).toContain('change of your e-mail address');
 
     // The owner takes the account back through the mailed link.
     await forgot(browser(), owner.email);
     expect((await reset(browser(), await resetLink(owner.email), NEW_PASSWORD)).status).toBe(200);
 
-    const token = new URL(confirmLink).searchParams.get('token')!;
     expect((await thief.get(confirmLink)).status).toBe(400);
     const confirmed = await thief.postForm(`${t.issuer}/account/email/confirm`, { token });
     expect(confirmed.status).toBe(400);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import {
   accountSignIn,
+  askEmailChange,
   ageSignIn,
   browser,
   createUser,
@@ -273,19 +274,9 @@ describe('what a change of credential or owner ends', () => {
 
   /** Someone holding the password asks, in their browser, to move the account to their address. */
   async function thiefAsksForAddress(user: User) {
-    const thief = await atAccountPage(user);
     const address = newAddress();
-    const res = await thief.b.postForm(`${t.issuer}/account/email`, {
-      csrf: thief.csrf,
-      email: address,
-      current_password: user.password,
-    });
-    expect(res.status).toBe(200);
-    const link = (await mailbox.next(address)).links.find((l) =>
-      l.includes('/account/email/confirm'),
-    )!;
-    const notice = await mailbox.next(user.email);
-    return { thief: thief.b, address, token: new URL(link).searchParams.get('token')!, notice };
+    const { b, token, notice } = await askEmailChange(t, mailbox, user, address);
+    return { thief: b, address, token, notice };
   }
 
   const confirm = (token: string) =>

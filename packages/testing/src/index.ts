@@ -32,6 +32,7 @@ export {
   tokenRequest,
 } from './factories.js';
 export { accountSignIn, ageSignIn, enrolTotp, submitSecondFactor, totpCode } from './mfa.js';
+export { askEmailChange, type EmailChangeAsked } from './email-change.js';
 export { startMailbox, type Mailbox, type ReceivedMail } from './mailbox.js';
 export { fetchFrom, freePort } from './net.js';
 export { rethrow, until } from './poll.js';
