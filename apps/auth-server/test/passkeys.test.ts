@@ -1,15 +1,21 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { describe, expect, jest, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { ACR } from '@portcullis/claims';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 import * as oidc from 'openid-client';
 import {
   ageSignIn,
+  askEmailChange,
+  browser as cookieBrowser,
   createUser,
   decodeJwt,
   discover,
   freePort,
+  pkceSignIn,
   publicSpa,
+  startMailbox,
+  type Browser as CookieBrowser,
+  type Mailbox,
   type TestAuthServer,
 } from '@portcullis/testing';
 import {
@@ -35,7 +41,15 @@ jest.setTimeout(60_000);
 let t: TestAuthServer;
 let browser: Browser;
 let redirectUri: string;
-browserSignInForFile((stack) => ({ auth: t, browser, redirectUri } = stack));
+let mailbox: Mailbox;
+beforeAll(async () => {
+  mailbox = await startMailbox();
+});
+browserSignInForFile(
+  (stack) => ({ auth: t, browser, redirectUri } = stack),
+  () => ({ SMTP_URL: mailbox.url }),
+);
+afterAll(() => mailbox?.close());
 
 /** A public SPA client landing on the test's redirect URI; `extra` adds metadata. */
 const client = (extra: Record<string, unknown> = {}) =>
@@ -298,6 +312,22 @@ async function enrolPasskey(page: Page, name: string): Promise<string[]> {
   return page.locator('.recovery-code').allTextContents();
 }
 
+/** Whether `b`'s session still signs it in to the client of `config` without the password form. */
+async function signsInSilently(config: oidc.Configuration, b: CookieBrowser): Promise<boolean> {
+  let url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    scope: 'openid',
+    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+    code_challenge_method: 'S256',
+  }).href;
+  for (let hop = 0; hop < 10 && !url.startsWith(redirectUri); hop++) {
+    const location = (await b.get(url)).headers.get('location');
+    if (!location) return false;
+    url = new URL(location, url).href;
+  }
+  return new URL(url).searchParams.has('code');
+}
+
 /** The user's unused recovery codes, as the admin API counts them. */
 const recoveryCodesLeft = async (userId: string) =>
   (await t.admin('GET', `/admin/users/${userId}/factors`)).body.recovery_codes_remaining as number;
@@ -413,6 +443,50 @@ describe('passkeys from the account page', () => {
       await authorize(s.page, spa.client_id, { prompt: 'login' });
       await passkeyButton(s.page).click();
       await expectPasskeyRefused(s.page, 'This passkey is not registered here.');
+    }));
+
+  // docs/security.md "What a recovery ends": the user's removal of a second factor.
+  test('removing a passkey ends the other sessions, tokens and a pending e-mail change; this browser stays', () =>
+    withBrowser(async (s) => {
+      const user = await createUser(t);
+      const config = await discover(t, (await client()).client_id);
+      // Another browser signed in to an app, and someone with the password asking for their address.
+      const other = cookieBrowser();
+      const tokens = await pkceSignIn(config, user, {
+        scope: 'openid offline_access api',
+        b: other,
+        redirectUri,
+      });
+      const thief = await askEmailChange(
+        t,
+        mailbox,
+        user,
+        `thief-${user.id.slice(0, 8)}@example.com`,
+      );
+      // Both alive (asked before the passkey: with a factor, a password session is asked for it).
+      expect(await signsInSilently(config, other)).toBe(true);
+      expect((await thief.b.get(`${t.issuer}/account/sessions`)).status).toBe(200);
+      await accountPasswordSignIn(s.page, user);
+      await enrolPasskey(s.page, 'Laptop');
+      await accountPasskeySignIn(s.page);
+
+      await s.page
+        .locator('#passkeys li', { hasText: 'Laptop' })
+        .getByRole('button', { name: 'Remove' })
+        .click();
+      await s.page.locator('#passkeys li', { hasText: 'Laptop' }).waitFor({ state: 'detached' });
+
+      expect((await s.page.goto(`${t.issuer}/account/sessions`))?.status()).toBe(200);
+      await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+        error: 'invalid_grant',
+      });
+      expect(await signsInSilently(config, other)).toBe(false);
+      expect((await thief.b.get(`${t.issuer}/account/sessions`)).status).toBe(401);
+      const confirmed = await cookieBrowser().postForm(`${t.issuer}/account/email/confirm`, {
+        token: thief.token,
+      });
+      expect(confirmed.status).toBe(400);
+      expect((await t.admin('GET', `/admin/users/${user.id}`)).body.email).toBe(user.email);
     }));
 
   test('step-up: a password session asked for the mfa acr finishes with a passkey', () =>
