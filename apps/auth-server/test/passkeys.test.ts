@@ -1,5 +1,5 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
+import { describe, expect, jest, test } from '@jest/globals';
 import { ACR } from '@portcullis/claims';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 import * as oidc from 'openid-client';
@@ -13,14 +13,13 @@ import {
   freePort,
   pkceSignIn,
   publicSpa,
-  startMailbox,
-  type Browser as CookieBrowser,
+  signsInSilently,
   type Mailbox,
   type TestAuthServer,
 } from '@portcullis/testing';
 import {
   addVirtualAuthenticator,
-  browserSignInForFile,
+  browserSignInWithMailForFile,
   readmeScreenshot,
   README_IMG,
   submitPassword,
@@ -42,14 +41,7 @@ let t: TestAuthServer;
 let browser: Browser;
 let redirectUri: string;
 let mailbox: Mailbox;
-beforeAll(async () => {
-  mailbox = await startMailbox();
-});
-browserSignInForFile(
-  (stack) => ({ auth: t, browser, redirectUri } = stack),
-  () => ({ SMTP_URL: mailbox.url }),
-);
-afterAll(() => mailbox?.close());
+browserSignInWithMailForFile((stack) => ({ auth: t, browser, redirectUri, mailbox } = stack));
 
 /** A public SPA client landing on the test's redirect URI; `extra` adds metadata. */
 const client = (extra: Record<string, unknown> = {}) =>
@@ -312,22 +304,6 @@ async function enrolPasskey(page: Page, name: string): Promise<string[]> {
   return page.locator('.recovery-code').allTextContents();
 }
 
-/** Whether `b`'s session still signs it in to the client of `config` without the password form. */
-async function signsInSilently(config: oidc.Configuration, b: CookieBrowser): Promise<boolean> {
-  let url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: redirectUri,
-    scope: 'openid',
-    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-    code_challenge_method: 'S256',
-  }).href;
-  for (let hop = 0; hop < 10 && !url.startsWith(redirectUri); hop++) {
-    const location = (await b.get(url)).headers.get('location');
-    if (!location) return false;
-    url = new URL(location, url).href;
-  }
-  return new URL(url).searchParams.has('code');
-}
-
 /** The user's unused recovery codes, as the admin API counts them. */
 const recoveryCodesLeft = async (userId: string) =>
   (await t.admin('GET', `/admin/users/${userId}/factors`)).body.recovery_codes_remaining as number;
@@ -464,7 +440,7 @@ describe('passkeys from the account page', () => {
         `thief-${user.id.slice(0, 8)}@example.com`,
       );
       // Both alive (asked before the passkey: with a factor, a password session is asked for it).
-      expect(await signsInSilently(config, other)).toBe(true);
+      expect(await signsInSilently(config, other, redirectUri)).toBe(true);
       expect((await thief.b.get(`${t.issuer}/account/sessions`)).status).toBe(200);
       await accountPasswordSignIn(s.page, user);
       await enrolPasskey(s.page, 'Laptop');
@@ -480,7 +456,7 @@ describe('passkeys from the account page', () => {
       await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
         error: 'invalid_grant',
       });
-      expect(await signsInSilently(config, other)).toBe(false);
+      expect(await signsInSilently(config, other, redirectUri)).toBe(false);
       expect((await thief.b.get(`${t.issuer}/account/sessions`)).status).toBe(401);
       const confirmed = await cookieBrowser().postForm(`${t.issuer}/account/email/confirm`, {
         token: thief.token,

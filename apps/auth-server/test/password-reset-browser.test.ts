@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import {
   createUser,
   discover,
   publicSpa,
-  startMailbox,
   type Mailbox,
   type TestAuthServer,
 } from '@portcullis/testing';
 import {
   type Browser,
-  browserSignInForFile,
+  browserSignInWithMailForFile,
   collectRefusals,
   submitPassword,
 } from '@portcullis/testing/browser';
@@ -22,14 +21,7 @@ let mailbox: Mailbox;
 let t: TestAuthServer;
 let browser: Browser;
 let redirectUri: string;
-beforeAll(async () => {
-  mailbox = await startMailbox();
-});
-browserSignInForFile(
-  (stack) => ({ auth: t, browser, redirectUri } = stack),
-  () => ({ SMTP_URL: mailbox.url }),
-);
-afterAll(() => mailbox?.close());
+browserSignInWithMailForFile((stack) => ({ auth: t, browser, redirectUri, mailbox } = stack));
 
 test('forgot → mail → new password → back to the sign-in, which takes it', async () => {
   const user = await createUser(t);

@@ -10,7 +10,7 @@ import {
   enrolTotp,
   pkceSignIn,
   publicSpa,
-  REDIRECT_URI,
+  signsInSilently,
   startMailbox,
   startTestAuthServer,
   totpCode,
@@ -53,21 +53,7 @@ async function inAnApp(user: Pick<User, 'email' | 'password'>) {
 }
 
 /** Whether the browser's session still signs it in to the app without the password form. */
-async function stillSignedIn(b: Browser): Promise<boolean> {
-  let url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT_URI,
-    scope: 'openid',
-    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-    code_challenge_method: 'S256',
-  }).href;
-  for (let hop = 0; hop < 10; hop++) {
-    if (url.startsWith(REDIRECT_URI)) return new URL(url).searchParams.has('code');
-    const res = await b.get(url);
-    if (res.status < 300 || res.status >= 400) return false;
-    url = new URL(res.headers.get('location')!, url).href;
-  }
-  return false;
-}
+const stillSignedIn = (b: Browser) => signsInSilently(config, b);
 
 const refreshes = (refreshToken: string) =>
   oidc.refreshTokenGrant(config, refreshToken).then(

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
-import {
-  discover,
-  publicSpa,
-  startMailbox,
-  type Mailbox,
-  type TestAuthServer,
-} from '@portcullis/testing';
+import { discover, publicSpa, type Mailbox, type TestAuthServer } from '@portcullis/testing';
 import {
   type Browser,
-  browserSignInForFile,
+  browserSignInWithMailForFile,
   collectRefusals,
   README_IMG,
   readmeScreenshot,
@@ -23,14 +17,10 @@ let mailbox: Mailbox;
 let t: TestAuthServer;
 let browser: Browser;
 let redirectUri: string;
-beforeAll(async () => {
-  mailbox = await startMailbox();
-});
-browserSignInForFile(
-  (stack) => ({ auth: t, browser, redirectUri } = stack),
-  () => ({ SMTP_URL: mailbox.url, SIGNUP: 'open' }),
+browserSignInWithMailForFile(
+  (stack) => ({ auth: t, browser, redirectUri, mailbox } = stack),
+  () => ({ SIGNUP: 'open' }),
 );
-afterAll(() => mailbox?.close());
 
 test('sign up from a sign-in, confirm the address from the mail, then finish the sign-in', async () => {
   const client = await publicSpa(t, { redirect_uris: [redirectUri], client_name: 'Example app' });

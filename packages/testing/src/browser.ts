@@ -12,6 +12,7 @@ import { brotliDecompressSync, createBrotliDecompress } from 'node:zlib';
 import { afterAll, beforeAll, expect } from '@jest/globals';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestAuthServer, type TestAuthServer } from './auth-server.js';
+import { startMailbox, type Mailbox } from './mailbox.js';
 import { freePort } from './net.js';
 import { browser as cookieBrowser } from './cookie-jar.js';
 import { createUser } from './factories.js';
@@ -242,6 +243,27 @@ export function browserSignInForFile(
     started(stack);
   }, 90_000);
   afterAll(() => stack?.close());
+}
+
+/**
+ * browserSignInForFile whose auth server mails to a mailbox of the file's (SMTP_URL), started
+ * before it and closed after it.
+ */
+export function browserSignInWithMailForFile(
+  started: (stack: BrowserSignIn & { mailbox: Mailbox }) => void,
+  env: () => Record<string, string> = () => ({}),
+): void {
+  let mailbox: Mailbox | undefined;
+  let stack: BrowserSignIn | undefined;
+  beforeAll(async () => {
+    mailbox = await startMailbox();
+    stack = await startBrowserSignIn({ ...env(), SMTP_URL: mailbox.url });
+    started({ ...stack, mailbox });
+  }, 90_000);
+  afterAll(async () => {
+    await stack?.close();
+    await mailbox?.close();
+  });
 }
 
 /** Collects the page's CSP refusals (console messages) into `refusals`: a strict page has none. */

@@ -42,6 +42,7 @@ export {
   browserLogin,
   openSignInPage,
   pkceSignIn,
+  signsInSilently,
   submitDeviceCode,
   type BrowserLoginOptions,
   type SignInPage,

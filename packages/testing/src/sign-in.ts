@@ -13,6 +13,27 @@ export interface BrowserLoginOptions {
   pages?: string[];
 }
 
+/** Whether `b`'s session signs it in to `config`'s client again without a form (a code). */
+export async function signsInSilently(
+  config: oidc.Configuration,
+  b: Browser,
+  redirectUri: string = REDIRECT_URI,
+): Promise<boolean> {
+  let url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    scope: 'openid',
+    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+    code_challenge_method: 'S256',
+  }).href;
+  for (let hop = 0; hop < 10; hop++) {
+    if (url.startsWith(redirectUri)) return new URL(url).searchParams.has('code');
+    const res = await b.get(url);
+    if (res.status < 300 || res.status >= 400) return false;
+    url = new URL(res.headers.get('location')!, url).href;
+  }
+  return false;
+}
+
 /** Follows redirects through login and consent; returns the URL it stopped at. */
 export async function browserLogin(
   start: string,
