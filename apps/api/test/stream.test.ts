@@ -89,7 +89,11 @@ class SseReader {
   }
 
   sawComment(text: string): boolean {
-    return this.frames.some((f) => f.comment === text);
+    return this.commentCount(text) > 0;
+  }
+
+  commentCount(text: string): number {
+    return this.frames.filter((f) => f.comment === text).length;
   }
 
   close(): void {
@@ -233,6 +237,30 @@ describe('GET /stream', () => {
       streams.push(again);
     } finally {
       for (const s of streams) s.close();
+    }
+  });
+
+  test('heartbeats recheck the credential without spending the caller’s rate limit', async () => {
+    const { rateLimits } = api.config;
+    const stingy = await startApiServer(
+      { ...api.config, rateLimits: { ...rateLimits, jwt: { ...rateLimits.jwt, points: 3 } } },
+      { db: api.database.db, logger: pino({ level: 'silent' }) },
+    );
+    const token = await api.token('s-stingy', ['editor']);
+    const stream = await open(token, {}, stingy.url);
+    try {
+      expect(stream.response.status).toBe(200);
+      // Ten heartbeats, each a recheck: counted, they would have ended the stream at the third.
+      await until(() => stream.commentCount('ping') >= 10);
+      const read = await fetch(`${stingy.url}/orders`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(read.status).toBe(200);
+      const live = await createOrder(token, stingy.url);
+      expect((await stream.next())!.event.subjectId).toBe(live);
+    } finally {
+      stream.close();
+      await stingy.close();
     }
   });
 

@@ -61,6 +61,8 @@ export interface CredentialInput {
   cookies?: { get(name: string): string | undefined } | undefined;
   /** The request's DPoP proofs and target, for `Authorization: DPoP` tokens. */
   dpop?: DpopRequest | undefined;
+  /** The credential of a request already admitted, checked again (a stream's heartbeat): not counted again. */
+  recheck?: boolean | undefined;
 }
 
 /** Undefined when its kind of credential is absent (the next may try); TokenError when invalid. */
@@ -111,7 +113,7 @@ export function createJwtPrincipalResolver(
       // A stolen sender-constrained token must not work without its key (RFC 9449 §7.2).
       throw new TokenError('token_bound', 'a sender-constrained token sent as Bearer');
     }
-    if (limit) await limit(claims);
+    if (limit && !input.recheck) await limit(claims);
     if (scheme === 'DPoP') {
       const jkt = claims.cnf?.jkt;
       if (jkt === undefined) {

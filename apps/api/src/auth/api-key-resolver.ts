@@ -33,7 +33,7 @@ export function createApiKeyResolver(deps: ApiKeyResolverDeps): PrincipalResolve
     if (!API_KEY_PATTERN.test(token)) throw new TokenError('token_malformed', 'malformed API key');
     const key = await deps.apiKeys.findActiveByKey(token);
     if (!key) throw new TokenError('token_revoked', 'unknown or revoked API key');
-    await deps.limiters.consume('apiKey', key.id, key.rateLimit);
+    if (!input.recheck) await deps.limiters.consume('apiKey', key.id, key.rateLimit);
     const owner = await deps.accounts.findById(key.ownerId);
     if (!owner) throw new TokenError('token_revoked', 'the API key owner no longer exists');
     const now = deps.clock();

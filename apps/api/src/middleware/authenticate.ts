@@ -18,6 +18,8 @@ import { BadRequestError, UnauthorizedError } from '../errors.js';
 
 export interface ApiState {
   principal?: Principal;
+  /** Set by a stream's heartbeat: its credential is checked again, not counted again. */
+  recheck?: boolean;
 }
 
 // RFC 6750 §2.3 allows `access_token` in the query; we refuse it (RFC 9700 §2.4.2: it
@@ -48,6 +50,9 @@ class RequestCredentials implements AuthRequest {
   }
   get dpop(): DpopRequest {
     return (this.#dpop ??= dpopRequestOf(this.ctx, this.publicUrl));
+  }
+  get recheck(): boolean {
+    return (this.ctx.state as ApiState).recheck === true;
   }
   get hasDpopHeader(): boolean {
     return this.ctx.req.headers['dpop'] !== undefined;

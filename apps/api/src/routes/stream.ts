@@ -68,6 +68,8 @@ export function streamRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig)
 
   async function stillAuthenticated(ctx: ParameterizedContext<ApiState>): Promise<boolean> {
     try {
+      // A heartbeat's check is no request of the caller's: it spends none of their rate limit.
+      ctx.state.recheck = true;
       await api.authenticate(ctx as never, async () => undefined);
       return true;
     } catch {
