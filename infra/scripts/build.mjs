@@ -23,7 +23,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 export const ENTRIES = [
   ['apps/auth-server/src/main.ts', 'apps/auth-server/dist/main.js'],
-  ['apps/auth-server/src/cli/admin.ts', 'apps/auth-server/dist/admin.js'],
+  ['apps/auth-server/src/admin/cli/admin.ts', 'apps/auth-server/dist/admin.js'],
   ['apps/api/src/main.ts', 'apps/api/dist/main.js'],
   ['apps/web/src/main.ts', 'apps/web/dist/main.js'],
   ['infra/scripts/start-all.ts', 'infra/dist/start-all.js'],

@@ -559,8 +559,8 @@ describe('README', () => {
     const readme = read('README.md');
     const configs = [
       'apps/api/src/config.ts',
-      'apps/auth-server/src/config.ts',
-      'apps/auth-server/src/provider/agent-settings.ts',
+      'apps/auth-server/src/kernel/config.ts',
+      'apps/auth-server/src/oauth/agent-settings.ts',
       'apps/web/src/config.ts',
       // The variables the apps share (TRUST_PROXY, WEB_PORT, DATABASE_URL, REDIS_URL, …).
       'packages/observability/src/environment.ts',

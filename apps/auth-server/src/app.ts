@@ -12,22 +12,22 @@ import {
 } from '@portcullis/observability';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { AuthConfig } from './config.js';
-import type { ConsoleDeps } from './console/routes.js';
+import type { AuthConfig } from './kernel/config.js';
+import type { ConsoleDeps } from './admin/console/routes.js';
 import type { AuditRepo } from './data/audit-repo.js';
-import type { Mailer } from './mail/mailer.js';
-import type { OutboxSettings } from './mail/outbox.js';
-import type { MailRequestLimiter } from './mail/request-limits.js';
+import type { Mailer } from './identity/mail/mailer.js';
+import type { OutboxSettings } from './identity/mail/outbox.js';
+import type { MailRequestLimiter } from './identity/mail/request-limits.js';
 import type { PersonalDataRepo } from './data/personal-data-repo.js';
 import type { UserSessionsRepo } from './data/user-sessions-repo.js';
-import type { Mfa } from './mfa/index.js';
-import type { DeviceGuard } from './provider/device-guard.js';
-import { trustProxyAs, type ProviderHost } from './provider/provider-host.js';
-import type { EndCredentials } from './self-service/end-credentials.js';
+import type { Mfa } from './identity/mfa/index.js';
+import type { DeviceGuard } from './oauth/device-guard.js';
+import { trustProxyAs, type ProviderHost } from './oauth/provider-host.js';
+import type { EndCredentials } from './identity/self-service/end-credentials.js';
 import { createAuthRoutes, providerPaths } from './routes.js';
-import { baseHeaders } from './security-headers.js';
-import type { UiFactory } from './ui/index.js';
-import { unavailableAs503 } from './unavailable.js';
+import { baseHeaders } from './kernel/security-headers.js';
+import type { UiFactory } from './identity/ui/index.js';
+import { unavailableAs503 } from './kernel/unavailable.js';
 
 /** What callers pass to startAuthServer; everything optional has a default from config. */
 export interface AuthDeps {

@@ -1,7 +1,7 @@
 /** Runs the authorization server alone: `pnpm --filter @portcullis/auth-server start`. */
 import { createLogger, exitOnConfigError, runServices } from '@portcullis/observability';
 import { createDb, describeDb, openDatabase } from '@portcullis/db';
-import { parseAuthConfig } from './config.js';
+import { parseAuthConfig } from './kernel/config.js';
 import { startAuthServer } from './server.js';
 
 const config = exitOnConfigError(() => parseAuthConfig(process.env));

@@ -1,15 +1,15 @@
 import Router from '@koa/router';
 import { readinessEndpoint } from '@portcullis/observability';
-import { selfServiceRoutes } from './account/index.js';
-import { consoleRoutes } from './console/routes.js';
-import { formBody } from './form-body.js';
+import { selfServiceRoutes } from './identity/account/index.js';
+import { consoleRoutes } from './admin/console/routes.js';
+import { formBody } from './kernel/form-body.js';
 import type { AuthAppParts } from './app.js';
-import { interactionErrors } from './interactions/errors.js';
-import { checkCsrf, csrfToken, interactionRoutes } from './interactions/routes.js';
-import { passwordRoutes } from './self-service/password-routes.js';
-import { rolesOnVerification, unverifiedAddressPage } from './self-service/signup-doors.js';
-import { createVerificationMail } from './self-service/signup-mail.js';
-import { signupRoutes } from './self-service/signup-routes.js';
+import { interactionErrors } from './identity/interactions/errors.js';
+import { checkCsrf, csrfToken, interactionRoutes } from './identity/interactions/routes.js';
+import { passwordRoutes } from './identity/self-service/password-routes.js';
+import { rolesOnVerification, unverifiedAddressPage } from './identity/self-service/signup-doors.js';
+import { createVerificationMail } from './identity/self-service/signup-mail.js';
+import { signupRoutes } from './identity/self-service/signup-routes.js';
 
 /** oidc-provider's own endpoints; what Portcullis changes in them: provider/extensions.ts. */
 export const PROVIDER_ROUTES = {

@@ -1,9 +1,9 @@
 import type { AccountsRepo } from '@portcullis/accounts';
 import { API_SCOPE } from '@portcullis/claims';
 import type { ClientsRepo } from './data/clients-repo.js';
-import { registerClient } from './admin/register-client.js';
-import { newClientSchema } from './admin/schemas.js';
-import type { ProviderHost } from './provider/provider-host.js';
+import { registerClient } from './admin/api/register-client.js';
+import { newClientSchema } from './admin/api/schemas.js';
+import type { ProviderHost } from './oauth/provider-host.js';
 
 /** Fixed, documented demo passwords: the seed runs only outside production. */
 export const DEMO_USERS = [

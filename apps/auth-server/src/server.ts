@@ -12,34 +12,34 @@ import {
   StartupError,
 } from '@portcullis/observability';
 import { Redis } from 'ioredis';
-import { createAdminApp } from './admin/app.js';
-import { createAlertSender } from './alerts.js';
-import { consoleClientMetadata } from './console/client.js';
+import { createAdminApp } from './admin/api/app.js';
+import { createAlertSender } from './kernel/alerts.js';
+import { consoleClientMetadata } from './admin/console/client.js';
 import { createAuthApp, type AuthDeps } from './app.js';
-import type { AuthConfig } from './config.js';
+import type { AuthConfig } from './kernel/config.js';
 import { createRepos } from './data/index.js';
-import { createAuthMetrics } from './metrics.js';
+import { createAuthMetrics } from './kernel/metrics.js';
 import {
   ID_TOKEN_TTL,
   INTERACTION_RESUME_COOKIE,
   SESSION_COOKIE,
-} from './provider/configuration.js';
-import { createClientAuthLimits } from './provider/client-auth-limits.js';
-import { createDeviceGuard } from './provider/device-guard.js';
-import { createMailer } from './mail/mailer.js';
-import { createMailOutbox } from './mail/outbox.js';
-import { createMailRequestLimiter } from './mail/request-limits.js';
-import { openRegistration } from './provider/registration.js';
+} from './oauth/configuration.js';
+import { createClientAuthLimits } from './oauth/client-auth-limits.js';
+import { createDeviceGuard } from './oauth/device-guard.js';
+import { createMailer } from './identity/mail/mailer.js';
+import { createMailOutbox } from './identity/mail/outbox.js';
+import { createMailRequestLimiter } from './identity/mail/request-limits.js';
+import { openRegistration } from './oauth/registration.js';
 import { PROVIDER_ROUTES } from './routes.js';
-import { createMfa } from './mfa/index.js';
-import { createKeyManager } from './provider/keys.js';
-import { createProviderHost, type ProviderHost } from './provider/provider-host.js';
-import { createLogoutEverywhere } from './provider/subject-logout.js';
-import { loadSecrets } from './secrets.js';
-import { createEndCredentials } from './self-service/end-credentials.js';
-import { createVerificationMail } from './self-service/signup-mail.js';
-import { createUi } from './ui/index.js';
-import { DependencyUnavailableError } from './unavailable.js';
+import { createMfa } from './identity/mfa/index.js';
+import { createKeyManager } from './oauth/keys.js';
+import { createProviderHost, type ProviderHost } from './oauth/provider-host.js';
+import { createLogoutEverywhere } from './oauth/subject-logout.js';
+import { loadSecrets } from './kernel/secrets.js';
+import { createEndCredentials } from './identity/self-service/end-credentials.js';
+import { createVerificationMail } from './identity/self-service/signup-mail.js';
+import { createUi } from './identity/ui/index.js';
+import { DependencyUnavailableError } from './kernel/unavailable.js';
 import { seedDemo } from './seed.js';
 
 export interface RunningAuthServer {

@@ -16,7 +16,7 @@ import {
   type TestAuthServer,
 } from '@portcullis/testing';
 
-const CLI = path.resolve(import.meta.dirname, '../src/cli/admin.ts');
+const CLI = path.resolve(import.meta.dirname, '../src/admin/cli/admin.ts');
 const TSX = path.resolve(import.meta.dirname, '../../../node_modules/.bin/tsx');
 
 interface Run {

@@ -16,10 +16,10 @@ import {
   totpCode,
   type TestAuthServer,
 } from '@portcullis/testing';
-import { createActorStore, requireAdmin } from '../src/admin/auth.js';
-import { adminErrors } from '../src/admin/errors.js';
-import type { ProviderHost } from '../src/provider/provider-host.js';
-import { CONSOLE_CALLBACK, CONSOLE_CLIENT_ID } from '../src/console/client.js';
+import { createActorStore, requireAdmin } from '../src/admin/api/auth.js';
+import { adminErrors } from '../src/admin/api/errors.js';
+import type { ProviderHost } from '../src/oauth/provider-host.js';
+import { CONSOLE_CALLBACK, CONSOLE_CLIENT_ID } from '../src/admin/console/client.js';
 
 // The admin API called with a console access token (README "Admin API"): an administrator's
 // token is accepted, and each audit entry names the acting administrator.

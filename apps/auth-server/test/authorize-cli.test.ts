@@ -17,7 +17,7 @@ import {
 // process, a native client with a loopback redirect, the sign-in done by whatever BROWSER
 // names (here a script that hands the URL to this test, which signs in with a cookie jar).
 
-const CLI = path.resolve(import.meta.dirname, '../src/cli/authorize/main.ts');
+const CLI = path.resolve(import.meta.dirname, '../src/admin/cli/authorize/main.ts');
 const TSX = path.resolve(import.meta.dirname, '../../../node_modules/.bin/tsx');
 
 let t: TestAuthServer;

@@ -1,7 +1,7 @@
 import { expect, test } from '@jest/globals';
 import { createAppMetrics } from '@portcullis/observability';
 import type { Context } from 'koa';
-import { registryRefusals, textRefusals } from '../src/console/pages/status.js';
+import { registryRefusals, textRefusals } from '../src/admin/console/pages/status.js';
 
 // The status page's recent 5xx and 429 counts: the `http_responses_recent` gauge both apps
 // register (packages/observability), read from this server's registry and from another app's

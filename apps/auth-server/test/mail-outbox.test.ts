@@ -6,8 +6,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { pino } from 'pino';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import { startMailbox, startTestAuthServer, until, type Mailbox } from '@portcullis/testing';
-import { createMailer, type SmtpTimeouts } from '../src/mail/mailer.js';
-import { createMailOutbox, type MailOutbox, type OutboxSettings } from '../src/mail/outbox.js';
+import { createMailer, type SmtpTimeouts } from '../src/identity/mail/mailer.js';
+import { createMailOutbox, type MailOutbox, type OutboxSettings } from '../src/identity/mail/outbox.js';
 
 // The outbox on a real database (PGlite, or PostgreSQL with DATABASE_URL) and a real SMTP server.
 

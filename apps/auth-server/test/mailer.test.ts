@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
 import { startMailbox, type Mailbox } from '@portcullis/testing';
-import { createMailer } from '../src/mail/mailer.js';
+import { createMailer } from '../src/identity/mail/mailer.js';
 
 let mailbox: Mailbox;
 let dataDir: string;

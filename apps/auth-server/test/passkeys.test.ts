@@ -28,7 +28,7 @@ import {
   type Page,
 } from '@portcullis/testing/browser';
 import { createPasskeysRepo } from '../src/data/passkeys-repo.js';
-import { createPasskeyService, PasskeyError } from '../src/mfa/passkeys.js';
+import { createPasskeyService, PasskeyError } from '../src/identity/mfa/passkeys.js';
 
 // Passkeys in real Chromium (README "Passkeys"): a CDP virtual authenticator stands in for
 // the device. WebAuthn wants a secure context whose host is the RP id, so the server's

@@ -14,9 +14,9 @@ import {
   type TestAuthServer,
   tokenRequest,
 } from '@portcullis/testing';
-import { registerClient } from '../src/admin/register-client.js';
+import { registerClient } from '../src/admin/api/register-client.js';
 import { purgeExpired } from '../src/data/oidc-adapter.js';
-import { newClientSchema } from '../src/admin/schemas.js';
+import { newClientSchema } from '../src/admin/api/schemas.js';
 
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 

@@ -13,9 +13,9 @@ import {
   putAside,
   rememberAccount,
   takeAside,
-} from '../provider/request-memo.js';
-import type { ArtifactGuard, FreshRevocations } from '../provider/subject-logout.js';
-import { DependencyUnavailableError } from '../unavailable.js';
+} from '../oauth/request-memo.js';
+import type { ArtifactGuard, FreshRevocations } from '../oauth/subject-logout.js';
+import { DependencyUnavailableError } from '../kernel/unavailable.js';
 import type { ClientsRepo } from './clients-repo.js';
 
 interface PayloadRow {

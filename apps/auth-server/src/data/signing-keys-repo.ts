@@ -1,6 +1,6 @@
 import { toJsonb, type Db } from '@portcullis/db';
 import { EX_CONFIG, StartupError } from '@portcullis/observability';
-import { open, seal, SealedFormatError } from '../sealed.js';
+import { open, seal, SealedFormatError } from '../kernel/sealed.js';
 
 export type KeyAlg = 'RS256' | 'ES256';
 export type Jwk = Record<string, unknown> & { kid: string };

@@ -1,0 +1,35 @@
+import type { PasskeysRepo } from '../../data/passkeys-repo.js';
+import type { FactorKind } from './factors.js';
+import {
+  passkeyScriptTag,
+  passkeySetupForm,
+  passkeySignInForm,
+  passkeysSection,
+} from './passkeys-views.js';
+
+/** Passkeys as a second-factor kind (mfa/factors.ts); their pages load our one script. */
+export function createPasskeyFactor(repo: PasskeysRepo): FactorKind {
+  return {
+    kind: 'passkey',
+    async list(userId) {
+      return (await repo.listByUser(userId)).map((p) => ({
+        kind: 'passkey',
+        id: p.id,
+        name: p.name,
+        createdAt: p.createdAt,
+        lastUsedAt: p.lastUsedAt,
+      }));
+    },
+    removeAll: (userId) => repo.removeAll(userId),
+    async signInForm(input) {
+      if ((await repo.listByUser(input.userId)).length === 0) return '';
+      return `${passkeySignInForm(input.ui, input.uid, input.csrf, input.ui.t('mfa:usePasskey'))}\n${passkeyScriptTag}`;
+    },
+    async setupForm(input) {
+      return `${passkeySetupForm(input.ui, input.uid, input.csrf)}\n${passkeyScriptTag}`;
+    },
+    async accountSection(ui, userId, csrf) {
+      return passkeysSection(ui, await repo.listByUser(userId), csrf);
+    },
+  };
+}
