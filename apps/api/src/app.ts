@@ -20,12 +20,13 @@ import {
   requestLog,
 } from '@portcullis/observability';
 import type { Logger } from 'pino';
+import { apiChallengeOf } from './auth/challenge.js';
 import { credentialGuard, credentialResolvers } from './auth/credentials.js';
 import { createApiDpopVerifier } from './auth/dpop.js';
 import type { ApiConfig } from './config.js';
 import { createRepos } from './data/index.js';
 import { createEventBus, type EventBus } from './events/bus.js';
-import { apiChallengeOf, BadRequestError } from './errors.js';
+import { BadRequestError } from './errors.js';
 import { parseBodies } from './http/body-parser.js';
 import { createCursorCodec } from './http/cursor.js';
 import { authenticate, type ApiState } from './middleware/authenticate.js';

@@ -2,7 +2,6 @@
 import {
   ACR,
   AuthenticationError,
-  resourceMetadataUrl,
   unauthorizedHeaders,
   wwwAuthenticate,
   type AuthenticationErrorCode,
@@ -14,8 +13,6 @@ import type {
   ErrorCodeOf,
   FieldErrors,
 } from '@portcullis/observability';
-import { API_DPOP_ALGORITHMS } from './auth/dpop.js';
-import type { ApiConfig } from './config.js';
 
 export type ErrorCode = ErrorCodeOf<'api'>;
 
@@ -65,14 +62,6 @@ export class BadRequestError extends AppError<
   ) {
     super(400, code, message);
   }
-}
-
-/** How the API presents itself in every challenge: the package defaults and RFC 9728's URL. */
-export function apiChallengeOf(config: Pick<ApiConfig, 'audience'>): ChallengeSettings {
-  return Object.freeze({
-    dpopAlgorithms: API_DPOP_ALGORITHMS,
-    resourceMetadata: resourceMetadataUrl(config.audience),
-  });
 }
 
 /** A refusal built by @portcullis/claims (RFC 6750 §3, 9449 §7.1, 9470 §3), sent as it is. */

@@ -1,5 +1,4 @@
 import { createSignInLimiter, waitForRedis, type Attempt } from '@portcullis/accounts';
-import { Redis } from 'ioredis';
 import {
   RateLimiterMemory,
   RateLimiterRedis,
@@ -8,6 +7,7 @@ import {
 } from 'rate-limiter-flexible';
 import type { ApiConfig, RateLimitSetting } from './config.js';
 import { RateLimitedError, ServiceUnavailableError } from './errors.js';
+import { createRedisClient } from './redis.js';
 
 export type LimiterName = 'apiKey' | 'jwt' | 'anonymous';
 
@@ -36,25 +36,6 @@ export interface RateLimitersOptions {
 // The stored limiter never rejects: each call compares with its own limit (per-key overrides).
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 const NAMES: readonly LimiterName[] = ['apiKey', 'jwt', 'anonymous'];
-
-/** A Redis client that fails commands at once while disconnected (fail closed); the DPoP replay store uses it too. */
-export function createRedisClient(
-  url: string,
-  timeoutMs: number,
-  onError: (error: unknown) => void,
-): Redis {
-  const client = new Redis(url, {
-    // Commands fail at once while disconnected instead of queueing behind a dead link.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    connectTimeout: timeoutMs,
-    commandTimeout: timeoutMs,
-    disconnectTimeout: timeoutMs,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-  });
-  client.on('error', onError);
-  return client;
-}
 
 export function createRateLimiters(options: RateLimitersOptions): RateLimiters {
   const prefix = options.keyPrefix ?? 'portcullis:rl:';

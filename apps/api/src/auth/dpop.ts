@@ -12,7 +12,7 @@ import {
 } from '@portcullis/claims';
 import type { ApiConfig } from '../config.js';
 import { waitForRedis } from '@portcullis/accounts';
-import { createRedisClient } from '../rate-limits.js';
+import { createRedisClient } from '../redis.js';
 
 /** A replay store the server owns: Redis with REDIS_URL (shared by every instance), else memory. */
 export interface OwnedReplayStore extends DpopReplayStore {

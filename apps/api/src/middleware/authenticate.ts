@@ -29,7 +29,7 @@ const QUERY_CREDENTIALS = ['access_token', 'api_key', 'apikey', 'sid'];
 export interface AuthenticateOptions {
   publicUrl?: string | undefined;
   nonces?: DpopNonces | undefined;
-  /** The app's challenge settings (errors.ts apiChallengeOf). */
+  /** The app's challenge settings (auth/challenge.ts apiChallengeOf). */
   challenge?: ChallengeSettings | undefined;
 }
 

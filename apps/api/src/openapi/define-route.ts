@@ -25,7 +25,7 @@ export interface ApiRouter {
   authenticate: Authenticate;
   /** README "Step-up": whether step-up rules are enforced, and their configured values. */
   stepUp: ApiConfig['stepUp'];
-  /** How the API presents itself in its challenges (errors.ts apiChallengeOf). */
+  /** How the API presents itself in its challenges (auth/challenge.ts apiChallengeOf). */
   challenge: ChallengeSettings;
 }
 

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { ApiConfig } from '../config.js';
-import { apiChallengeOf } from '../errors.js';
+import { apiChallengeOf } from '../auth/challenge.js';
 import type { ApiState, Authenticate } from '../middleware/authenticate.js';
 import type { ApiRouter } from '../openapi/define-route.js';
 import { apiKeyRoutes } from './api-keys.js';
