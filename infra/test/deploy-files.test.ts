@@ -560,7 +560,8 @@ describe('README', () => {
     const configs = [
       'apps/api/src/config.ts',
       'apps/auth-server/src/kernel/config.ts',
-      'apps/auth-server/src/oauth/agent-settings.ts',
+      'apps/auth-server/src/kernel/agent-settings.ts',
+      'apps/auth-server/src/kernel/resource-settings.ts',
       'apps/web/src/config.ts',
       // The variables the apps share (TRUST_PROXY, WEB_PORT, DATABASE_URL, REDIS_URL, …).
       'packages/observability/src/environment.ts',

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { chooseLanguage, LANGUAGES, translator } from '../src/identity/ui/index.js';
 import { catalogs } from '../src/identity/ui/locales/index.js';
-import { API_SCOPES, OIDC_SCOPES } from '../src/oauth/claims.js';
+import { API_SCOPES } from '../src/oauth/claims.js';
+import { OIDC_SCOPES } from '../src/kernel/scopes.js';
 import { scopeKey } from '../src/identity/interactions/views.js';
 
 /** Every key path of a catalogue, `ns:a.b`. */

@@ -18,10 +18,8 @@ import {
   agentClientSettingsOf,
   agentClientVariables,
   type AgentClientSettings,
-} from '../oauth/agent-settings.js';
-import { resourceVariables } from '../oauth/token-exchange.js';
-import { DEFAULT_MAX_ASSERTION_LIFETIME } from '../oauth/client-assertion.js';
-import type { ClientAuthLimits } from '../oauth/client-auth-limits.js';
+} from './agent-settings.js';
+import { resourceVariables } from './resource-settings.js';
 import {
   ConfigError,
   parseEnvironment,
@@ -35,6 +33,20 @@ import {
   tokenVariables,
   type ProcessSettings,
 } from '@portcullis/observability';
+
+/** Default of CLIENT_ASSERTION_MAX_LIFETIME: Authlib's PrivateKeyJWT signs `exp` an hour ahead. */
+export const DEFAULT_MAX_ASSERTION_LIFETIME = 60 * 60;
+
+/** Failed client authentications, each limit per window (CLIENT_AUTH_*). */
+export interface ClientAuthLimits {
+  /** From one address, whatever client ids it names (CLIENT_AUTH_ADDRESS_LIMIT). */
+  perAddress: number;
+  /** For one client from one address (CLIENT_AUTH_CLIENT_ADDRESS_LIMIT). */
+  perClientAndAddress: number;
+  /** For one client from all addresses together (CLIENT_AUTH_CLIENT_LIMIT). */
+  perClient: number;
+  windowSec: number;
+}
 
 const boolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 

@@ -5,6 +5,7 @@ import { grantIssuedAt } from '../data/oidc-adapter.js';
 import { FAPI_ALGS, isFapiClient } from './fapi.js';
 import { accessTokenSigner, type KeyRing } from './keys.js';
 import { exchangedClaimsOf } from './token-exchange.js';
+import { OIDC_SCOPES } from '../kernel/scopes.js';
 
 /** Scopes of the API resource server: `api` (all permissions of my roles) and each permission. */
 export { API_SCOPES };
@@ -98,9 +99,6 @@ function signInClaims(ctx: KoaContextWithOIDC): Record<string, unknown> {
     ...(source.authTime ? { auth_time: source.authTime } : {}),
   };
 }
-
-/** Scopes of the ID token and /me (the provider's `scopes`); a client may also ask for API_SCOPES. */
-export const OIDC_SCOPES: readonly string[] = ['openid', 'offline_access', 'profile', 'email'];
 
 /** The first scope the server does not know, if any. */
 export function unknownScope(scope: string): string | undefined {

@@ -17,9 +17,6 @@ export const CLIENT_ASSERTION_ALGS = ['ES256', 'PS256', 'RS256'] as const;
  */
 export const LEGACY_AUDIENCE = 'client_assertion_legacy_audience';
 
-/** Default of CLIENT_ASSERTION_MAX_LIFETIME: Authlib's PrivateKeyJWT signs `exp` an hour ahead. */
-export const DEFAULT_MAX_ASSERTION_LIFETIME = 60 * 60;
-
 /** oidc-provider's clockTolerance (its default): the leeway it gives `exp` and `nbf`. */
 const CLOCK_TOLERANCE = 15;
 

@@ -1,18 +1,8 @@
 import { createAttemptLimiter, type AttemptStore, type CheckedAttempt } from '@portcullis/accounts';
 import type { Middleware } from 'koa';
 import Provider, { errors, type Client } from 'oidc-provider';
+import type { ClientAuthLimits } from '../kernel/config.js';
 import { isUnavailable, markUnavailable } from '../kernel/unavailable.js';
-
-/** Failed client authentications, each limit per window (CLIENT_AUTH_*). */
-export interface ClientAuthLimits {
-  /** From one address, whatever client ids it names (CLIENT_AUTH_ADDRESS_LIMIT). */
-  perAddress: number;
-  /** For one client from one address (CLIENT_AUTH_CLIENT_ADDRESS_LIMIT). */
-  perClientAndAddress: number;
-  /** For one client from all addresses together (CLIENT_AUTH_CLIENT_LIMIT). */
-  perClient: number;
-  windowSec: number;
-}
 
 /** oidc-provider's routes that authenticate the client (token, introspection, revocation, PAR, device). */
 const AUTHENTICATING = new Set([

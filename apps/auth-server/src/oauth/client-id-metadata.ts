@@ -1,5 +1,5 @@
 import type { Client, Configuration, KoaContextWithOIDC } from 'oidc-provider';
-import type { AgentClientSettings } from './agent-settings.js';
+import type { AgentClientSettings } from '../kernel/agent-settings.js';
 import { LOOPBACK_HOSTS } from './loopback.js';
 import { assertSelfRegisteredMetadata, DYNAMIC_MARK } from './registration.js';
 

@@ -23,9 +23,9 @@ import {
   createExtraTokenClaims,
   customizeJwt,
   isApiScope,
-  OIDC_SCOPES,
   resourceServerInfo,
 } from './claims.js';
+import { OIDC_SCOPES } from '../kernel/scopes.js';
 import type { DeviceGuard } from './device-guard.js';
 import {
   CLIENT_ASSERTION_ALGS,

@@ -5,7 +5,7 @@ import { errors, type Configuration, type KoaContextWithOIDC, type Provider } fr
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { AuditRepo } from '../data/audit-repo.js';
-import type { AgentClientSettings } from './agent-settings.js';
+import type { AgentClientSettings } from '../kernel/agent-settings.js';
 import { isHttpsOrLoopback } from './loopback.js';
 import type { ProviderHost } from './provider-host.js';
 

@@ -19,33 +19,6 @@ import { TOKEN_EXCHANGE_GRANT } from '../kernel/grant-types.js';
 
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
-const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
-
-/** RESOURCES: further resource servers by URL, each with the scopes it understands. */
-export const resourceVariables = {
-  RESOURCES: z
-    .string()
-    .transform((v, ctx) => {
-      try {
-        return JSON.parse(v) as unknown;
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
-        return z.NEVER;
-      }
-    })
-    .pipe(
-      z.record(
-        z.url({ protocol: /^https?$/ }).refine((u) => !u.includes('#'), 'no fragment'),
-        z
-          .string()
-          .max(1000)
-          .transform((s) => [...new Set(s.split(' ').filter(Boolean))])
-          .refine((s) => s.every((t) => SCOPE_TOKEN.test(t)), 'must be space-separated scopes'),
-      ),
-    )
-    .default({}),
-};
-
 /** Resource URL -> its scopes; the API (API_AUDIENCE) is always one of them. */
 export type Resources = ReadonlyMap<string, readonly string[]>;
 

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import type { AuditRepo } from '../../data/audit-repo.js';
-import type { AgentClientSettings } from '../../oauth/agent-settings.js';
+import type { AgentClientSettings } from '../../kernel/agent-settings.js';
 import type { ProviderHost } from '../../oauth/provider-host.js';
 import { issueRegistrationToken } from '../../oauth/registration.js';
 import { AdminError } from './errors.js';

@@ -9,7 +9,7 @@ import type { SigningKeysRepo } from '../../data/signing-keys-repo.js';
 import type { UserSessionsRepo } from '../../data/user-sessions-repo.js';
 import type { MfaCore } from '../../identity/mfa/index.js';
 import { keyState, type KeyManager } from '../../oauth/keys.js';
-import type { AgentClientSettings } from '../../oauth/agent-settings.js';
+import type { AgentClientSettings } from '../../kernel/agent-settings.js';
 import type { ProviderHost } from '../../oauth/provider-host.js';
 import { AdminError } from './errors.js';
 import { parseWithRoles } from './role-routes.js';

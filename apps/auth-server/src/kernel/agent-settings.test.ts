@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, parseAuthConfig } from '../kernel/config.js';
+import { ConfigError, parseAuthConfig } from './config.js';
 
 function problems(env: Record<string, string>): string[] {
   try {

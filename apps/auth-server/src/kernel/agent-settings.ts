@@ -1,7 +1,7 @@
 import { API_SCOPES } from '@portcullis/claims';
 import { ROLE_NAME } from '@portcullis/db';
 import { z } from 'zod';
-import { OIDC_SCOPES } from './claims.js';
+import { OIDC_SCOPES } from './scopes.js';
 
 // Clients nobody registered by hand (README "Dynamic client registration", "Client ID
 // Metadata Documents"): what the operator allows them.
