@@ -13,7 +13,7 @@ import {
   type RedisSettings,
 } from '@portcullis/db';
 import { z } from 'zod';
-import { LANGUAGES, type Language, type UiSettings } from '../identity/ui/index.js';
+import { LANGUAGES, type UiSettings } from './ui-settings.js';
 import {
   agentClientSettingsOf,
   agentClientVariables,
@@ -131,7 +131,7 @@ const schema = z
     /** WebAuthn relying party id (README "Passkeys"): the issuer's host or a parent domain. */
     WEBAUTHN_RP_ID: z.string().regex(HOST_NAME, 'must be a lower-case host name').optional(),
     /** The pages' look and language (README "Branding and languages"). */
-    UI_DEFAULT_LANGUAGE: z.enum(LANGUAGES as [Language, ...Language[]]).default('en'),
+    UI_DEFAULT_LANGUAGE: z.enum(LANGUAGES).default('en'),
     BRAND_NAME: z.string().trim().min(1).max(60).default('Portcullis'),
     BRAND_LOGO_URL: z
       .string()

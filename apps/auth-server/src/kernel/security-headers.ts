@@ -1,20 +1,23 @@
 import type { Context, Middleware } from 'koa';
-import type { Ui } from '../identity/ui/index.js';
+import type { Brand } from './ui-settings.js';
+
+/** What the headers need of a page's Ui (identity/ui): its brand. */
+type Branded = { brand: Brand };
 
 /** The origin of an https logo (BRAND_LOGO_URL), which the pages' img-src must allow. */
-function logoOrigin(ui: Pick<Ui, 'brand'> | undefined): string | undefined {
+function logoOrigin(ui: Branded | undefined): string | undefined {
   const url = ui?.brand.logoUrl ? URL.parse(ui.brand.logoUrl) : null;
   return url?.protocol === 'https:' ? url.origin : undefined;
 }
 
 /**
  * CSP of our pages: no inline script, no framing, forms only to us or the client's redirects,
- * images from us and the brand's logo origin (`ui`: the page's Ui, see page() in interactions/views.ts).
+ * images from us and the brand's logo origin (`ui`: the page's Ui, see page() in identity/interactions/views.ts).
  */
 export function htmlHeaders(
   ctx: Pick<Context, 'set'>,
   formTargets: string[] = [],
-  options: { passkeyScript?: boolean; ui?: Pick<Ui, 'brand'> | undefined } = {},
+  options: { passkeyScript?: boolean; ui?: Branded | undefined } = {},
 ): void {
   const formAction = ["'self'", ...formTargets].join(' ');
   // A passkey page loads our one script file and may fetch from us; nothing else.

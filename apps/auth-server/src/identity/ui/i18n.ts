@@ -1,5 +1,6 @@
 import i18next, { type TFunction } from 'i18next';
-import { catalogs, LANGUAGES, type Language } from './locales/index.js';
+import { LANGUAGES, type Language } from '../../kernel/ui-settings.js';
+import { catalogs } from './locales/index.js';
 
 export { LANGUAGES, type Language };
 
@@ -16,7 +17,7 @@ void i18n.init({
 });
 
 export const isLanguage = (value: string): value is Language =>
-  (LANGUAGES as string[]).includes(value);
+  (LANGUAGES as readonly string[]).includes(value);
 
 /** The language of `tag` (`de-CH` → `de`) when we ship it. */
 function shipped(tag: string): Language | undefined {

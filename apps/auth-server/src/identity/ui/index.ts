@@ -1,5 +1,8 @@
 import type { Context } from 'koa';
-import { chooseLanguage, translator, type Language, type Translate } from './i18n.js';
+import type { Brand, Language, UiSettings } from '../../kernel/ui-settings.js';
+import { chooseLanguage, translator, type Translate } from './i18n.js';
+
+export type { Brand, UiSettings } from '../../kernel/ui-settings.js';
 
 export {
   chooseLanguage,
@@ -9,21 +12,6 @@ export {
   type Language,
   type Translate,
 } from './i18n.js';
-
-/** The operator's look on every page (README "Branding and languages"). */
-export interface Brand {
-  productName: string;
-  /** https URL (or a path on the issuer) of a logo shown above each page's title. */
-  logoUrl?: string | undefined;
-  /** CSS colours: buttons and links, and the page background. */
-  primaryColor: string;
-  backgroundColor: string;
-}
-
-export interface UiSettings {
-  defaultLanguage: Language;
-  brand: Brand;
-}
 
 /** What a page is rendered with: its language, the translations in it, the brand. */
 export interface Ui {

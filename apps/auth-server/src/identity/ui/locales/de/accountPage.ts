@@ -1,4 +1,4 @@
-import type { Catalog } from '../index.js';
+import type { Catalog } from '../en/index.js';
 
 export const accountPage: Catalog['accountPage'] = {
   title: 'Ihr Konto',

@@ -1,4 +1,4 @@
-import type { Catalog } from '../index.js';
+import type { Catalog } from '../en/index.js';
 
 export const mfa: Catalog['mfa'] = {
   title: 'Bestätigen Sie, dass Sie es sind',
