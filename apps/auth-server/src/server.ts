@@ -19,11 +19,8 @@ import { createAuthApp, type AuthDeps } from './app.js';
 import type { AuthConfig } from './kernel/config.js';
 import { createRepos } from './data/index.js';
 import { createAuthMetrics } from './kernel/metrics.js';
-import {
-  ID_TOKEN_TTL,
-  INTERACTION_RESUME_COOKIE,
-  SESSION_COOKIE,
-} from './oauth/configuration.js';
+import { INTERACTION_RESUME_COOKIE, SESSION_COOKIE } from './oauth/configuration.js';
+import { ID_TOKEN_TTL } from './oauth/lifetimes.js';
 import { createClientAuthLimits } from './oauth/client-auth-limits.js';
 import { createDeviceGuard } from './oauth/device-guard.js';
 import { createMailer } from './identity/mail/mailer.js';

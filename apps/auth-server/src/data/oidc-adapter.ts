@@ -13,10 +13,22 @@ import {
   putAside,
   rememberAccount,
   takeAside,
-} from '../oauth/request-memo.js';
-import type { ArtifactGuard, FreshRevocations } from '../oauth/subject-logout.js';
+} from './request-memo.js';
 import { DependencyUnavailableError } from '../kernel/unavailable.js';
 import type { ClientsRepo } from './clients-repo.js';
+
+/** Subject revocations read in the artifact's own statement (as fresh as a new poll). */
+export interface FreshRevocations {
+  subjectRevokedBefore: number[];
+}
+
+/** Whether a stored artifact was cut off by a logout everywhere; `issuedAt` in Unix s with ms. */
+export type ArtifactGuard = (
+  model: string,
+  payload: AdapterPayload,
+  issuedAt: number | undefined,
+  fresh?: FreshRevocations,
+) => Promise<boolean>;
 
 interface PayloadRow {
   payload: AdapterPayload;

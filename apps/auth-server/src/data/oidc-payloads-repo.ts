@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { toJsonb, type Db } from '@portcullis/db';
 import type { ClientsRepo } from './clients-repo.js';
 import { createOidcAdapterFactory, purgeExpired, type AdapterOptions } from './oidc-adapter.js';
-import type { ArtifactGuard } from '../oauth/subject-logout.js';
+import type { ArtifactGuard } from './oidc-adapter.js';
 
 /** oidc-provider's storage (`oidc_payloads`): the adapter, the replay claim and the purge. */
 export interface OidcPayloadsRepo {

@@ -17,7 +17,7 @@ import {
   messagePage,
 } from '../identity/interactions/views.js';
 import { createFindAccount } from './account.js';
-import { memoizedAccount } from './request-memo.js';
+import { memoizedAccount } from '../data/request-memo.js';
 import {
   API_SCOPES,
   createExtraTokenClaims,
@@ -44,6 +44,7 @@ import { DYNAMIC_MARK, registrationFeatures } from './registration.js';
 import { clientIdMetadataFeature, providerFetch } from './client-id-metadata.js';
 import { tokenExchangePolicySchema } from './token-exchange.js';
 import { richAuthorizationRequestsFeature } from './authorization-details.js';
+import { DAY, ID_TOKEN_TTL, PAR_REQUEST_URI_TTL, REFRESH_TOKEN_TTL } from './lifetimes.js';
 
 export interface ProviderSetup {
   config: AuthConfig;
@@ -67,10 +68,6 @@ export interface ProviderSetup {
 const uiOf = (s: Pick<ProviderSetup, 'ui'>, ctx: KoaContextWithOIDC) =>
   s.ui.of(ctx, (ctx.oidc?.params as { ui_locales?: unknown } | undefined)?.ui_locales);
 
-const DAY = 24 * 60 * 60;
-export const REFRESH_TOKEN_TTL = 30 * DAY;
-export const ID_TOKEN_TTL = 60 * 60;
-export const PAR_REQUEST_URI_TTL = 60;
 export const SESSION_COOKIE = '_session';
 export const INTERACTION_RESUME_COOKIE = '_interaction_resume';
 

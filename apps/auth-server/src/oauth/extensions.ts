@@ -12,7 +12,7 @@ import { introspectApiJwts, type JwtIntrospectionOptions } from './introspection
 import { describeRefusals } from './refusal-descriptions.js';
 import { auditRegistrations } from './registration.js';
 import { claimJtiOnce } from './replay-detection.js';
-import { memoizeInRequest } from './request-memo.js';
+import { memoizeInRequest } from '../data/request-memo.js';
 import { advertiseResponseModes, removeFormPost } from './response-modes.js';
 import { reportGrantedScope } from './token-scope.js';
 import { acceptApiTokensAtUserinfo } from './userinfo.js';

@@ -1,20 +1,7 @@
 import { predatesLogout } from '@portcullis/claims';
 import type { SharedDenyList } from '@portcullis/db';
-import type { AdapterPayload } from 'oidc-provider';
-import { REFRESH_TOKEN_TTL } from './configuration.js';
-
-/** Subject revocations read in the artifact's own statement (as fresh as a new poll). */
-export interface FreshRevocations {
-  subjectRevokedBefore: number[];
-}
-
-/** Whether a stored artifact was cut off by a logout everywhere; `issuedAt` in Unix s with ms. */
-export type ArtifactGuard = (
-  model: string,
-  payload: AdapterPayload,
-  issuedAt: number | undefined,
-  fresh?: FreshRevocations,
-) => Promise<boolean>;
+import type { ArtifactGuard } from '../data/oidc-adapter.js';
+import { REFRESH_TOKEN_TTL } from './lifetimes.js';
 
 /** Artifacts that mint tokens: the guard does not trust the last poll for these. */
 const TOKEN_MINTING = new Set(['RefreshToken', 'AuthorizationCode', 'DeviceCode']);

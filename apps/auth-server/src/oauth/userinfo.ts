@@ -2,7 +2,7 @@ import type { AccessTokenClaims } from '@portcullis/claims';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { createApiTokenVerifier, type JwtIntrospectionOptions } from './introspection.js';
-import { currentRequest } from './request-memo.js';
+import { currentRequest } from '../data/request-memo.js';
 
 interface AccessTokenModel {
   find(value: string, options?: object): Promise<unknown>;
