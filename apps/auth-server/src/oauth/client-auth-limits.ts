@@ -1,8 +1,9 @@
 import { createAttemptLimiter, type AttemptStore, type CheckedAttempt } from '@portcullis/accounts';
 import type { Middleware } from 'koa';
-import Provider, { errors, type Client } from 'oidc-provider';
+import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { ClientAuthLimits } from '../kernel/config.js';
 import { isUnavailable, markUnavailable } from '../kernel/unavailable.js';
+import { currentRequest } from '../data/request-memo.js';
 
 /** oidc-provider's routes that authenticate the client (token, introspection, revocation, PAR, device). */
 const AUTHENTICATING = new Set([
@@ -40,28 +41,24 @@ export function createClientAuthLimits(limits: ClientAuthLimits, store: AttemptS
   );
   const attempts = new WeakMap<object, CheckedAttempt>();
 
-  /** The hook: oidc-provider's client lookup, where every client authentication starts. */
-  function watch(provider: Provider): void {
-    const Clients = provider.Client as unknown as {
-      find(id: string): Promise<Client | undefined>;
-    };
-    const find = Clients.find.bind(Clients);
-    Clients.find = async function countClientAuthentication(id) {
-      const ctx = Provider.ctx;
-      if (ctx && AUTHENTICATING.has(ctx.oidc?.route) && !attempts.has(ctx)) {
-        const attempt = await limiter
-          .check({ address: ctx.ip, clientFromAddress: `${id} ${ctx.ip}`, client: String(id) })
-          .catch((error: unknown) => {
-            // oidc-provider answers what it cannot map with a 500; this makes it a 503.
-            if (isUnavailable(error)) markUnavailable(ctx as never);
-            throw error;
-          });
-        attempts.set(ctx, attempt);
-        if (attempt.retryAfter > 0) throw new TooManyClientAuthFailures(attempt.retryAfter);
-      }
-      return find(id);
-    };
-    provider.use(settle);
+  /**
+   * Before oidc-provider's client lookup (internals.ts wrapClientFind), where every client
+   * authentication starts: counted once per request on the authenticating routes, 429 when over.
+   */
+  async function beforeLookup<T>(id: string, lookUp: () => Promise<T>): Promise<T> {
+    const ctx = currentRequest() as KoaContextWithOIDC | undefined;
+    if (ctx?.oidc && AUTHENTICATING.has(ctx.oidc.route) && !attempts.has(ctx)) {
+      const attempt = await limiter
+        .check({ address: ctx.ip, clientFromAddress: `${id} ${ctx.ip}`, client: String(id) })
+        .catch((error: unknown) => {
+          // oidc-provider answers what it cannot map with a 500; this makes it a 503.
+          if (isUnavailable(error)) markUnavailable(ctx as never);
+          throw error;
+        });
+      attempts.set(ctx, attempt);
+      if (attempt.retryAfter > 0) throw new TooManyClientAuthFailures(attempt.retryAfter);
+    }
+    return lookUp();
   }
 
   /** After oidc-provider answered: anything but 401 invalid_client authenticated the client. */
@@ -78,7 +75,7 @@ export function createClientAuthLimits(limits: ClientAuthLimits, store: AttemptS
     else await attempt.succeeded();
   };
 
-  return { watch };
+  return { beforeLookup, settle };
 }
 
 export type ClientAuthLimiter = ReturnType<typeof createClientAuthLimits>;

@@ -8,6 +8,7 @@ import type { ClientsRepo } from '../data/clients-repo.js';
 import type { ClientAuthLimiter } from './client-auth-limits.js';
 import { prefilledUserCodePage } from './device-complete-uri.js';
 import { watchGrantEvents, type GrantEventDeps } from './grant-events.js';
+import { replaceClientSecretComparison, wrapClientFind } from './internals.js';
 import { introspectApiJwts, type JwtIntrospectionOptions } from './introspection.js';
 import { describeRefusals } from './refusal-descriptions.js';
 import { auditRegistrations } from './registration.js';
@@ -29,14 +30,12 @@ function compareHashedClientSecret(this: { clientSecret?: string }, presented: s
   return constantTimeEqual(stored, hash('sha256', String(presented), 'buffer'));
 }
 
-type ClientModel = { find(id: string): Promise<Client | undefined> };
+type FindClient = (id: string) => Promise<Client | undefined>;
 
 /** One Client instance per cached metadata object, not oidc-provider's JSON hash per request. */
-function reuseClientInstances(provider: Provider, clients: ClientsRepo): void {
-  const Clients = provider.Client as unknown as ClientModel;
-  const find = Clients.find.bind(Clients);
+function reuseClientInstances(clients: ClientsRepo) {
   const instances = new WeakMap<object, Client>();
-  Clients.find = async function findClient(id) {
+  return async function findClient(id: string, find: FindClient): Promise<Client | undefined> {
     const metadata =
       typeof id === 'string' && id !== '' ? await clients.findMetadata(id) : undefined;
     const known = metadata && instances.get(metadata);
@@ -71,15 +70,18 @@ export interface ProviderExtensionDeps {
  * settings stay in configuration.ts. Order: docs/architecture.md "Provider extensions".
  */
 export function extendProvider(provider: Provider, deps: ProviderExtensionDeps): void {
-  // Methods replaced:
-  // 1. Client.find: one Client instance per cached metadata object (no JSON hash per request).
-  reuseClientInstances(provider, deps.clients);
-  // 2. Client.find again, plus a middleware: failed client authentications limited, 429.
-  deps.clientAuthLimiter?.watch(provider);
+  // Methods replaced, each through internals.ts (docs/oidc-provider.md):
+  // 1-2. Client.find, wrapped once: failed client authentications limited first (429, with a
+  //      middleware that settles them), then one Client instance per cached metadata object.
+  const findClient = reuseClientInstances(deps.clients);
+  const limiter = deps.clientAuthLimiter;
+  wrapClientFind(
+    provider,
+    limiter ? (id, find) => limiter.beforeLookup(id, () => findClient(id, find)) : findClient,
+  );
+  if (limiter) provider.use(limiter.settle);
   // 3. Client#compareClientSecret: the clients table holds SHA-256 hashes, not secrets.
-  Object.defineProperty(provider.Client.prototype, 'compareClientSecret', {
-    value: compareHashedClientSecret,
-  });
+  replaceClientSecretComparison(provider, compareHashedClientSecret);
   // 4. ReplayDetection.unique: a jti claimed by one INSERT, so concurrent replays lose.
   claimJtiOnce(provider, deps.oidcPayloads);
   // 5. AccessToken.find at /me: the API's JWT access tokens are accepted there.

@@ -1,35 +1,33 @@
-import type { AsyncLocalStorage } from 'node:async_hooks';
+import { decodeJwt } from 'jose';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 import type { OidcPayloadsRepo } from '../data/oidc-payloads-repo.js';
-// The request a replay check runs in, and the DPoP proof oidc-provider verified for it.
-// @ts-expect-error: an internal module without type declarations.
-import als from 'oidc-provider/lib/helpers/als.js';
-// @ts-expect-error: an internal module without type declarations.
-import { getDpopJwt } from 'oidc-provider/lib/helpers/validate_dpop.js';
+import { replaceReplayDetection } from './internals.js';
+import { currentRequest } from '../data/request-memo.js';
 
-interface ReplayDetectionModel {
-  unique(iss: string, jti: string, exp: number): Promise<boolean>;
+/** The `jti` of the request's DPoP proof (RFC 9449 header), which oidc-provider verified first. */
+function dpopProofJti(ctx: Partial<KoaContextWithOIDC>): unknown {
+  const proof = ctx.get?.('DPoP');
+  if (!proof) return undefined;
+  try {
+    return decodeJwt(proof).jti;
+  } catch {
+    return undefined;
+  }
 }
-
-const requests = als as AsyncLocalStorage<KoaContextWithOIDC>;
-const dpopProofOf = getDpopJwt as (
-  provider: Provider,
-  ctx: KoaContextWithOIDC,
-) => { payload: { jti?: unknown } } | undefined;
 
 /** A `jti` claimed by one INSERT (docs/architecture.md "Provider extensions"). */
 export function claimJtiOnce(
   provider: Provider,
   payloads: Pick<OidcPayloadsRepo, 'claimJtiOnce'>,
 ): void {
-  const model = provider.ReplayDetection as unknown as ReplayDetectionModel;
-  model.unique = async function unique(iss, jti, exp) {
+  replaceReplayDetection(provider, async function unique(iss, jti, exp) {
     if (await payloads.claimJtiOnce(iss, jti, exp)) return true;
-    const ctx = requests.getStore();
-    if (ctx && dpopProofOf(provider, ctx)?.payload.jti === jti) {
+    const ctx = currentRequest() as Partial<KoaContextWithOIDC> | undefined;
+    // RFC 9449 §5 names a replayed proof invalid_dpop_proof; oidc-provider says invalid_grant.
+    if (ctx && dpopProofJti(ctx) === jti) {
       throw new errors.InvalidDpopProof('DPoP proof JWT Replay detected');
     }
     return false;
-  };
+  });
 }

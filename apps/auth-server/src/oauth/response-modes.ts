@@ -1,17 +1,13 @@
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
-// oidc-provider has no setting to leave a response mode out; its registry is the one place.
-// @ts-expect-error: an internal module without type declarations.
-import internals from 'oidc-provider/lib/helpers/weak_cache.js';
+import { unregisterResponseMode } from './internals.js';
 
 /** The only response mode allowed; fragment stays registered for refused implicit requests. */
 export const RESPONSE_MODES = ['query'];
 
 /** form_post answers an inline script our CSP blocks: taken out (unsupported_response_mode). */
 export function removeFormPost(provider: Provider): void {
-  (internals as (p: Provider) => { responseModes: Map<string, unknown> })(
-    provider,
-  ).responseModes.delete('form_post');
+  unregisterResponseMode(provider, 'form_post');
 }
 
 /** OpenID Connect's and RFC 8414's URL of the one discovery document. */

@@ -7,10 +7,9 @@ import {
 } from '@portcullis/claims';
 import { errors, type Client, type TokenEndpointGrantContext } from 'oidc-provider';
 import type Provider from 'oidc-provider';
-// oidc-provider's helpers for custom grants: the token endpoint's own DPoP check and response.
-import * as grantHelpers from 'oidc-provider/lib/helpers/grants.js';
 import { z } from 'zod';
 import { API_SCOPE, API_SCOPES } from '@portcullis/claims';
+import { grantHelpers } from './internals.js';
 import { createApiTokenVerifier, type JwtIntrospectionOptions } from './introspection.js';
 import type { NewAuditEvent } from '../data/audit-repo.js';
 import { TOKEN_EXCHANGE_GRANT } from '../kernel/grant-types.js';

@@ -1,11 +1,11 @@
 import type { AccessTokenClaims } from '@portcullis/claims';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { wrapAccessTokenFind } from './internals.js';
 import { createApiTokenVerifier, type JwtIntrospectionOptions } from './introspection.js';
 import { currentRequest } from '../data/request-memo.js';
 
 interface AccessTokenModel {
-  find(value: string, options?: object): Promise<unknown>;
   new (payload: Record<string, unknown>): Record<string, unknown>;
 }
 
@@ -19,7 +19,6 @@ export function acceptApiTokensAtUserinfo(
 ): void {
   const verifier = createApiTokenVerifier(options);
   const AccessToken = provider.AccessToken as unknown as AccessTokenModel;
-  const find = AccessToken.find.bind(AccessToken);
 
   async function userinfoToken(jwt: string) {
     let claims: AccessTokenClaims;
@@ -43,9 +42,9 @@ export function acceptApiTokensAtUserinfo(
     });
   }
 
-  AccessToken.find = async function findAccessToken(value, findOptions) {
+  wrapAccessTokenFind(provider, async function findAccessToken(value, findOptions, find) {
     const ctx = currentRequest() as Partial<KoaContextWithOIDC> | undefined;
     if (ctx?.oidc?.route !== 'userinfo' || !isCompactJws(value)) return find(value, findOptions);
     return userinfoToken(value);
-  };
+  });
 }
