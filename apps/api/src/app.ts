@@ -23,8 +23,9 @@ import type { Logger } from 'pino';
 import { apiChallengeOf } from './auth/challenge.js';
 import { credentialGuard, credentialResolvers } from './auth/credentials.js';
 import { createApiDpopVerifier } from './auth/dpop.js';
+import { endSessionsOnSubjectRevocation } from './auth/subject-revocation.js';
 import type { ApiConfig } from './config.js';
-import { createRepos } from './data/index.js';
+import { createRepos, type Repos } from './data/index.js';
 import { createEventBus, type EventBus } from './events/bus.js';
 import { BadRequestError } from './errors.js';
 import { parseBodies } from './http/body-parser.js';
@@ -103,11 +104,7 @@ function defaultResolvers(
   ];
 }
 
-function defaultStorage(
-  config: ApiConfig,
-  repos: ReturnType<typeof createRepos>,
-  now: () => number,
-): BlobStorage {
+function defaultStorage(config: ApiConfig, repos: Repos, now: () => number): BlobStorage {
   const configured = config.uploads.signingKey;
   const key = configured
     ? () => Promise.resolve(Buffer.from(configured))
@@ -118,14 +115,43 @@ function defaultStorage(
   return new LocalDiskStorage(config.uploads.dir, signer, now);
 }
 
+/** The API as composeApi built it: the app, and a close for what it made beyond `deps`. */
+export interface ComposedApi {
+  app: Koa<ApiState>;
+  /** Stops the subject-revocation listener and closes the event bus it made (none given). */
+  close(): Promise<void>;
+}
+
 /** Builds the API (resource server)'s Koa app; only server.ts listens. */
 export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
+  return composeApi(config, deps).app;
+}
+
+/**
+ * The API's composition root: repositories, services and routes are built here once, from
+ * `deps`; everything else receives them.
+ */
+export function composeApi(config: ApiConfig, deps: ApiDeps): ComposedApi {
   const app = new Koa<ApiState>();
   app.proxy = config.trustProxy;
   // Errors Koa sees after a response began (a streamed body or SSE whose client left).
   app.on('error', logAppErrors(deps.logger));
   const now = deps.now ?? Date.now;
   const repos = createRepos(deps.db);
+  // Open event streams end when the bus closes, so closing the server does not wait on them.
+  const ownEventBus = deps.eventBus
+    ? undefined
+    : createEventBus({
+        events: repos.events,
+        pollMs: config.streams.pollMs,
+        onError: (err) => deps.logger.error({ err }, 'event poll failed'),
+      });
+  const eventBus = deps.eventBus ?? ownEventBus!;
+  const stopEndingSessions = endSessionsOnSubjectRevocation(deps.denyList, {
+    sessions: repos.sessions,
+    logger: deps.logger,
+    now,
+  });
   const clock = () => new Date(now());
   const { metrics, limiters } = createApiMetrics({
     limiters: deps.rateLimiters ?? createRateLimiters({ settings: config.rateLimits }),
@@ -159,13 +185,7 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
       credentials: { limiters, revocations: deps.denyList },
       onRevocation: deps.denyList.onRevocation?.bind(deps.denyList),
       paymentProvider: deps.paymentProvider ?? new FakePaymentProvider(),
-      eventBus:
-        deps.eventBus ??
-        createEventBus({
-          events: repos.events,
-          pollMs: config.streams.pollMs,
-          onError: (err) => deps.logger.error({ err }, 'event poll failed'),
-        }),
+      eventBus,
       storage,
     },
     authenticate(
@@ -254,5 +274,11 @@ export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
     .use(indexRoutesByFirstSegment(api.router).routes())
     .use(api.router.allowedMethods());
   routeTables.set(app, api);
-  return app;
+  return {
+    app,
+    async close() {
+      stopEndingSessions?.();
+      await ownEventBus?.close();
+    },
+  };
 }

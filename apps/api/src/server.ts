@@ -1,18 +1,15 @@
 import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createSharedDenyList, createSharedRoles, type SharedDenyList } from '@portcullis/db';
+import { createSharedDenyList, createSharedRoles } from '@portcullis/db';
 import {
   createHttpServer,
   drainOnClose,
   startingHandler,
   type ServerDrain,
 } from '@portcullis/observability';
-import { createApiApp, type ApiDeps } from './app.js';
+import { composeApi, type ApiDeps } from './app.js';
 import { dpopReplayStoreFromConfig } from './auth/dpop.js';
 import type { ApiConfig } from './config.js';
-import { createEventsRepo } from './data/events-repo.js';
-import { createSessionsRepo } from './data/sessions-repo.js';
-import { createEventBus } from './events/bus.js';
 import { rateLimitersFromConfig } from './rate-limits.js';
 
 export interface RunningApiServer {
@@ -65,27 +62,16 @@ export async function startApiServer(
   await ownDpopReplay
     ?.ready()
     .catch((err: unknown) => deps.logger.error({ err }, 'DPoP replay store unreachable'));
-  // Open event streams end when the bus closes, so closing the server does not wait on them.
-  const ownEventBus = deps.eventBus
-    ? undefined
-    : createEventBus({
-        events: createEventsRepo(deps.db),
-        pollMs: config.streams.pollMs,
-        onError: (err) => deps.logger.error({ err }, 'event poll failed'),
-      });
-  const denyList = deps.denyList ?? ownDenyList!;
-  const stopEndingSessions = endSessionsOnSubjectRevocation(denyList, deps);
   const lifecycle: { drain?: ServerDrain } = {};
-  const app = createApiApp(config, {
+  const api = composeApi(config, {
     draining: () => lifecycle.drain?.draining ?? false,
     ...deps,
-    denyList,
+    denyList: deps.denyList ?? ownDenyList!,
     ...(ownRoles ? { roles: ownRoles } : {}),
-    ...(ownEventBus ? { eventBus: ownEventBus } : {}),
     ...(ownLimiters ? { rateLimiters: ownLimiters } : {}),
     ...(ownDpopReplay ? { dpopReplay: ownDpopReplay } : {}),
   });
-  handler = app.callback();
+  handler = api.app.callback();
   lifecycle.drain = draining;
   const { port } = server.address() as AddressInfo;
   return {
@@ -93,8 +79,7 @@ export async function startApiServer(
     async close() {
       // Draining first, so /readyz fails at once; streams end at once with a last `retry:` frame.
       const drained = draining.close();
-      stopEndingSessions?.();
-      await ownEventBus?.close();
+      await api.close();
       await drained;
       await ownDenyList?.close();
       await ownRoles?.close();
@@ -102,28 +87,4 @@ export async function startApiServer(
       await ownDpopReplay?.close();
     },
   };
-}
-
-/**
- * A `subject` revocation learnt (by the poll, or in this process before its row is even written)
- * marks the user's `sid` sessions begun before it as ended, read from the deny list in memory.
- * The session resolver refuses them anyway; this keeps `revoked_at` true for lists and purges.
- */
-function endSessionsOnSubjectRevocation(
-  denyList: Pick<SharedDenyList, 'isDenied'> & Partial<Pick<SharedDenyList, 'onRevocation'>>,
-  deps: Pick<ApiDeps, 'db' | 'logger'> & { now?: (() => number) | undefined },
-): (() => void) | undefined {
-  const sessions = createSessionsRepo(deps.db);
-  const now = deps.now ?? Date.now;
-  return denyList.onRevocation?.((revocation) => {
-    if (revocation.kind !== 'subject') return;
-    const sub = revocation.value;
-    sessions
-      .revokeWhere(
-        sub,
-        (at) => denyList.isDenied({ sub, iat: at.getTime() / 1000 }),
-        new Date(now()),
-      )
-      .catch((err: unknown) => deps.logger.error({ err }, 'ending sessions of a revoked subject'));
-  });
 }
