@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
-import { ROLE_PERMISSIONS } from '@portcullis/claims';
 
 /**
  * `roles`: each role and the permissions it grants, edited through the admin API (docs/roles.md);
- * seeded with the built-in roles, which the published claims package keeps as its default.
+ * seeded with the built-in roles as the claims package defined them when this was written.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('roles', (t) => {
@@ -15,20 +14,40 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
   await knex('roles').insert(
-    Object.entries(ROLE_PERMISSIONS).map(([name, permissions]) => ({
+    SEED.map(({ name, permissions, description }) => ({
       name,
       permissions: JSON.stringify(permissions),
-      description: SEED_DESCRIPTIONS[name] ?? '',
+      description,
       built_in: true,
     })),
   );
 }
 
-const SEED_DESCRIPTIONS: Record<string, string> = {
-  admin: 'Everything: every resource, every action',
-  editor: 'Reads and writes orders, creates payments, manages uploads',
-  viewer: 'Reads users, orders and events',
-};
+// Frozen: a later change to the live role table must not change what this migration writes.
+const SEED: readonly { name: string; permissions: readonly string[]; description: string }[] = [
+  {
+    name: 'admin',
+    permissions: ['users:*', 'orders:*', 'payments:*', 'events:read', 'uploads:*', 'api-keys:*'],
+    description: 'Everything: every resource, every action',
+  },
+  {
+    name: 'editor',
+    permissions: [
+      'users:read',
+      'orders:read',
+      'orders:write',
+      'payments:create',
+      'events:read',
+      'uploads:*',
+    ],
+    description: 'Reads and writes orders, creates payments, manages uploads',
+  },
+  {
+    name: 'viewer',
+    permissions: ['users:read', 'orders:read', 'events:read'],
+    description: 'Reads users, orders and events',
+  },
+];
 
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('roles');
