@@ -7,34 +7,12 @@ import type { AuthAppParts } from './app.js';
 import { interactionErrors } from './identity/interactions/errors.js';
 import { checkCsrf, csrfToken, interactionRoutes } from './identity/interactions/routes.js';
 import { passwordRoutes } from './identity/self-service/password-routes.js';
-import { rolesOnVerification, unverifiedAddressPage } from './identity/self-service/signup-doors.js';
+import {
+  rolesOnVerification,
+  unverifiedAddressPage,
+} from './identity/self-service/signup-doors.js';
 import { createVerificationMail } from './identity/self-service/signup-mail.js';
 import { signupRoutes } from './identity/self-service/signup-routes.js';
-
-/** oidc-provider's own endpoints; what Portcullis changes in them: provider/extensions.ts. */
-export const PROVIDER_ROUTES = {
-  authorization: '/authorize',
-  jwks: '/.well-known/jwks.json',
-  token: '/token',
-  device_authorization: '/device/auth',
-  code_verification: '/device',
-  revocation: '/token/revocation',
-  introspection: '/token/introspection',
-  userinfo: '/me',
-  end_session: '/session/end',
-  registration: '/register',
-};
-
-/** Every path of oidc-provider here: PROVIDER_ROUTES and the ones it derives or fixes. */
-export const providerPaths = (): string[] => [
-  ...Object.values(PROVIDER_ROUTES),
-  '/.well-known/openid-configuration',
-  '/.well-known/oauth-authorization-server',
-  '/request',
-  `${PROVIDER_ROUTES.end_session}/confirm`,
-  `${PROVIDER_ROUTES.code_verification}/:uid`,
-  `${PROVIDER_ROUTES.registration}/:clientId`,
-];
 
 /** Every route of the auth server's own; app.ts puts them in front of oidc-provider. */
 export function createAuthRoutes(parts: AuthAppParts) {

@@ -27,7 +27,7 @@ import { createMailer } from './identity/mail/mailer.js';
 import { createMailOutbox } from './identity/mail/outbox.js';
 import { createMailRequestLimiter } from './identity/mail/request-limits.js';
 import { openRegistration } from './oauth/registration.js';
-import { PROVIDER_ROUTES } from './routes.js';
+import { PROVIDER_ROUTES } from './oauth/provider-routes.js';
 import { createMfa } from './identity/mfa/index.js';
 import { createKeyManager } from './oauth/keys.js';
 import { createProviderHost, type ProviderHost } from './oauth/provider-host.js';
@@ -36,6 +36,7 @@ import { loadSecrets } from './kernel/secrets.js';
 import { createEndCredentials } from './identity/self-service/end-credentials.js';
 import { createVerificationMail } from './identity/self-service/signup-mail.js';
 import { createUi } from './identity/ui/index.js';
+import { createProviderPages } from './identity/interactions/provider-pages.js';
 import { DependencyUnavailableError } from './kernel/unavailable.js';
 import { seedDemo } from './seed.js';
 
@@ -172,8 +173,9 @@ export async function startAuthServer(
     ...(deps.now ? { now: deps.now } : {}),
   });
   const ui = createUi(config.ui);
+  const providerPages = createProviderPages(ui);
   const deviceGuard = createDeviceGuard(repos.devicePolls, {
-    ui,
+    pages: providerPages,
     intervalSeconds: deps.deviceIntervalSeconds ?? 5,
     // RFC 8628 §5.1: five wrong user codes per IP and per browser session in 10 minutes.
     userCodeLimiter: createAttemptLimiter(
@@ -244,7 +246,7 @@ export async function startAuthServer(
       denyList,
       interactionPolicy: mfa.interactionPolicy,
       staticClients: () => [...mfa.staticClients(issuer), consoleClientMetadata(issuer)],
-      ui,
+      pages: providerPages,
     },
     events: {
       logger,

@@ -4,18 +4,11 @@ import { ACR, PAYMENT_DETAIL_TYPE } from '@portcullis/claims';
 import type { SharedDenyList } from '@portcullis/db';
 import type { ClientMetadata, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../kernel/config.js';
-import { PROVIDER_ROUTES } from '../routes.js';
+import { PROVIDER_ROUTES } from './provider-routes.js';
 import type { ClientsRepo } from '../data/clients-repo.js';
 import type { OidcPayloadsRepo } from '../data/oidc-payloads-repo.js';
-import { htmlHeaders, httpOrigins } from '../kernel/security-headers.js';
-import { LANGUAGES, type UiFactory } from '../identity/ui/index.js';
-import {
-  deviceConfirmPage,
-  deviceInputPage,
-  escapeHtml,
-  logoutPage,
-  messagePage,
-} from '../identity/interactions/views.js';
+import { LANGUAGES } from '../kernel/ui-settings.js';
+import type { ProviderPages, UserCodeRefusal } from './pages.js';
 import { createFindAccount } from './account.js';
 import { memoizedAccount } from '../data/request-memo.js';
 import {
@@ -60,13 +53,9 @@ export interface ProviderSetup {
   interactionPolicy: () => NonNullable<NonNullable<Configuration['interactions']>['policy']>;
   /** Clients that are not in the clients table (the account page's), fresh for each Provider. */
   staticClients: () => ClientMetadata[];
-  /** The pages' language and brand. */
-  ui: UiFactory;
+  /** The pages of its flows, rendered by identity. */
+  pages: ProviderPages;
 }
-
-/** A page's language: the request's OIDC ui_locales (authorize, end_session), then Accept-Language. */
-const uiOf = (s: Pick<ProviderSetup, 'ui'>, ctx: KoaContextWithOIDC) =>
-  s.ui.of(ctx, (ctx.oidc?.params as { ui_locales?: unknown } | undefined)?.ui_locales);
 
 export const SESSION_COOKIE = '_session';
 export const INTERACTION_RESUME_COOKIE = '_interaction_resume';
@@ -274,15 +263,10 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       rpInitiatedLogout: {
         enabled: true,
         async logoutSource(ctx, form) {
-          const client = ctx.oidc.client as { postLogoutRedirectUris?: string[] } | undefined;
-          const ui = uiOf(s, ctx);
-          htmlHeaders(ctx, httpOrigins(client?.postLogoutRedirectUris), { ui });
-          ctx.body = logoutPage(ui, form);
+          s.pages.logoutConfirm(ctx, form);
         },
         async postLogoutSuccessSource(ctx) {
-          const ui = uiOf(s, ctx);
-          htmlHeaders(ctx, [], { ui });
-          ctx.body = messagePage(ui, ui.t('signin:logout.doneTitle'), ui.t('signin:logout.done'));
+          s.pages.loggedOut(ctx);
         },
       },
       resourceIndicators: {
@@ -305,8 +289,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
         mask: '****-****',
         async userCodeInputSource(ctx, _form, _out, err) {
           const error = err as { name?: string; userCode?: string } | undefined;
-          const ui = uiOf(s, ctx);
-          let message: string | undefined;
+          let message: UserCodeRefusal | undefined;
           if (error?.name === 'NotFoundError') {
             await s.deviceGuard.recordWrongUserCode(ctx);
             message = 'notFound';
@@ -315,35 +298,18 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
           else if (error?.name === 'AbortedError') message = 'aborted';
           else if (error?.name === 'NoCodeError') message = 'noCode';
           else if (error) message = 'other';
-          htmlHeaders(ctx, [], { ui });
-          ctx.body = deviceInputPage(
-            ui,
-            userCodeForm(ctx, ui.t('device:code')),
-            message && ui.t(`device:errors.${message}`),
-          );
+          s.pages.userCodeInput(ctx, userCodeForm(ctx), message);
         },
         async userCodeConfirmSource(ctx, form, client, _deviceInfo, userCode) {
-          const ui = uiOf(s, ctx);
-          htmlHeaders(ctx, [], { ui });
-          ctx.body = deviceConfirmPage(ui, form, client.clientName ?? client.clientId, userCode);
+          s.pages.userCodeConfirm(ctx, form, client.clientName ?? client.clientId, userCode);
         },
         async successSource(ctx) {
-          const ui = uiOf(s, ctx);
-          htmlHeaders(ctx, [], { ui });
-          ctx.body = messagePage(ui, ui.t('device:connectedTitle'), ui.t('device:connected'));
+          s.pages.deviceConnected(ctx);
         },
       },
     },
     async renderError(ctx, out) {
-      const ui = uiOf(s, ctx);
-      htmlHeaders(ctx, [], { ui });
-      ctx.type = 'html';
-      // The error code and its description are oidc-provider's (English, for developers).
-      ctx.body = messagePage(
-        ui,
-        ui.t('common:signInError'),
-        escapeHtml(`${out.error}: ${out.error_description ?? ''}`),
-      );
+      s.pages.error(ctx, out);
     },
   };
 }

@@ -1,8 +1,6 @@
 import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { deviceInputPage, escapeHtml } from '../identity/interactions/views.js';
-import { htmlHeaders } from '../kernel/security-headers.js';
-import type { UiFactory } from '../identity/ui/index.js';
+import type { ProviderPages, UserCodeForm } from './pages.js';
 
 type DeviceContext = Pick<KoaContextWithOIDC, 'oidc'>;
 
@@ -12,19 +10,13 @@ function xsrfOf(ctx: DeviceContext): string | undefined {
     ?.secret;
 }
 
-/** Our user-code form, in place of oidc-provider's with an inline onfocus handler; `label` HTML-safe. */
-export function userCodeForm(ctx: DeviceContext, label: string, userCode?: string): string {
-  const action = ctx.oidc.urlFor('code_verification');
-  const value = userCode === undefined ? '' : ` value="${escapeHtml(userCode)}"`;
-  return `<form id="op.deviceInputForm" method="post" action="${escapeHtml(action)}">
-<input type="hidden" name="xsrf" value="${escapeHtml(xsrfOf(ctx) ?? '')}">
-<label for="user_code">${label}</label>
-<input id="user_code" type="text" name="user_code"${value} autocomplete="off" autofocus>
-</form>`;
+/** What our user-code form posts, in place of oidc-provider's form with an inline onfocus handler. */
+export function userCodeForm(ctx: DeviceContext, userCode?: string): UserCodeForm {
+  return { action: ctx.oidc.urlFor('code_verification'), xsrf: xsrfOf(ctx) ?? '', userCode };
 }
 
 /** verification_uri_complete: a Continue button, against device-code phishing (RFC 8628 §5.4). */
-export const prefilledUserCodePage = (uiFactory: UiFactory): Middleware =>
+export const prefilledUserCodePage = (pages: ProviderPages): Middleware =>
   async function prefilledUserCodePage(ctx, next) {
     await next();
     const oidc = (ctx as unknown as KoaContextWithOIDC).oidc as
@@ -40,7 +32,5 @@ export const prefilledUserCodePage = (uiFactory: UiFactory): Middleware =>
     }
     ctx.status = 200;
     ctx.type = 'html';
-    const ui = uiFactory.of(ctx);
-    htmlHeaders(ctx, [], { ui });
-    ctx.body = deviceInputPage(ui, userCodeForm({ oidc }, ui.t('device:code'), userCode));
+    pages.userCodeInput(ctx, userCodeForm({ oidc }, userCode));
   };

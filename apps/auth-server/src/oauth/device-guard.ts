@@ -2,9 +2,7 @@ import type { AttemptLimiter, CheckedAttempt } from '@portcullis/accounts';
 import type { Context, Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { DevicePollsRepo } from '../data/device-polls-repo.js';
-import { messagePage } from '../identity/interactions/views.js';
-import { htmlHeaders } from '../kernel/security-headers.js';
-import type { UiFactory } from '../identity/ui/index.js';
+import type { ProviderPages } from './pages.js';
 import { DEVICE_GRANT } from '../kernel/grant-types.js';
 
 export interface DeviceGuardOptions {
@@ -16,8 +14,8 @@ export interface DeviceGuardOptions {
   sessionCookie: string;
   /** oidc-provider's interaction resume cookie (configuration.ts `cookies.names.resume`). */
   resumeCookie: string;
-  /** The pages' language and brand. */
-  ui: UiFactory;
+  /** Its pages, rendered by identity. */
+  pages: Pick<ProviderPages, 'deviceExpired' | 'tooManyUserCodes'>;
 }
 
 /** oidc-provider's device_resume route: where the browser returns after signing in. */
@@ -34,14 +32,6 @@ function cannotSucceed(ctx: Context, options: DeviceGuardOptions): boolean {
   );
 }
 
-function expiredPage(ctx: Context, options: DeviceGuardOptions): void {
-  const ui = options.ui.of(ctx);
-  htmlHeaders(ctx, [], { ui });
-  ctx.status = 400;
-  ctx.type = 'html';
-  ctx.body = messagePage(ui, ui.t('common:signInProblem'), ui.t('device:expired'));
-}
-
 /** What RFC 8628 leaves to us: `interval` (§3.2), `slow_down` (§3.5), a wrong-code limit (§5.1). */
 export function createDeviceGuard(polls: DevicePollsRepo, options: DeviceGuardOptions) {
   // Without a session the code form cannot succeed (cannotSucceed); the IP stands in.
@@ -55,16 +45,12 @@ export function createDeviceGuard(polls: DevicePollsRepo, options: DeviceGuardOp
   const checked = new WeakMap<object, CheckedAttempt>();
 
   const middleware: Middleware = async function deviceGuard(ctx, next) {
-    if (cannotSucceed(ctx, options)) return expiredPage(ctx, options);
+    if (cannotSucceed(ctx, options)) return options.pages.deviceExpired(ctx);
     if (ctx.method === 'POST' && ctx.path === '/device') {
       const attempt = await options.userCodeLimiter.check(limiterKeys(ctx));
       if (attempt.retryAfter > 0) {
-        const ui = options.ui.of(ctx);
-        htmlHeaders(ctx, [], { ui });
-        ctx.status = 429;
         ctx.set('Retry-After', String(attempt.retryAfter));
-        ctx.type = 'html';
-        ctx.body = messagePage(ui, ui.t('device:inputTitle'), ui.t('device:tooManyCodes'));
+        options.pages.tooManyUserCodes(ctx);
         return;
       }
       checked.set(ctx, attempt);
@@ -74,7 +60,7 @@ export function createDeviceGuard(polls: DevicePollsRepo, options: DeviceGuardOp
     } catch (error) {
       // A session without the form's secret: oidc-provider 9 throws rendering its retry form.
       if (ctx.method === 'POST' && CODE_FORM.test(ctx.path) && error instanceof TypeError)
-        return expiredPage(ctx, options);
+        return options.pages.deviceExpired(ctx);
       throw error;
     }
     if (ctx.method !== 'POST') return;

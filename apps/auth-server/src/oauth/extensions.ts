@@ -1,4 +1,3 @@
-import type { UiFactory } from '../identity/ui/index.js';
 import { hash } from 'node:crypto';
 import { constantTimeEqual } from '@portcullis/observability';
 import type Provider from 'oidc-provider';
@@ -7,6 +6,7 @@ import type { OidcPayloadsRepo } from '../data/oidc-payloads-repo.js';
 import type { ClientsRepo } from '../data/clients-repo.js';
 import type { ClientAuthLimiter } from './client-auth-limits.js';
 import { prefilledUserCodePage } from './device-complete-uri.js';
+import type { ProviderPages } from './pages.js';
 import { watchGrantEvents, type GrantEventDeps } from './grant-events.js';
 import { replaceClientSecretComparison, wrapClientFind } from './internals.js';
 import { introspectApiJwts, type JwtIntrospectionOptions } from './introspection.js';
@@ -59,8 +59,8 @@ export interface ProviderExtensionDeps {
   events: GrantEventDeps;
   /** Failed client authentications (CLIENT_AUTH_*); none: unlimited. */
   clientAuthLimiter?: ClientAuthLimiter | undefined;
-  /** The pages' language and brand. */
-  ui: UiFactory;
+  /** The pages of oidc-provider's flows, rendered by identity. */
+  pages: ProviderPages;
   /** Registered resources and the signing key of exchanged tokens (RFC 8693). */
   tokenExchange: Omit<TokenExchangeDeps, 'apiTokens' | 'audit'>;
 }
@@ -104,7 +104,7 @@ export function extendProvider(provider: Provider, deps: ProviderExtensionDeps):
   // 7. Discovery lists only the response modes left (its setting cannot remove any).
   provider.use(advertiseResponseModes);
   // 8. /device?user_code=…: our page with a Continue button, not an auto-submitting form.
-  provider.use(prefilledUserCodePage(deps.ui));
+  provider.use(prefilledUserCodePage(deps.pages));
   // 9. The token response's scope names the OIDC scopes of the grant too (RFC 6749 §5.1).
   provider.use(reportGrantedScope);
   // 10. Introspection: 403 for clients not registered for it; the API's JWTs reported.

@@ -52,7 +52,7 @@ function build(issuer: string, setup: ProviderSetup, options: ProviderHostOption
     },
     events: options.events,
     clientAuthLimiter: options.clientAuthLimiter,
-    ui: setup.ui,
+    pages: setup.pages,
     tokenExchange: {
       resources: resourcesOf(setup.config.apiAudience, setup.config.resources),
       accessTokenTtl: setup.config.accessTokenTtl,

@@ -7,7 +7,6 @@ import { z } from 'zod';
 import type { AuditRepo } from '../data/audit-repo.js';
 import type { AgentClientSettings } from '../kernel/agent-settings.js';
 import { isHttpsOrLoopback } from './loopback.js';
-import type { ProviderHost } from './provider-host.js';
 
 // RFC 7591 / 7592 with a policy (README "Dynamic client registration", docs/agents.md).
 
@@ -193,7 +192,8 @@ function tooMany(retryAfter: number) {
  */
 export function openRegistration(
   options: {
-    host: ProviderHost;
+    /** The provider host (provider-host.ts): its Provider of the moment. */
+    host: { readonly current: Provider };
     path: string;
     settings: Settings;
   },
