@@ -122,7 +122,7 @@ export interface ComposedApi {
   close(): Promise<void>;
 }
 
-/** Builds the API (resource server)'s Koa app; only server.ts listens. */
+/** The API (resource server)'s Koa app alone, for route-table tests; server.ts composes and listens. */
 export function createApiApp(config: ApiConfig, deps: ApiDeps): Koa<ApiState> {
   return composeApi(config, deps).app;
 }
