@@ -4,6 +4,7 @@ import type { ClientsRepo } from './data/clients-repo.js';
 import { registerClient } from './admin/api/register-client.js';
 import { newClientSchema } from './admin/api/schemas.js';
 import type { ProviderHost } from './oauth/provider-host.js';
+import { DEMO_CLI_CLIENT_ID, DEMO_CLI_REDIRECT_URI } from './admin/cli/authorize/config.js';
 
 /** Fixed, documented demo passwords: the seed runs only outside production. */
 export const DEMO_USERS = [
@@ -21,10 +22,6 @@ export const DEMO_USERS = [
     name: 'Vera Viewer',
   },
 ] as const;
-
-/** The public native client `npm run authorize` uses unless told another. */
-export const DEMO_CLI_CLIENT_ID = 'demo-cli';
-export const DEMO_CLI_REDIRECT_URI = 'http://127.0.0.1/callback';
 
 export interface SeedDeps {
   accounts: AccountsRepo;

@@ -6,7 +6,7 @@ import type { EndCredentials } from '../../identity/self-service/end-credentials
 import { mailResetLink, type PasswordMailDeps } from '../../identity/self-service/password-mail.js';
 import type { UiFactory } from '../../identity/ui/index.js';
 import { AdminError } from './errors.js';
-import { userView } from './routes.js';
+import { userView } from './parse.js';
 
 export interface ForceResetDeps {
   accounts: AccountsRepo;

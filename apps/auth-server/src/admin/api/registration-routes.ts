@@ -5,7 +5,7 @@ import type { AgentClientSettings } from '../../kernel/agent-settings.js';
 import type { ProviderHost } from '../../oauth/provider-host.js';
 import { issueRegistrationToken } from '../../oauth/registration.js';
 import { AdminError } from './errors.js';
-import { parse } from './routes.js';
+import { parse } from './parse.js';
 
 const tokenRequest = z.strictObject({
   /** Seconds; default REGISTRATION_TOKEN_TTL. */

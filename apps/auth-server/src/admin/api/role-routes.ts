@@ -10,7 +10,7 @@ import { ROLE_NAME, type RoleRecord, type RoleStore } from '@portcullis/db';
 import { z } from 'zod';
 import type { AuditRepo } from '../../data/audit-repo.js';
 import { AdminError } from './errors.js';
-import { parse } from './routes.js';
+import { parse } from './parse.js';
 
 export interface RoleAdminDeps {
   roles: RoleStore;

@@ -1,8 +1,6 @@
-import { fieldErrors } from '@portcullis/observability';
 import type Router from '@koa/router';
-import type { AccountsRepo, User } from '@portcullis/accounts';
+import type { AccountsRepo } from '@portcullis/accounts';
 import type { RoleStore, SharedDenyList } from '@portcullis/db';
-import type { z } from 'zod';
 import type { AuditRepo } from '../../data/audit-repo.js';
 import type { ClientRecord, ClientsRepo } from '../../data/clients-repo.js';
 import type { SigningKeysRepo } from '../../data/signing-keys-repo.js';
@@ -12,6 +10,7 @@ import { keyState, type KeyManager } from '../../oauth/keys.js';
 import type { AgentClientSettings } from '../../kernel/agent-settings.js';
 import type { ProviderHost } from '../../oauth/provider-host.js';
 import { AdminError } from './errors.js';
+import { parse, userView } from './parse.js';
 import { parseWithRoles } from './role-routes.js';
 import type { ForceResetDeps } from './force-reset-routes.js';
 import {
@@ -62,28 +61,6 @@ export interface AdminDeps {
   /** SIGNUP_ROLES and REGISTRATION_ROLES: such a role is not deleted. */
   configuredRoles?: readonly string[] | undefined;
 }
-
-export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input ?? {});
-  if (!result.success)
-    throw new AdminError(
-      'validation_failed',
-      'the request is invalid',
-      fieldErrors(result.error, { topLevel: true }),
-    );
-  return result.data;
-}
-
-export const userView = (u: User) => ({
-  id: u.id,
-  email: u.email,
-  name: u.name,
-  roles: u.roles,
-  disabledAt: u.disabledAt,
-  /** null until the address is proven (a sign-up's mailed link). */
-  emailVerifiedAt: u.emailVerifiedAt,
-  createdAt: u.createdAt,
-});
 
 export function adminRoutes(router: Router, deps: AdminDeps): void {
   const now = deps.now ?? Date.now;

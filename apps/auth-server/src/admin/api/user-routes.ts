@@ -7,7 +7,7 @@ import type { MfaCore } from '../../identity/mfa/index.js';
 import type { EndCredentials } from '../../identity/self-service/end-credentials.js';
 import { AdminError } from './errors.js';
 import { parseWithRoles } from './role-routes.js';
-import { parse, userView } from './routes.js';
+import { parse, userView } from './parse.js';
 import { passwordResetSchema, userPatchSchema } from './schemas.js';
 
 export interface UserAdminDeps {

@@ -1,15 +1,29 @@
 import type Router from '@koa/router';
-import { PasswordPolicyError } from '@portcullis/accounts';
-import { isUniqueViolation } from '@portcullis/db';
+import {
+  PasswordPolicyError,
+  type AccountTokens,
+  type AccountsRepo,
+  type SignInLimiter,
+} from '@portcullis/accounts';
+import { isUniqueViolation, type Db } from '@portcullis/db';
 import { constantTimeEqual } from '@portcullis/observability';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import type { AuthAppParts } from '../../app.js';
+import type { Logger } from 'pino';
+import type { AuditRepo } from '../../data/audit-repo.js';
+import type { PersonalDataRepo } from '../../data/personal-data-repo.js';
+import type { UserSessionsRepo } from '../../data/user-sessions-repo.js';
+import type { AuthConfig } from '../../kernel/config.js';
+import type { ProviderHost } from '../../oauth/provider-host.js';
+import type { Mailer } from '../mail/mailer.js';
+import type { MailRequestLimiter } from '../mail/request-limits.js';
+import type { Mfa } from '../mfa/index.js';
+import type { EndCredentials } from '../self-service/end-credentials.js';
 import { formBody } from '../../kernel/form-body.js';
 import { ACCOUNT_CLIENT_ID } from '../mfa/index.js';
 import { createAccountOf, type AccountUser } from './account-page.js';
 import { htmlHeaders } from '../../kernel/security-headers.js';
-import type { Translate, Ui } from '../ui/index.js';
+import type { Translate, Ui, UiFactory } from '../ui/index.js';
 import {
   cancelEmailPage,
   closePage,
@@ -22,25 +36,25 @@ import {
   signInAgainPage,
 } from './views.js';
 
-/** What the self-service routes use of the app (AuthAppParts) and the account page's CSRF key. */
-export type SelfServiceParts = Pick<
-  AuthAppParts,
-  | 'host'
-  | 'accounts'
-  | 'audit'
-  | 'logger'
-  | 'mfa'
-  | 'ui'
-  | 'mailer'
-  | 'accountTokens'
-  | 'mailRequestLimiter'
-  | 'endCredentials'
-  | 'db'
-  | 'selfService'
-  | 'signInLimiter'
-  | 'userSessions'
-  | 'personalData'
-> & { csrfKey: string };
+/** What the account page's routes use (the root's AuthAppParts gives them) and its CSRF key. */
+export interface SelfServiceParts {
+  host: ProviderHost;
+  accounts: AccountsRepo;
+  audit: AuditRepo;
+  logger: Logger;
+  mfa: Mfa;
+  ui: UiFactory;
+  mailer: Mailer;
+  accountTokens: AccountTokens;
+  mailRequestLimiter: MailRequestLimiter;
+  endCredentials: EndCredentials;
+  db: Pick<Db, 'transaction'>;
+  selfService: AuthConfig['selfService'];
+  signInLimiter: SignInLimiter;
+  userSessions: UserSessionsRepo;
+  personalData: PersonalDataRepo;
+  csrfKey: string;
+}
 
 const emailSchema = z.string().trim().email().max(254);
 const field = (ctx: Context, name: string) => {

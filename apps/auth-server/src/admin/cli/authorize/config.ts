@@ -7,6 +7,10 @@ const schema = z.object({
   BROWSER: z.string().min(1).optional(),
 });
 
+/** The public native client `npm run authorize` uses unless told another (the demo seeds it). */
+export const DEMO_CLI_CLIENT_ID = 'demo-cli';
+export const DEMO_CLI_REDIRECT_URI = 'http://127.0.0.1/callback';
+
 export type AuthorizeConfig = Readonly<{ issuer: string; browser: string | undefined }>;
 
 export { ConfigError };

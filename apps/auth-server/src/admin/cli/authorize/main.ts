@@ -10,8 +10,13 @@ import { parseArgs } from 'node:util';
 import * as oidc from 'openid-client';
 import { ACR } from '@portcullis/claims';
 import { EX_CONFIG } from '@portcullis/observability';
-import { DEMO_CLI_CLIENT_ID, DEMO_CLI_REDIRECT_URI } from '../../../seed.js';
-import { ConfigError, parseAuthorizeConfig, type AuthorizeConfig } from './config.js';
+import {
+  ConfigError,
+  DEMO_CLI_CLIENT_ID,
+  DEMO_CLI_REDIRECT_URI,
+  parseAuthorizeConfig,
+  type AuthorizeConfig,
+} from './config.js';
 
 const USAGE = `usage: npm run -s authorize -- [options]
 
