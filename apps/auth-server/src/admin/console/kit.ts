@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type Router from '@koa/router';
 import { constantTimeEqual } from '@portcullis/observability';
 import type { Context, Middleware } from 'koa';
-import { escapeHtml } from '../../identity/interactions/views.js';
+import { escapeHtml } from '../../identity/ui/html.js';
 import { htmlHeaders } from '../../kernel/security-headers.js';
 import type { Ui, UiFactory } from '../../identity/ui/index.js';
 import type { AdminAnswer, AdminApi, AdminErrorBody } from './admin-api.js';

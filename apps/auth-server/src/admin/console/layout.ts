@@ -1,5 +1,5 @@
 import type { Brand, Ui } from '../../identity/ui/index.js';
-import { escapeHtml } from '../../identity/interactions/views.js';
+import { escapeHtml } from '../../identity/ui/html.js';
 import { CONSOLE_PATH } from './client.js';
 
 /** The console's sections, in the order of its navigation. */

@@ -4,7 +4,7 @@ import { ACR, acrSatisfies } from '@portcullis/claims';
 import { decodeJwt } from 'jose';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { escapeHtml } from '../../identity/interactions/views.js';
+import { escapeHtml } from '../../identity/ui/html.js';
 import { htmlHeaders } from '../../kernel/security-headers.js';
 import type { UiFactory } from '../../identity/ui/index.js';
 import { callDependency, ConsoleSessionRefused, createAdminApi, seg } from './admin-api.js';

@@ -1,31 +1,36 @@
-import { escapeHtml, page } from '../interactions/views.js';
-import type { Translate, Ui } from '../ui/index.js';
+import { asHtml, page, type PageHtml } from '../interactions/views.js';
+import { markup, joinHtml, translated, type SafeHtml, type TranslateHtml } from '../ui/html.js';
+import type { Ui } from '../ui/index.js';
 
 /** Self-service pages of the account (README "Your account"); `t` output is HTML-safe. */
-const hidden = (csrf: string) => `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
-const errorLine = (error: string | undefined) =>
-  error ? `<p class="error" role="alert">${error}</p>` : '';
-const noticeLine = (notice: string | undefined) => (notice ? `<p role="status">${notice}</p>` : '');
-const back = (t: Translate) => `<p><a href="/account">${t('account:back')}</a></p>`;
+const hidden = (csrf: string) => markup`<input type="hidden" name="csrf" value="${csrf}">`;
+const errorLine = (error: PageHtml | undefined) =>
+  error ? markup`<p class="error" role="alert">${asHtml(error)}</p>` : '';
+const noticeLine = (notice: PageHtml | undefined) =>
+  notice ? markup`<p role="status">${asHtml(notice)}</p>` : '';
+const back = (t: TranslateHtml) => markup`<p><a href="/account">${t('account:back')}</a></p>`;
 const day = (at: Date | null) => (at ? at.toISOString().slice(0, 16).replace('T', ' ') : '-');
 
 /** `error` and `notice` below are translated text (HTML-safe). */
-export function signInAgainPage(ui: Ui, reason: string): string {
-  const { t } = ui;
+export function signInAgainPage(ui: Ui, reason: PageHtml): string {
+  const t = translated(ui.t);
   return page(
     ui,
     t('account:title'),
-    `<p>${reason}</p>
+    markup`<p>${asHtml(reason)}</p>
 <p><a href="/account/sign-in">${t('account:signIn')}</a></p>`,
   );
 }
 
-export function passwordPage(ui: Ui, input: { csrf: string; error?: string | undefined }): string {
-  const { t } = ui;
+export function passwordPage(
+  ui: Ui,
+  input: { csrf: string; error?: PageHtml | undefined },
+): string {
+  const t = translated(ui.t);
   return page(
     ui,
     t('account:passwordTitle'),
-    `${errorLine(input.error)}
+    markup`${errorLine(input.error)}
 <form method="post" action="/account/password">${hidden(input.csrf)}
 <label for="current_password">${t('account:currentPassword')}</label>
 <input id="current_password" type="password" name="current_password" autocomplete="current-password" required autofocus>
@@ -38,16 +43,21 @@ ${back(t)}`,
 
 export function emailPage(
   ui: Ui,
-  input: { csrf: string; email?: string; error?: string | undefined; notice?: string | undefined },
+  input: {
+    csrf: string;
+    email?: string;
+    error?: PageHtml | undefined;
+    notice?: PageHtml | undefined;
+  },
 ): string {
-  const { t } = ui;
+  const t = translated(ui.t);
   return page(
     ui,
     t('account:emailTitle'),
-    `${errorLine(input.error)}${noticeLine(input.notice)}
+    markup`${errorLine(input.error)}${noticeLine(input.notice)}
 <form method="post" action="/account/email">${hidden(input.csrf)}
 <label for="email">${t('account:newEmail')}</label>
-<input id="email" type="email" name="email" autocomplete="email" required autofocus value="${escapeHtml(input.email ?? '')}">
+<input id="email" type="email" name="email" autocomplete="email" required autofocus value="${input.email ?? ''}">
 <label for="current_password">${t('account:currentPassword')}</label>
 <input id="current_password" type="password" name="current_password" autocomplete="current-password" required>
 <button type="submit">${t('account:emailSubmit')}</button></form>
@@ -57,13 +67,13 @@ ${back(t)}`,
 
 /** GET of a mailed link: a button, so a scanner's prefetch uses nothing up. */
 export function confirmEmailPage(ui: Ui, input: { token: string; email: string }): string {
-  const { t } = ui;
+  const t = translated(ui.t);
   return page(
     ui,
     t('account:confirmTitle'),
-    `<p>${t('account:confirmText', { email: input.email })}</p>
+    markup`<p>${t('account:confirmText', { email: input.email })}</p>
 <form method="post" action="/account/email/confirm">
-<input type="hidden" name="token" value="${escapeHtml(input.token)}">
+<input type="hidden" name="token" value="${input.token}">
 <button type="submit">${t('account:confirmSubmit')}</button></form>`,
   );
 }
@@ -73,31 +83,31 @@ export function cancelEmailPage(
   ui: Ui,
   input: { token: string; from: string; to: string },
 ): string {
-  const { t } = ui;
+  const t = translated(ui.t);
   return page(
     ui,
     t('account:cancelTitle'),
-    `<p>${t('account:cancelText', { from: input.from, to: input.to })}</p>
+    markup`<p>${t('account:cancelText', { from: input.from, to: input.to })}</p>
 <form method="post" action="/account/email/cancel">
-<input type="hidden" name="token" value="${escapeHtml(input.token)}">
+<input type="hidden" name="token" value="${input.token}">
 <button type="submit">${t('account:cancelSubmit')}</button></form>`,
   );
 }
 
 /** After a cancel: whoever asked knows the password, so the way to a new one is shown. */
 export function emailCancelledPage(ui: Ui, email: string): string {
-  const { t } = ui;
+  const t = translated(ui.t);
   return page(
     ui,
     t('account:cancelTitle'),
-    `<p role="status">${t('account:cancelled', { email })}</p>
+    markup`<p role="status">${t('account:cancelled', { email })}</p>
 <p><a href="/password/forgot">${t('account:chooseNewPassword')}</a></p>`,
   );
 }
 
-export function messagePage(ui: Ui, title: string, message: string, link = true): string {
-  const { t } = ui;
-  return page(ui, title, `<p role="status">${message}</p>${link ? back(t) : ''}`);
+export function messagePage(ui: Ui, title: PageHtml, message: PageHtml, link = true): string {
+  const t = translated(ui.t);
+  return page(ui, title, markup`<p role="status">${asHtml(message)}</p>${link ? back(t) : ''}`);
 }
 
 export interface SessionView {
@@ -120,42 +130,42 @@ export function sessionsPage(
     csrf: string;
     sessions: SessionView[];
     grants: GrantView[];
-    notice?: string | undefined;
+    notice?: PageHtml | undefined;
   },
 ): string {
-  const { t } = ui;
+  const t = translated(ui.t);
   const sessions = input.sessions.map(
     (
       s,
-    ) => `<li class="session">${s.current ? `<strong>${t('account:sessionThisBrowser')}</strong> · ` : ''}${t('account:sessionSignedIn', { at: day(s.signedInAt) })}
-${s.apps.length ? `<br><span class="muted">${t('account:sessionApps', { apps: s.apps.join(', ') })}</span>` : ''}
-<form method="post" action="/account/sessions/end">${hidden(input.csrf)}<input type="hidden" name="session" value="${escapeHtml(s.uid)}"><button type="submit">${t('account:sessionEnd')}</button></form></li>`,
+    ) => markup`<li class="session">${s.current ? markup`<strong>${t('account:sessionThisBrowser')}</strong> · ` : ''}${t('account:sessionSignedIn', { at: day(s.signedInAt) })}
+${s.apps.length ? markup`<br><span class="muted">${t('account:sessionApps', { apps: s.apps.join(', ') })}</span>` : ''}
+<form method="post" action="/account/sessions/end">${hidden(input.csrf)}<input type="hidden" name="session" value="${s.uid}"><button type="submit">${t('account:sessionEnd')}</button></form></li>`,
   );
   const grants = input.grants.map(
     (
       g,
-    ) => `<li class="grant"><strong>${escapeHtml(g.app)}</strong> · ${t('account:appSince', { at: day(g.since) })}
+    ) => markup`<li class="grant"><strong>${g.app}</strong> · ${t('account:appSince', { at: day(g.since) })}
 <br><span class="muted">${t('account:appScopes', { scopes: g.scopes.join(' ') })}</span>
-<form method="post" action="/account/apps/revoke">${hidden(input.csrf)}<input type="hidden" name="grant" value="${escapeHtml(g.id)}"><button type="submit">${t('account:appRevoke')}</button></form></li>`,
+<form method="post" action="/account/apps/revoke">${hidden(input.csrf)}<input type="hidden" name="grant" value="${g.id}"><button type="submit">${t('account:appRevoke')}</button></form></li>`,
   );
-  const list = (items: string[]) =>
-    items.length ? `<ul>${items.join('\n')}</ul>` : `<p>${t('account:none')}</p>`;
+  const list = (items: SafeHtml[]) =>
+    items.length ? markup`<ul>${joinHtml(items, '\n')}</ul>` : markup`<p>${t('account:none')}</p>`;
   return page(
     ui,
     t('account:sessionsTitle'),
-    `${noticeLine(input.notice)}${list(sessions)}
+    markup`${noticeLine(input.notice)}${list(sessions)}
 <form method="post" action="/account/sessions/end-others">${hidden(input.csrf)}<button type="submit">${t('account:sessionsEndOthers')}</button></form>
 <h2>${t('account:appsTitle')}</h2>${list(grants)}
 ${back(t)}`,
   );
 }
 
-export function closePage(ui: Ui, input: { csrf: string; error?: string | undefined }): string {
-  const { t } = ui;
+export function closePage(ui: Ui, input: { csrf: string; error?: PageHtml | undefined }): string {
+  const t = translated(ui.t);
   return page(
     ui,
     t('account:closeTitle'),
-    `<p>${t('account:closeText')}</p>${errorLine(input.error)}
+    markup`<p>${t('account:closeText')}</p>${errorLine(input.error)}
 <form method="post" action="/account/close">${hidden(input.csrf)}
 <label for="confirm_email">${t('account:closeConfirm')}</label>
 <input id="confirm_email" type="email" name="confirm_email" autocomplete="off" required>

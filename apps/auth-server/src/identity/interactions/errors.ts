@@ -4,7 +4,8 @@ import type { UiFactory } from '../ui/index.js';
 import { AuthServerError } from '../../kernel/errors.js';
 import { htmlHeaders } from '../../kernel/security-headers.js';
 import { isUnavailable, RETRY_AFTER_SECONDS } from '../../kernel/unavailable.js';
-import { escapeHtml, messagePage } from './views.js';
+import { markup } from '../ui/html.js';
+import { messagePage } from './views.js';
 
 /** Interaction pages answer HTML errors; an expired or foreign interaction is a 400, not a 500. */
 export function interactionErrors(logger: Logger, uiFactory: UiFactory): Middleware {
@@ -40,7 +41,7 @@ export function interactionErrors(logger: Logger, uiFactory: UiFactory): Middlew
             : error instanceof AuthServerError && error.expose
               ? error.uiText
                 ? t(error.uiText.key, error.uiText.values ?? {})
-                : escapeHtml(error.message)
+                : markup`${error.message}`
               : t('common:interactionExpired'),
       );
     }

@@ -1,19 +1,19 @@
 import { paymentDetailOf, type AuthorizationDetail } from '@portcullis/claims';
+import { markup, SafeHtml, translated, unsafeHtml } from '../ui/html.js';
 import type { Brand, Ui } from '../ui/index.js';
 
-/** Server-rendered pages: no inline script, every interpolated value escaped. */
-export function escapeHtml(value: unknown): string {
-  return String(value ?? '')
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
-}
+/**
+ * Markup handed in by a caller that builds strings: a `ui.t(...)` result (i18next escapes its
+ * values) or oidc-provider's form. SafeHtml passes as is; a string is trusted as before.
+ */
+export type PageHtml = SafeHtml | string;
+export const asHtml = (value: PageHtml | undefined): SafeHtml =>
+  value instanceof SafeHtml ? value : unsafeHtml(value ?? '');
 
 /** The layout's CSS; colours are the brand's (validated hex, config.ts), no other value comes in. */
 const style = (brand: Brand) =>
-  `body{font-family:system-ui,sans-serif;background:${brand.backgroundColor};margin:0;padding:40px 16px}
+  // Raw text in <style>: escaping would change it, and only the validated colours come in.
+  unsafeHtml(`body{font-family:system-ui,sans-serif;background:${brand.backgroundColor};margin:0;padding:40px 16px}
 header{max-width:360px;margin:0 auto 12px;display:flex;align-items:center;gap:10px;font-weight:600;font-size:1.1em}
 header img{max-height:40px;max-width:160px}
 main{max-width:360px;margin:0 auto;background:#fff;padding:24px 28px;border-radius:8px;box-shadow:0 1px 3px rgba(0,0,0,.15)}
@@ -21,27 +21,28 @@ h1{font-size:1.4em;margin-top:0}label{display:block;margin:12px 0 4px}a{color:${
 input[type=email],input[type=password],input[type=text]{width:100%;box-sizing:border-box;padding:8px;font-size:1em}
 button{margin-top:16px;padding:8px 16px;font-size:1em;cursor:pointer;background:${brand.primaryColor};color:#fff;border:1px solid ${brand.primaryColor};border-radius:4px}
 .error{color:#b00020}.muted{color:#666;font-size:.9em}
-ul{padding-left:20px}code{font-size:1.4em;letter-spacing:.1em}`;
+ul{padding-left:20px}code{font-size:1.4em;letter-spacing:.1em}`);
 
 /**
  * Every page: `ui` gives its language (`<html lang>`) and the brand (name, logo, colours);
- * `title` is HTML-safe text (a `ui.t(...)` result, or escapeHtml'd), `body` is HTML.
- * Send it with `htmlHeaders(ctx, formTargets, { ui })` so the CSP allows the logo.
+ * `title` is HTML-safe text (a `ui.t(...)` result), `body` is HTML. The result is the response body:
+ * send it with `htmlHeaders(ctx, formTargets, { ui })` so the CSP allows the logo.
  */
-export function page(ui: Ui, title: string, body: string): string {
+export function page(ui: Ui, title: PageHtml, body: PageHtml): string {
   const { brand } = ui;
-  const logo = brand.logoUrl ? `<img src="${escapeHtml(brand.logoUrl)}" alt="">` : '';
-  return `<!DOCTYPE html>
-<html lang="${escapeHtml(ui.language)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${title} – ${escapeHtml(brand.productName)}</title><style>${style(brand)}</style></head>
-<body><header>${logo}<span>${escapeHtml(brand.productName)}</span></header>
-<main><h1>${title}</h1>
-${body}
-</main></body></html>`;
+  const heading = asHtml(title);
+  const logo = brand.logoUrl ? markup`<img src="${brand.logoUrl}" alt="">` : '';
+  return markup`<!DOCTYPE html>
+<html lang="${ui.language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${heading} – ${brand.productName}</title><style>${style(brand)}</style></head>
+<body><header>${logo}<span>${brand.productName}</span></header>
+<main><h1>${heading}</h1>
+${asHtml(body)}
+</main></body></html>`.toString();
 }
 
-const errorLine = (error: string | undefined) =>
-  error ? `<p class="error" role="alert">${error}</p>` : '';
+const errorLine = (error: PageHtml | undefined) =>
+  error ? markup`<p class="error" role="alert">${asHtml(error)}</p>` : '';
 
 /** `error`: HTML-safe text (a `ui.t(...)` result). */
 export function loginPage(
@@ -51,35 +52,35 @@ export function loginPage(
     csrf: string;
     clientName: string;
     email?: string | undefined;
-    error?: string | undefined;
+    error?: PageHtml | undefined;
     /** "Sign in with a passkey": its form and script (mfa/passkeys-views.ts). */
-    passkey?: string | undefined;
+    passkey?: SafeHtml | undefined;
     /** Where "Forgot password?" and (when sign-up is open) "Create an account" lead. */
     forgotPasswordHref: string;
     signupHref?: string | undefined;
   },
 ): string {
-  const { t } = ui;
+  const t = translated(ui.t);
   const signup = input.signupHref
-    ? `<p><a href="${escapeHtml(input.signupHref)}">${t('signin:createAccount')}</a></p>`
+    ? markup`<p><a href="${input.signupHref}">${t('signin:createAccount')}</a></p>`
     : '';
   return page(
     ui,
     t('signin:title'),
-    `<p class="muted">${t('signin:toContinueTo', { client: input.clientName })}</p>
+    markup`<p class="muted">${t('signin:toContinueTo', { client: input.clientName })}</p>
 ${errorLine(input.error)}
-<form method="post" action="${escapeHtml(input.action)}" autocomplete="on">
-<input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
+<form method="post" action="${input.action}" autocomplete="on">
+<input type="hidden" name="csrf" value="${input.csrf}">
 <label for="email">${t('signin:email')}</label>
-<input id="email" type="email" name="email" required autofocus value="${escapeHtml(input.email ?? '')}">
+<input id="email" type="email" name="email" required autofocus value="${input.email ?? ''}">
 <label for="password">${t('signin:password')}</label>
 <input id="password" type="password" name="password" required>
 <button type="submit">${t('signin:submit')}</button>
 </form>
-<p><a href="${escapeHtml(input.forgotPasswordHref)}">${t('signin:forgotPassword')}</a></p>
-${signup}${input.passkey ?? ''}
-<form method="post" action="${escapeHtml(input.action.replace(/\/login$/, '/abort'))}">
-<input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}"><button type="submit">${t('common:cancel')}</button></form>`,
+<p><a href="${input.forgotPasswordHref}">${t('signin:forgotPassword')}</a></p>
+${signup}${input.passkey}
+<form method="post" action="${input.action.replace(/\/login$/, '/abort')}">
+<input type="hidden" name="csrf" value="${input.csrf}"><button type="submit">${t('common:cancel')}</button></form>`,
   );
 }
 
@@ -87,10 +88,11 @@ ${signup}${input.passkey ?? ''}
 export const scopeKey = (scope: string) => scope.replace(/\*$/, 'all').replace(/[:-]/g, '_');
 
 /** A scope in words, with its name; an unknown one by its name only. */
-function scopeItem(ui: Ui, scope: string): string {
+function scopeItem(ui: Ui, scope: string): SafeHtml {
   const words = ui.t(`consent:scopes.${scopeKey(scope)}`, { defaultValue: '' });
-  const name = `<code class="muted">${escapeHtml(scope)}</code>`;
-  return words ? `<li>${words} ${name}</li>` : `<li>${name}</li>`;
+  const name = markup`<code class="muted">${scope}</code>`;
+  // A translation: HTML-safe (i18n.ts).
+  return words ? markup`<li>${unsafeHtml(words)} ${name}</li>` : markup`<li>${name}</li>`;
 }
 
 /** An amount in minor units as the page's language writes it (`1250`, EUR → `€12.50`). */
@@ -100,12 +102,13 @@ export function formatAmount(language: string, amount: number, currency: string)
   return format.format(amount / 10 ** digits);
 }
 
-/** Each payment detail in words (HTML-safe); a detail of another type by its type only. */
-export function authorizationDetailItems(ui: Ui, details: AuthorizationDetail[]): string[] {
+/** Each payment detail in words; a detail of another type by its type only. */
+export function authorizationDetailItems(ui: Ui, details: AuthorizationDetail[]): SafeHtml[] {
+  const t = translated(ui.t);
   return details.map((detail) => {
     const payment = paymentDetailOf({ ...detail, authorizationId: '-' });
-    if (!payment) return ui.t('consent:otherDetail', { type: detail.type });
-    return ui.t('consent:payment', {
+    if (!payment) return t('consent:otherDetail', { type: detail.type });
+    return t('consent:payment', {
       amount: formatAmount(ui.language, payment.amount, payment.currency),
       order: payment.orderId,
     });
@@ -123,73 +126,78 @@ export function consentPage(
     clientHost?: string | undefined;
     scopes: string[];
     /** RFC 9396 details in words (authorizationDetailItems), shown above the scopes. */
-    details?: string[] | undefined;
+    details?: SafeHtml[] | undefined;
   },
 ): string {
-  const { t } = ui;
-  const items = input.scopes.map((s) => scopeItem(ui, s)).join('');
+  const t = translated(ui.t);
+  const items = input.scopes.map((s) => scopeItem(ui, s));
   const details = input.details?.length
-    ? `<p><strong>${t('consent:detailsHeading')}</strong></p><ul class="details">${input.details.map((d) => `<li>${d}</li>`).join('')}</ul>`
+    ? markup`<p><strong>${t('consent:detailsHeading')}</strong></p><ul class="details">${input.details.map((d) => markup`<li>${d}</li>`)}</ul>`
     : '';
+  const host =
+    input.clientHost === undefined
+      ? ''
+      : markup`<p>${t('consent:clientHost', { host: input.clientHost })}</p>`;
   return page(
     ui,
     t('consent:title'),
-    `${input.clientHost === undefined ? '' : `<p>${t('consent:clientHost', { host: input.clientHost })}</p>`}
+    markup`${host}
 <p>${t('consent:asksFor', { client: input.clientName })}</p>${details}<ul>${items}</ul>
-<form method="post" action="${escapeHtml(input.action)}">
-<input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
+<form method="post" action="${input.action}">
+<input type="hidden" name="csrf" value="${input.csrf}">
 <button type="submit" name="decision" value="allow">${t('consent:allow')}</button></form>
-<form method="post" action="${escapeHtml(input.abortAction)}">
-<input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
+<form method="post" action="${input.abortAction}">
+<input type="hidden" name="csrf" value="${input.csrf}">
 <button type="submit" name="decision" value="deny">${t('consent:deny')}</button></form>`,
   );
 }
 
-/** `form` is the user-code form (provider/device-complete-uri.ts), trusted HTML; `error` HTML-safe. */
-export function deviceInputPage(ui: Ui, form: string, error?: string): string {
-  const { t } = ui;
+/** `form` is the user-code form (oauth/device-complete-uri.ts), trusted HTML; `error` HTML-safe. */
+export function deviceInputPage(ui: Ui, form: PageHtml, error?: PageHtml): string {
+  const t = translated(ui.t);
   return page(
     ui,
     t('device:inputTitle'),
-    `<p>${t('device:enterCode')}</p>${errorLine(error)}
-${form}
+    markup`<p>${t('device:enterCode')}</p>${errorLine(error)}
+${asHtml(form)}
 <button type="submit" form="op.deviceInputForm">${t('common:continue')}</button>`,
   );
 }
 
+/** `form`: oidc-provider's confirm form (trusted HTML). */
 export function deviceConfirmPage(
   ui: Ui,
-  form: string,
+  form: PageHtml,
   clientName: string,
   userCode: string,
 ): string {
-  const { t } = ui;
+  const t = translated(ui.t);
   return page(
     ui,
     t('device:confirmTitle'),
-    `<p>${t('device:wantsToSignIn', { client: clientName })}</p>
-<p><code>${escapeHtml(userCode)}</code></p>
+    markup`<p>${t('device:wantsToSignIn', { client: clientName })}</p>
+<p><code>${userCode}</code></p>
 <p class="muted">${t('device:ifNot')}</p>
-${form}
+${asHtml(form)}
 <button type="submit" form="op.deviceConfirmForm">${t('common:continue')}</button>
 <button type="submit" form="op.deviceConfirmForm" name="abort" value="yes">${t('device:abort')}</button>`,
   );
 }
 
-/** RP-initiated logout: oidc-provider's hidden form, and our buttons for it. */
-export function logoutPage(ui: Ui, form: string): string {
-  const { t } = ui;
+/** RP-initiated logout: oidc-provider's hidden form (trusted HTML), and our buttons for it. */
+export function logoutPage(ui: Ui, form: PageHtml): string {
+  const t = translated(ui.t);
   return page(
     ui,
     t('signin:logout.title'),
-    `<p>${t('signin:logout.question')}</p>
-${form}
+    markup`<p>${t('signin:logout.question')}</p>
+${asHtml(form)}
 <button type="submit" form="op.logoutForm" name="logout" value="yes">${t('signin:logout.yes')}</button>
 <button type="submit" form="op.logoutForm">${t('signin:logout.no')}</button>`,
   );
 }
 
 /** `title` and `message`: HTML-safe text (`ui.t(...)` results). */
-export function messagePage(ui: Ui, title: string, message: string): string {
-  return page(ui, title, `<p>${message}</p>`);
+export function messagePage(ui: Ui, title: PageHtml, message: PageHtml): string {
+  return page(ui, title, markup`<p>${asHtml(message)}</p>`);
 }

@@ -9,7 +9,8 @@ import type { AuditRepo } from '../../data/audit-repo.js';
 import type { PasskeysRepo } from '../../data/passkeys-repo.js';
 import { formBody } from '../../kernel/form-body.js';
 import { htmlHeaders } from '../../kernel/security-headers.js';
-import { escapeHtml, page } from '../interactions/views.js';
+import { asHtml, page } from '../interactions/views.js';
+import { markup, translated } from '../ui/html.js';
 import type { FactorChanges } from './factor-changes.js';
 import {
   PasskeyError,
@@ -87,10 +88,11 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
     htmlHeaders(ctx, [], { ui });
     ctx.status = status;
     ctx.type = 'html';
+    const t = translated(ui.t);
     ctx.body = page(
       ui,
-      ui.t('mfa:passkey.notAccepted'),
-      `<p class="error" role="alert">${message}</p><p><a href="${escapeHtml(back)}">${ui.t('common:goBack')}</a></p>`,
+      t('mfa:passkey.notAccepted'),
+      markup`<p class="error" role="alert">${asHtml(message)}</p><p><a href="${back}">${t('common:goBack')}</a></p>`,
     );
   }
 
@@ -270,7 +272,8 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
       });
       const codes = await deps.factorChanges.enrolled(user.id, hadFactor);
       const ui = uiOf(ctx);
-      const ready = ui.t('mfa:passkey.ready', { name: passkey.name });
+      const t = translated(ui.t);
+      const ready = t('mfa:passkey.ready', { name: passkey.name });
       // A page, not the account page: after a first factor, that page wants a sign-in with it.
       htmlHeaders(ctx, [], { ui });
       ctx.status = 200;
@@ -279,9 +282,9 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
         ? recoveryCodesPage(ui, codes, ready)
         : page(
             ui,
-            ui.t('mfa:passkey.addedTitle'),
-            `<p role="status">${ready}</p>
-<p><a href="/account">${ui.t('mfa:passkey.backToAccount')}</a></p>`,
+            t('mfa:passkey.addedTitle'),
+            markup`<p role="status">${ready}</p>
+<p><a href="/account">${t('mfa:passkey.backToAccount')}</a></p>`,
           );
     } catch (error) {
       if (!(error instanceof PasskeyError)) throw error;

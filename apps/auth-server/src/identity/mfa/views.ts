@@ -1,11 +1,15 @@
-import { escapeHtml, page } from '../interactions/views.js';
+import { asHtml, page, type PageHtml } from '../interactions/views.js';
+import { markup, joinHtml, translated } from '../ui/html.js';
 import type { Ui } from '../ui/index.js';
 
 /** Pages of the second factor and the account page (no script; see interactions/views.ts). */
-const errorLine = (error: string | undefined) =>
-  error ? `<p class="error" role="alert">${error}</p>` : '';
+const errorLine = (error: PageHtml | undefined) =>
+  error ? markup`<p class="error" role="alert">${asHtml(error)}</p>` : '';
 
-const hidden = (csrf: string) => `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
+const hidden = (csrf: string) => markup`<input type="hidden" name="csrf" value="${csrf}">`;
+
+/** Forms or sections of other factor kinds (trusted HTML), one a line. */
+const lines = (parts: PageHtml[]) => joinHtml(parts.map(asHtml), '\n');
 
 /** `error`: HTML-safe text (a `ui.t(...)` result). */
 export function factorPage(
@@ -17,22 +21,22 @@ export function factorPage(
     hasTotp: boolean;
     hasRecoveryCodes: boolean;
     /** Other kinds' forms (a passkey), trusted HTML. */
-    otherForms: string[];
+    otherForms: PageHtml[];
     /** Other kinds' set-up forms for a user without a factor (a passkey), trusted HTML. */
-    setupForms: string[];
-    error?: string | undefined;
+    setupForms: PageHtml[];
+    error?: PageHtml | undefined;
   },
 ): string {
-  const { t } = ui;
-  const base = `/interaction/${escapeHtml(input.uid)}`;
+  const t = translated(ui.t);
+  const base = `/interaction/${input.uid}`;
   const totp = input.hasTotp
-    ? `<form method="post" action="${base}/totp">${hidden(input.csrf)}
+    ? markup`<form method="post" action="${base}/totp">${hidden(input.csrf)}
 <label for="code">${t('mfa:appCode')}</label>
 <input id="code" type="text" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" required autofocus>
 <button type="submit">${t('mfa:verify')}</button></form>`
     : '';
   const recovery = input.hasRecoveryCodes
-    ? `<details><summary>${t('mfa:useRecoveryCode')}</summary>
+    ? markup`<details><summary>${t('mfa:useRecoveryCode')}</summary>
 <form method="post" action="${base}/recovery">${hidden(input.csrf)}
 <label for="recovery_code">${t('mfa:recoveryCode')}</label>
 <input id="recovery_code" type="text" name="recovery_code" autocomplete="off" required>
@@ -40,27 +44,27 @@ export function factorPage(
     : '';
   const none =
     !input.hasTotp && input.otherForms.length === 0
-      ? `<p>${t('mfa:noFactor', { client: input.clientName })}</p>
+      ? markup`<p>${t('mfa:noFactor', { client: input.clientName })}</p>
 <form method="post" action="${base}/totp/start">${hidden(input.csrf)}<button type="submit">${t('mfa:setUpApp')}</button></form>
-${input.setupForms.join('\n')}
+${lines(input.setupForms)}
 <p class="muted">${t('mfa:orOnAccountPage')}</p>`
       : '';
   return page(
     ui,
     t('mfa:title'),
-    `<p class="muted">${t('mfa:secondStepFor', { client: input.clientName })}</p>
-${errorLine(input.error)}${none}${totp}${input.otherForms.join('\n')}${recovery}
+    markup`<p class="muted">${t('mfa:secondStepFor', { client: input.clientName })}</p>
+${errorLine(input.error)}${none}${totp}${lines(input.otherForms)}${recovery}
 <form method="post" action="${base}/abort">${hidden(input.csrf)}<button type="submit">${t('common:cancel')}</button></form>`,
   );
 }
 
 /** `reason`: HTML-safe text (a `ui.t(...)` result). */
-export function accountSignInPage(ui: Ui, reason: string): string {
-  const { t } = ui;
+export function accountSignInPage(ui: Ui, reason: PageHtml): string {
+  const t = translated(ui.t);
   return page(
     ui,
     t('accountPage:title'),
-    `<p>${reason}</p>
+    markup`<p>${asHtml(reason)}</p>
 <p><a href="/account/sign-in">${t('accountPage:signIn')}</a></p>`,
   );
 }
@@ -74,32 +78,32 @@ export function accountPage(
     recoveryCodesLeft: number;
     hasFactor: boolean;
     /** Other kinds' sections (passkeys), trusted HTML. */
-    sections: string[];
+    sections: PageHtml[];
     /** HTML-safe text (a `ui.t(...)` result). */
-    notice?: string | undefined;
+    notice?: PageHtml | undefined;
   },
 ): string {
-  const { t } = ui;
+  const t = translated(ui.t);
   const totp = input.totp
-    ? `<p>${t('accountPage:appOnSince', { date: input.totp.enrolledAt.toISOString().slice(0, 10) })}</p>
+    ? markup`<p>${t('accountPage:appOnSince', { date: input.totp.enrolledAt.toISOString().slice(0, 10) })}</p>
 <form method="post" action="/account/totp/remove">${hidden(input.csrf)}<button type="submit">${t('accountPage:removeApp')}</button></form>`
-    : `<p>${t('accountPage:appNotSetUp')}</p>
+    : markup`<p>${t('accountPage:appNotSetUp')}</p>
 <form method="post" action="/account/totp/start">${hidden(input.csrf)}<button type="submit">${t('accountPage:setUpApp')}</button></form>`;
   const recovery = input.hasFactor
-    ? `<h2>${t('accountPage:recoveryCodes')}</h2><p>${t('accountPage:unused', { n: input.recoveryCodesLeft })}</p>
+    ? markup`<h2>${t('accountPage:recoveryCodes')}</h2><p>${t('accountPage:unused', { n: input.recoveryCodesLeft })}</p>
 <form method="post" action="/account/recovery-codes">${hidden(input.csrf)}<button type="submit">${t('accountPage:newRecoveryCodes')}</button></form>`
     : '';
   return page(
     ui,
     t('accountPage:title'),
-    `<p class="muted">${t('accountPage:signedInAs', { email: input.email })}</p>
-${input.notice ? `<p role="status">${input.notice}</p>` : ''}
+    markup`<p class="muted">${t('accountPage:signedInAs', { email: input.email })}</p>
+${input.notice ? markup`<p role="status">${asHtml(input.notice)}</p>` : ''}
 <ul class="account-links"><li><a href="/account/password">${t('account:linkPassword')}</a></li>
 <li><a href="/account/email">${t('account:linkEmail')}</a></li>
 <li><a href="/account/sessions">${t('account:linkSessions')}</a></li>
 <li><a href="/account/data">${t('account:linkData')}</a></li>
 <li><a href="/account/close">${t('account:linkClose')}</a></li></ul>
-<h2>${t('accountPage:secondFactor')}</h2>${totp}${input.sections.join('\n')}${recovery}`,
+<h2>${t('accountPage:secondFactor')}</h2>${totp}${lines(input.sections)}${recovery}`,
   );
 }
 
@@ -110,26 +114,26 @@ export function totpEnrolPage(
     secret: string;
     qrUrl: string;
     /** HTML-safe text (a `ui.t(...)` result). */
-    error?: string | undefined;
+    error?: PageHtml | undefined;
     /** Where the code goes, and the way back: the account page's unless given. */
     action?: string;
     cancelHref?: string;
   },
 ): string {
-  const { t } = ui;
+  const t = translated(ui.t);
   const grouped = input.secret.match(/.{1,4}/g)!.join(' ');
   return page(
     ui,
     t('mfa:enrol.title'),
-    `<p>${t('mfa:enrol.scan')}</p>
-<p><img src="${escapeHtml(input.qrUrl)}" alt="${t('mfa:enrol.qrAlt')}" width="220" height="220"></p>
-<p>${t('mfa:enrol.key')} <code id="totp-secret">${escapeHtml(grouped)}</code></p>
+    markup`<p>${t('mfa:enrol.scan')}</p>
+<p><img src="${input.qrUrl}" alt="${t('mfa:enrol.qrAlt')}" width="220" height="220"></p>
+<p>${t('mfa:enrol.key')} <code id="totp-secret">${grouped}</code></p>
 ${errorLine(input.error)}
-<form method="post" action="${escapeHtml(input.action ?? '/account/totp/confirm')}">${hidden(input.csrf)}
+<form method="post" action="${input.action ?? '/account/totp/confirm'}">${hidden(input.csrf)}
 <label for="code">${t('mfa:enrol.code')}</label>
 <input id="code" type="text" name="code" inputmode="numeric" autocomplete="one-time-code" required autofocus>
 <button type="submit">${t('mfa:enrol.turnOn')}</button></form>
-<p><a href="${escapeHtml(input.cancelHref ?? '/account')}">${t('common:cancel')}</a></p>`,
+<p><a href="${input.cancelHref ?? '/account'}">${t('common:cancel')}</a></p>`,
   );
 }
 
@@ -137,17 +141,17 @@ ${errorLine(input.error)}
 export function recoveryCodesPage(
   ui: Ui,
   codes: string[],
-  intro: string,
-  next: { href: string; label: string } = { href: '/account', label: ui.t('common:done') },
+  intro: PageHtml,
+  next: { href: string; label: PageHtml } = { href: '/account', label: ui.t('common:done') },
 ): string {
-  const { t } = ui;
-  const items = codes.map((c) => `<li><code class="recovery-code">${escapeHtml(c)}</code></li>`);
+  const t = translated(ui.t);
+  const items = codes.map((c) => markup`<li><code class="recovery-code">${c}</code></li>`);
   return page(
     ui,
     t('mfa:recovery.title'),
-    `<p role="status">${intro}</p>
+    markup`<p role="status">${asHtml(intro)}</p>
 <p>${t('mfa:recovery.explain')}</p>
-<ul>${items.join('')}</ul>
-<p><a href="${escapeHtml(next.href)}">${next.label}</a></p>`,
+<ul>${items}</ul>
+<p><a href="${next.href}">${asHtml(next.label)}</a></p>`,
   );
 }

@@ -12,7 +12,8 @@ import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { AuditRepo } from '../../data/audit-repo.js';
 import { formBody } from '../../kernel/form-body.js';
-import { escapeHtml, page } from '../interactions/views.js';
+import { page } from '../interactions/views.js';
+import { markup, translated, type SafeHtml } from '../ui/html.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { MailRequestLimiter } from '../mail/request-limits.js';
 import type { ProviderHost } from '../../oauth/provider-host.js';
@@ -62,7 +63,7 @@ export function passwordRoutes(router: Router, deps: PasswordRouteDeps): void {
     return (trx) => resetLinkMail(mailDeps, { issuer: issuer(), user, ui, interaction }, trx);
   });
 
-  function show(ctx: Context, status: number, ui: Ui, title: string, body: string) {
+  function show(ctx: Context, status: number, ui: Ui, title: SafeHtml, body: SafeHtml) {
     htmlHeaders(ctx, [], { ui });
     ctx.status = status;
     ctx.type = 'html';
@@ -71,10 +72,20 @@ export function passwordRoutes(router: Router, deps: PasswordRouteDeps): void {
 
   const backLink = (ui: Ui, interaction: string | undefined) =>
     interaction
-      ? `<p><a href="/interaction/${escapeHtml(interaction)}">${ui.t('password:backToSignIn')}</a></p>`
+      ? markup`<p><a href="/interaction/${interaction}">${translated(ui.t)('password:backToSignIn')}</a></p>`
       : '';
 
-  function forgotForm(ctx: Context, status: number, ui: Ui, interaction?: string, error?: string) {
+  const interactionField = (interaction: string | undefined) =>
+    interaction ? markup`<input type="hidden" name="interaction" value="${interaction}">` : '';
+
+  function forgotForm(
+    ctx: Context,
+    status: number,
+    ui: Ui,
+    interaction?: string,
+    error?: SafeHtml,
+  ) {
+    const t = translated(ui.t);
     const nonce = randomBytes(16).toString('base64url');
     ctx.cookies.set(NONCE_COOKIE, nonce, {
       httpOnly: true,
@@ -88,34 +99,37 @@ export function passwordRoutes(router: Router, deps: PasswordRouteDeps): void {
       ctx,
       status,
       ui,
-      ui.t('password:forgotTitle'),
-      `${error ? `<p class="error" role="alert">${error}</p>` : ''}<p>${ui.t('password:forgotIntro')}</p>
+      t('password:forgotTitle'),
+      markup`${error ? markup`<p class="error" role="alert">${error}</p>` : ''}<p>${t('password:forgotIntro')}</p>
 <form method="post" action="/password/forgot">
-<input type="hidden" name="csrf" value="${escapeHtml(hmac('forgot', nonce))}">
-${interaction ? `<input type="hidden" name="interaction" value="${escapeHtml(interaction)}">` : ''}
-<label for="email">${ui.t('password:email')}</label>
+<input type="hidden" name="csrf" value="${hmac('forgot', nonce)}">
+${interactionField(interaction)}
+<label for="email">${t('password:email')}</label>
 <input id="email" type="email" name="email" required autofocus autocomplete="email">
-<button type="submit">${ui.t('password:sendLink')}</button>
+<button type="submit">${t('password:sendLink')}</button>
 </form>
 ${backLink(ui, interaction)}`,
     );
   }
 
   function refused(ctx: Context, ui: Ui) {
-    show(ctx, 403, ui, ui.t('common:requestRefused'), `<p>${ui.t('common:formExpired')}</p>`);
+    const t = translated(ui.t);
+    show(ctx, 403, ui, t('common:requestRefused'), markup`<p>${t('common:formExpired')}</p>`);
   }
 
   function invalidLink(ctx: Context, ui: Ui, interaction: string | undefined) {
+    const t = translated(ui.t);
     const again = `/password/forgot${interaction ? `?interaction=${interaction}` : ''}`;
     show(
       ctx,
       400,
       ui,
-      ui.t('password:invalidTitle'),
-      `<p>${ui.t('password:invalid')}</p><p><a href="${escapeHtml(again)}">${ui.t('password:askAgain')}</a></p>`,
+      t('password:invalidTitle'),
+      markup`<p>${t('password:invalid')}</p><p><a href="${again}">${t('password:askAgain')}</a></p>`,
     );
   }
 
+  /** `error`: the password policy's message, text. */
   function resetForm(
     ctx: Context,
     status: number,
@@ -124,20 +138,21 @@ ${backLink(ui, interaction)}`,
     interaction: string | undefined,
     error?: string,
   ) {
+    const t = translated(ui.t);
     show(
       ctx,
       status,
       ui,
-      ui.t('password:resetTitle'),
-      `${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+      t('password:resetTitle'),
+      markup`${error ? markup`<p class="error" role="alert">${error}</p>` : ''}
 <form method="post" action="/password/reset">
-<input type="hidden" name="csrf" value="${escapeHtml(hmac('reset', token))}">
-<input type="hidden" name="token" value="${escapeHtml(token)}">
-${interaction ? `<input type="hidden" name="interaction" value="${escapeHtml(interaction)}">` : ''}
-<label for="password">${ui.t('password:newPassword')}</label>
+<input type="hidden" name="csrf" value="${hmac('reset', token)}">
+<input type="hidden" name="token" value="${token}">
+${interactionField(interaction)}
+<label for="password">${t('password:newPassword')}</label>
 <input id="password" type="password" name="password" required autofocus autocomplete="new-password" minlength="${PASSWORD_MIN}">
-<p class="muted">${ui.t('password:policy', { min: PASSWORD_MIN })}</p>
-<button type="submit">${ui.t('password:save')}</button>
+<p class="muted">${t('password:policy', { min: PASSWORD_MIN })}</p>
+<button type="submit">${t('password:save')}</button>
 </form>`,
     );
   }
@@ -173,7 +188,7 @@ ${interaction ? `<input type="hidden" name="interaction" value="${escapeHtml(int
         429,
         ui,
         interaction,
-        ui.t('password:tooMany', { seconds: attempt.retryAfter }),
+        translated(ui.t)('password:tooMany', { seconds: attempt.retryAfter }),
       );
       return;
     }
@@ -185,12 +200,13 @@ ${interaction ? `<input type="hidden" name="interaction" value="${escapeHtml(int
       ...(interaction ? { interaction } : {}),
     });
     ctx.cookies.set(NONCE_COOKIE, null, { path: '/password' });
+    const t = translated(ui.t);
     show(
       ctx,
       200,
       ui,
-      ui.t('password:sentTitle'),
-      `<p>${ui.t('password:sent', { email, minutes: Math.floor(deps.passwordResetTtl / 60) })}</p>${backLink(ui, interaction)}`,
+      t('password:sentTitle'),
+      markup`<p>${t('password:sent', { email, minutes: Math.floor(deps.passwordResetTtl / 60) })}</p>${backLink(ui, interaction)}`,
     );
   });
 
@@ -246,9 +262,10 @@ ${interaction ? `<input type="hidden" name="interaction" value="${escapeHtml(int
     await mailPasswordChanged(deps.mailer, { issuer: issuer(), user, ui }).catch((error: unknown) =>
       deps.logger.error({ err: error }, 'password changed mail'),
     );
+    const t = translated(ui.t);
     const next = interaction
-      ? `<p><a href="/interaction/${escapeHtml(interaction)}">${ui.t('password:continueSignIn')}</a></p>`
+      ? markup`<p><a href="/interaction/${interaction}">${t('password:continueSignIn')}</a></p>`
       : '';
-    show(ctx, 200, ui, ui.t('password:doneTitle'), `<p>${ui.t('password:done')}</p>${next}`);
+    show(ctx, 200, ui, t('password:doneTitle'), markup`<p>${t('password:done')}</p>${next}`);
   });
 }

@@ -1,32 +1,33 @@
-import { escapeHtml, page } from '../interactions/views.js';
+import { asHtml, page, type PageHtml } from '../interactions/views.js';
+import { markup, translated } from '../ui/html.js';
 import type { Ui } from '../ui/index.js';
 
 /** The sign-up pages (README "Sign-up"); every text from the `signup` namespace, HTML-safe. */
 
-const csrfField = (csrf: string) => `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
+const csrfField = (csrf: string) => markup`<input type="hidden" name="csrf" value="${csrf}">`;
 const interactionField = (interaction: string | undefined) =>
-  interaction ? `<input type="hidden" name="interaction" value="${escapeHtml(interaction)}">` : '';
-const errorLine = (error: string | undefined) =>
-  error ? `<p class="error" role="alert">${error}</p>` : '';
-const backLink = ({ t }: Ui, interaction: string | undefined) =>
+  interaction ? markup`<input type="hidden" name="interaction" value="${interaction}">` : '';
+const errorLine = (error: PageHtml | undefined) =>
+  error ? markup`<p class="error" role="alert">${asHtml(error)}</p>` : '';
+const backLink = (ui: Ui, interaction: string | undefined) =>
   interaction
-    ? `<p class="muted"><a href="/interaction/${escapeHtml(interaction)}">${t('signup:backToSignIn')}</a></p>`
+    ? markup`<p class="muted"><a href="/interaction/${interaction}">${translated(ui.t)('signup:backToSignIn')}</a></p>`
     : '';
 
 export function signupPage(
   ui: Ui,
-  input: { csrf: string; interaction?: string | undefined; email?: string; error?: string },
+  input: { csrf: string; interaction?: string | undefined; email?: string; error?: PageHtml },
 ): string {
-  const { t } = ui;
+  const t = translated(ui.t);
   return page(
     ui,
     t('signup:title'),
-    `<p class="muted">${t('signup:intro', { product: ui.brand.productName })}</p>
+    markup`<p class="muted">${t('signup:intro', { product: ui.brand.productName })}</p>
 ${errorLine(input.error)}
 <form method="post" action="/signup" autocomplete="on">
 ${csrfField(input.csrf)}${interactionField(input.interaction)}
 <label for="email">${t('signup:email')}</label>
-<input id="email" type="email" name="email" required autofocus maxlength="320" autocomplete="email" value="${escapeHtml(input.email ?? '')}">
+<input id="email" type="email" name="email" required autofocus maxlength="320" autocomplete="email" value="${input.email ?? ''}">
 <label for="password">${t('signup:password')}</label>
 <input id="password" type="password" name="password" required minlength="8" autocomplete="new-password" aria-describedby="password-hint">
 <p id="password-hint" class="muted">${t('signup:passwordHint')}</p>
@@ -36,48 +37,55 @@ ${backLink(ui, input.interaction)}`,
   );
 }
 
-export const closedPage = (ui: Ui) =>
-  page(ui, ui.t('signup:closedTitle'), `<p>${ui.t('signup:closed')}</p>`);
+export const closedPage = (ui: Ui) => {
+  const t = translated(ui.t);
+  return page(ui, t('signup:closedTitle'), markup`<p>${t('signup:closed')}</p>`);
+};
 
-export function messagePage(ui: Ui, title: string, message: string, interaction?: string): string {
-  return page(ui, title, `<p>${message}</p>${backLink(ui, interaction)}`);
+export function messagePage(
+  ui: Ui,
+  title: PageHtml,
+  message: PageHtml,
+  interaction?: string,
+): string {
+  return page(ui, title, markup`<p>${asHtml(message)}</p>${backLink(ui, interaction)}`);
 }
 
 export function verifyPage(
   ui: Ui,
   input: { csrf: string; token: string; email: string; interaction?: string | undefined },
 ): string {
-  const { t } = ui;
+  const t = translated(ui.t);
   return page(
     ui,
     t('signup:verifyTitle'),
-    `<p>${t('signup:verify', { email: input.email })}</p>
+    markup`<p>${t('signup:verify', { email: input.email })}</p>
 <form method="post" action="/signup/verify">
 ${csrfField(input.csrf)}${interactionField(input.interaction)}
-<input type="hidden" name="token" value="${escapeHtml(input.token)}">
+<input type="hidden" name="token" value="${input.token}">
 <button type="submit">${t('signup:verifySubmit')}</button>
 </form>`,
   );
 }
 
 export function verifiedPage(ui: Ui, interaction: string | undefined): string {
-  const { t } = ui;
+  const t = translated(ui.t);
   const next = interaction
-    ? `<p><a href="/interaction/${escapeHtml(interaction)}">${t('signup:continueSignIn')}</a></p>`
+    ? markup`<p><a href="/interaction/${interaction}">${t('signup:continueSignIn')}</a></p>`
     : '';
-  return page(ui, t('signup:verifiedTitle'), `<p>${t('signup:verified')}</p>${next}`);
+  return page(ui, t('signup:verifiedTitle'), markup`<p>${t('signup:verified')}</p>${next}`);
 }
 
 /** The address form of a new link: alone, or under an expired link's notice. */
 export function resendPage(
   ui: Ui,
-  input: { csrf: string; interaction?: string | undefined; expired?: boolean; error?: string },
+  input: { csrf: string; interaction?: string | undefined; expired?: boolean; error?: PageHtml },
 ): string {
-  const { t } = ui;
+  const t = translated(ui.t);
   return page(
     ui,
     input.expired ? t('signup:invalidLinkTitle') : t('signup:resendTitle'),
-    `<p>${input.expired ? t('signup:invalidLink') : t('signup:resendIntro')}</p>
+    markup`<p>${input.expired ? t('signup:invalidLink') : t('signup:resendIntro')}</p>
 ${errorLine(input.error)}
 <form method="post" action="/signup/resend">
 ${csrfField(input.csrf)}${interactionField(input.interaction)}

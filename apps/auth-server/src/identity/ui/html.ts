@@ -1,16 +1,16 @@
 import type { Translate } from './i18n.js';
 
-/**
- * HTML that is safe to send as is: only `html` (which escapes what it interpolates),
- * `unsafeHtml` and `translated` make one, so a plain string can never pass for markup.
- */
 const MINT = Symbol('SafeHtml');
 
+/**
+ * HTML that is safe to send as is: only `markup` (which escapes what it interpolates),
+ * `unsafeHtml` and `translated` make one, so a plain string can never pass for markup.
+ */
 export class SafeHtml {
   readonly #value: string;
   constructor(mint: typeof MINT, value: string) {
     // The symbol is this module's: a SafeHtml made elsewhere would skip the escaping.
-    if (mint !== MINT) throw new TypeError('SafeHtml comes from html`…` or unsafeHtml()');
+    if (mint !== MINT) throw new TypeError('SafeHtml comes from markup`…` or unsafeHtml()');
     this.#value = value;
   }
   toString(): string {
@@ -18,7 +18,7 @@ export class SafeHtml {
   }
 }
 
-/** What `html` interpolates: markup as is, text escaped, nothing for null/undefined, lists joined. */
+/** What `markup` interpolates: markup as is, text escaped, nothing for null/undefined, lists joined. */
 export type HtmlValue = SafeHtml | string | number | null | undefined | readonly HtmlValue[];
 
 /** Text for an element or a quoted attribute value: & < > " ' become entities. */
@@ -37,8 +37,11 @@ function render(value: HtmlValue): string {
   return escapeHtml(value);
 }
 
-/** A template whose every interpolation is escaped unless it is already SafeHtml. */
-export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {
+/**
+ * A template whose every interpolation is escaped unless it is already SafeHtml. Not named
+ * `html`: Prettier would reformat templates with that tag, and with them the pages' bytes.
+ */
+export function markup(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {
   let out = strings[0] ?? '';
   values.forEach((value, i) => {
     out += render(value) + (strings[i + 1] ?? '');
@@ -53,14 +56,16 @@ export const unsafeHtml = (trusted: string): SafeHtml => new SafeHtml(MINT, trus
 export const joinHtml = (parts: readonly HtmlValue[], separator = ''): SafeHtml =>
   new SafeHtml(MINT, parts.map(render).join(escapeHtml(separator)));
 
-/** Renders a value the way `html` would interpolate it (a page at the response boundary). */
+/** Renders a value the way `markup` would interpolate it (a page at the response boundary). */
 export const toHtml = (value: HtmlValue): string => render(value);
+
+export type TranslateHtml = (key: string, options?: Record<string, unknown>) => SafeHtml;
 
 /**
  * `t` whose results are SafeHtml: i18next escapes every interpolated value (i18n.ts) and the
  * catalogues' own markup is ours.
  */
 export const translated =
-  (t: Translate) =>
-  (key: string, options?: Record<string, unknown>): SafeHtml =>
+  (t: Translate): TranslateHtml =>
+  (key, options) =>
     new SafeHtml(MINT, options === undefined ? t(key) : t(key, options));

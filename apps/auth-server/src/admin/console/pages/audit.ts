@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { escapeHtml } from '../../../identity/interactions/views.js';
+import { escapeHtml } from '../../../identity/ui/html.js';
 import type { AuditKind } from '../../../data/audit-repo.js';
 import { CONSOLE_PATH } from '../client.js';
 import { apiError, consoleOf, type ConsolePages } from '../kit.js';

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { escapeHtml } from '../../../identity/interactions/views.js';
+import { escapeHtml } from '../../../identity/ui/html.js';
 import { DEVICE_GRANT } from '../../../kernel/grant-types.js';
 import { seg } from '../admin-api.js';
 import { timeHtml } from './format.js';

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../../../identity/interactions/views.js';
+import { escapeHtml } from '../../../identity/ui/html.js';
 import type { Ui } from '../../../identity/ui/index.js';
 
 /** An instant of the admin API (ISO 8601) as text, UTC to the second; none or invalid → ''. */

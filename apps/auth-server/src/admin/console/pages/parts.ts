@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { escapeHtml } from '../../../identity/interactions/views.js';
+import { escapeHtml } from '../../../identity/ui/html.js';
 import type { AdminAnswer } from '../admin-api.js';
 import { apiError, type ConsoleRequest } from '../kit.js';
 

@@ -1,6 +1,6 @@
 import { RECENT_MINUTES, RECENT_RESPONSES, type ReadinessReport } from '@portcullis/observability';
 import type { Registry } from 'prom-client';
-import { escapeHtml } from '../../../identity/interactions/views.js';
+import { escapeHtml } from '../../../identity/ui/html.js';
 import type { Ui } from '../../../identity/ui/index.js';
 import { DependencyUnavailableError } from '../../../kernel/unavailable.js';
 import { consoleOf, type ConsolePages } from '../kit.js';
