@@ -216,7 +216,7 @@ export async function startAuthServer(
   }
   // Every mail is queued in the database and sent by this instance's worker (docs/mail.md).
   const mailer = createMailOutbox(
-    db,
+    repos.mailOutbox,
     createMailer({
       ...config.mail,
       dataDir: config.dataDir,

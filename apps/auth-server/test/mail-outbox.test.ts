@@ -7,7 +7,12 @@ import { pino } from 'pino';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import { startMailbox, startTestAuthServer, until, type Mailbox } from '@portcullis/testing';
 import { createMailer, type SmtpTimeouts } from '../src/identity/mail/mailer.js';
-import { createMailOutbox, type MailOutbox, type OutboxSettings } from '../src/identity/mail/outbox.js';
+import { createMailOutboxRepo } from '../src/data/mail-outbox-repo.js';
+import {
+  createMailOutbox,
+  type MailOutbox,
+  type OutboxSettings,
+} from '../src/identity/mail/outbox.js';
 
 // The outbox on a real database (PGlite, or PostgreSQL with DATABASE_URL) and a real SMTP server.
 
@@ -45,7 +50,10 @@ function outbox(settings: OutboxSettings = {}, timeouts?: Partial<SmtpTimeouts>)
     logger,
     timeouts,
   });
-  const o = createMailOutbox(database.db, transport, logger, { retryBaseMs: 50, ...settings });
+  const o = createMailOutbox(createMailOutboxRepo(database.db), transport, logger, {
+    retryBaseMs: 50,
+    ...settings,
+  });
   outboxes.push(o);
   return o;
 }

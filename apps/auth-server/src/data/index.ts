@@ -20,6 +20,7 @@ import { createPasskeysRepo, type PasskeysRepo } from './passkeys-repo.js';
 import { createPersonalDataRepo, type PersonalDataRepo } from './personal-data-repo.js';
 import { createUserSessionsRepo, type UserSessionsRepo } from './user-sessions-repo.js';
 import { createSigningKeysRepo, type SigningKeysRepo } from './signing-keys-repo.js';
+import { createMailOutboxRepo, type MailOutboxRepo } from './mail-outbox-repo.js';
 
 /** Every data module of the auth server, gathered once; the rest receives this, never knex. */
 export interface Repos {
@@ -43,6 +44,8 @@ export interface Repos {
   personalData: PersonalDataRepo;
   /** Roles and the permissions they grant (docs/roles.md). */
   roles: RoleStore;
+  /** Mail waiting to be sent, and requests to compose one (identity/mail/outbox.ts). */
+  mailOutbox: MailOutboxRepo;
   /** Readiness: the database answers. */
   ping(): Promise<unknown>;
 }
@@ -63,6 +66,7 @@ export function createRepos(db: Db, secrets: { keyEncryptionKey: Buffer }): Repo
     userSessions: createUserSessionsRepo(db),
     personalData: createPersonalDataRepo(db),
     roles: createRoleStore(db),
+    mailOutbox: createMailOutboxRepo(db),
     ping: () => db.raw('select 1'),
   };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Db, DbTransaction } from '@portcullis/db';
+import type { DbTransaction } from '@portcullis/db';
 import type { Logger } from 'pino';
+import type { MailOutboxRepo, OutboxRow } from '../../data/mail-outbox-repo.js';
 import type { Composer, Mailer, MailMessage, MailTransport, SendOptions } from './mailer.js';
 
 /** How the outbox retries (docs/mail.md "Retries"). */
@@ -30,18 +31,6 @@ export interface MailOutbox extends Mailer {
   close(): Promise<void>;
 }
 
-interface OutboxRow {
-  id: string | number;
-  recipient: string;
-  subject: string;
-  text: string;
-  html: string | null;
-  attempts: number;
-  uncertain: number;
-  kind: string | null;
-  payload: string | null;
-}
-
 const SENT_KEPT_DAYS = 7;
 const PURGE_EVERY_MS = 60 * 60_000;
 
@@ -51,7 +40,7 @@ const mayHaveDelivered = (error: unknown): boolean =>
   (error as { timeoutType?: unknown }).timeoutType === 'SOCKET_TIMEOUT';
 
 export function createMailOutbox(
-  db: Db,
+  rows: MailOutboxRepo,
   transport: MailTransport,
   logger: Logger,
   settings: OutboxSettings = {},
@@ -63,7 +52,6 @@ export function createMailOutbox(
   const leaseMs = settings.leaseMs ?? 5 * 60_000;
   const uncertainResends = settings.uncertainResends ?? 1;
   const closeWaitMs = settings.closeWaitMs ?? 5000;
-  const later = (ms: number) => db.raw(`now() + (? * interval '1 millisecond')`, [ms]);
   /** This worker's name on the rows it claims: a stop hands back its own rows only. */
   const me = randomBytes(12).toString('base64url');
   const composers = new Map<string, Composer>();
@@ -74,38 +62,8 @@ export function createMailOutbox(
   const timers = new Set<NodeJS.Timeout>();
   let lastPurge = 0;
 
-  /** One due row, claimed by one statement: of two instances racing, one gets it. */
-  async function claim(): Promise<OutboxRow | undefined> {
-    // The outer conditions are rechecked on the locked row (READ COMMITTED), so a row another
-    // instance claimed meanwhile (its next_attempt_at moved ahead) is not claimed twice. A row
-    // still claimed is one whose sender died mid-attempt: uncertain once it was a mail.
-    const result = await db.raw(
-      `UPDATE mail_outbox SET attempts = attempts + 1, next_attempt_at = now() + (? * interval '1 millisecond'),
-              uncertain = uncertain + CASE WHEN claimed_by IS NOT NULL AND kind IS NULL THEN 1 ELSE 0 END,
-              claimed_by = ?
-        WHERE id = (SELECT id FROM mail_outbox
-                     WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()
-                     ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-          AND sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()
-        RETURNING id, recipient, subject, text, html, attempts, uncertain, kind, payload`,
-      [leaseMs, me],
-    );
-    return (result as { rows: OutboxRow[] }).rows[0];
-  }
-
-  /** The row's own writes apply only while this worker still holds it (a stop may have handed it back). */
-  const mine = (row: OutboxRow) => db('mail_outbox').where({ id: row.id, claimed_by: me });
-
   async function giveUp(row: OutboxRow, lastError: string): Promise<void> {
-    // The body (its one-time link) is not kept once the mail is given up.
-    await mine(row).update({
-      failed_at: db.fn.now(),
-      last_error: lastError,
-      text: '',
-      html: null,
-      payload: null,
-      claimed_by: null,
-    });
+    await rows.giveUp(row, me, lastError);
     logger.error(
       { mail: row.id, attempts: row.attempts, uncertain: row.uncertain, error: lastError },
       'mail given up',
@@ -118,23 +76,21 @@ export function createMailOutbox(
     if (!composer) throw new Error(`no composer for mail requests of kind ${row.kind}`);
     const payload = JSON.parse(row.payload ?? '{}') as Record<string, unknown>;
     const write = await composer(payload);
-    return db.transaction(async (trx) => {
-      const held = trx('mail_outbox').where({ id: row.id, claimed_by: me });
-      if (!write) {
-        await held.delete();
-        return undefined;
-      }
-      const message = await write(trx);
-      const mail = {
-        recipient: message.to,
-        subject: message.subject,
-        text: message.text,
-        html: message.html ?? null,
-      };
-      const updated = await held.update({ ...mail, kind: null, payload: null });
-      if (updated !== 1) throw new Error('mail request handed back during its composition');
-      return { ...row, ...mail, kind: null, payload: null };
-    });
+    const mail = await rows.compose(
+      row,
+      me,
+      write &&
+        (async (trx) => {
+          const message = await write(trx);
+          return {
+            recipient: message.to,
+            subject: message.subject,
+            text: message.text,
+            html: message.html ?? null,
+          };
+        }),
+    );
+    return mail && { ...row, ...mail, kind: null, payload: null };
   }
 
   async function deliver(claimed: OutboxRow): Promise<boolean> {
@@ -161,17 +117,11 @@ export function createMailOutbox(
       const lastError = uncertain ? `${message} (the mail may have been delivered)` : message;
       if (uncertain) row = { ...row, uncertain: row.uncertain + 1 };
       if (row.attempts >= maxAttempts || row.uncertain > uncertainResends) {
-        await mine(row).update({ uncertain: row.uncertain });
         await giveUp(row, lastError);
         return false;
       }
       const delay = Math.min(retryBaseMs * 2 ** (row.attempts - 1), retryMaxMs);
-      await mine(row).update({
-        next_attempt_at: later(delay),
-        last_error: lastError,
-        uncertain: row.uncertain,
-        claimed_by: null,
-      });
+      await rows.retryLater(row, me, { delayMs: delay, lastError });
       logger.warn(
         { mail: row.id, attempts: row.attempts, uncertain: row.uncertain, error: lastError },
         uncertain ? 'mail may have been sent, retrying' : 'mail not sent, retrying',
@@ -179,25 +129,19 @@ export function createMailOutbox(
       schedule(delay);
       return false;
     }
-    // Whoever holds it now: the server took it, so no one sends it again.
-    await db('mail_outbox')
-      .where({ id: row.id })
-      .whereNull('sent_at')
-      .update({ sent_at: db.fn.now(), last_error: null, text: '', html: null, claimed_by: null });
+    await rows.markSent(row);
     return true;
   }
 
   async function deliverDue(): Promise<number> {
     let sent = 0;
+    const claim = () => rows.claim(me, leaseMs);
     for (let row = await claim(); row && !closed; row = await claim()) {
       if (await deliver(row)) sent++;
     }
     if (Date.now() - lastPurge > PURGE_EVERY_MS) {
       lastPurge = Date.now();
-      await db('mail_outbox')
-        .whereNotNull('sent_at')
-        .where('sent_at', '<', db.raw(`now() - interval '${SENT_KEPT_DAYS} days'`))
-        .delete();
+      await rows.purgeSent(SENT_KEPT_DAYS);
     }
     return sent;
   }
@@ -238,14 +182,14 @@ export function createMailOutbox(
   }
 
   async function send(message: MailMessage, options: SendOptions = {}): Promise<void> {
-    const trx = options.trx;
-    await (trx ?? db)('mail_outbox').insert({
+    const mail = {
       recipient: message.to,
       subject: message.subject,
       text: message.text,
       html: message.html ?? null,
-    });
-    kickAfter(trx);
+    };
+    await rows.add(mail, options.trx);
+    kickAfter(options.trx);
   }
 
   let poll: NodeJS.Timeout | undefined;
@@ -253,19 +197,13 @@ export function createMailOutbox(
   return {
     send,
     async sendWith(write) {
-      await db.transaction(async (trx) => {
+      await rows.transaction(async (trx) => {
         const message = await write(trx);
         if (message) await send(message, { trx });
       });
     },
     async request(kind, recipient, payload) {
-      await db('mail_outbox').insert({
-        recipient,
-        subject: '',
-        text: '',
-        kind,
-        payload: JSON.stringify(payload),
-      });
+      await rows.addRequest(kind, recipient, payload);
       kick();
     },
     composer(kind, compose) {
@@ -293,15 +231,7 @@ export function createMailOutbox(
       }
       clearTimeout(waited);
       // What this instance still holds: due at once for another (an interrupted send counts as uncertain).
-      await db('mail_outbox')
-        .where({ claimed_by: me })
-        .whereNull('sent_at')
-        .whereNull('failed_at')
-        .update({
-          next_attempt_at: db.fn.now(),
-          claimed_by: null,
-          uncertain: db.raw('uncertain + CASE WHEN kind IS NULL THEN 1 ELSE 0 END'),
-        });
+      await rows.handBack(me);
     },
   };
 }
