@@ -54,7 +54,7 @@ export interface AuthAppParts {
   accountTokens: AccountTokens;
   /** ACCOUNT_MAIL_*: requests that mail someone, per IP and per address. */
   mailRequestLimiter: MailRequestLimiter;
-  /** What a change of credential or owner ends, for every door (self-service/end-credentials.ts). */
+  /** What a change of credential or owner ends, for every door (identity/self-service/end-credentials.ts). */
   endCredentials: EndCredentials;
   /** Transactions that write a link's token and queue the mails carrying it together. */
   db: Pick<Db, 'transaction'>;
@@ -64,9 +64,9 @@ export interface AuthAppParts {
   userSessions: UserSessionsRepo;
   /** A user's orders and payments; closing an account (account/). */
   personalData: PersonalDataRepo;
-  /** The admin console at /console (console/routes.ts). */
+  /** The admin console at /console (admin/console/routes.ts). */
   console: Omit<ConsoleDeps, 'ui' | 'logger' | 'formBody' | 'csrfKey'>;
-  /** REGISTRATION=open: anonymous registrations limited per IP (provider/registration.ts). */
+  /** REGISTRATION=open: anonymous registrations limited per IP (oauth/registration.ts). */
   openRegistration?: Middleware | undefined;
 }
 
@@ -97,7 +97,7 @@ export function createAuthRoutes(parts: AuthAppParts) {
   });
   // /account/{password,email,sessions,apps,data,close} (account/).
   selfServiceRoutes(pages, { ...parts, csrfKey });
-  // /interaction/:uid and its login, confirm and abort (interactions/routes.ts).
+  // /interaction/:uid and its login, confirm and abort (identity/interactions/routes.ts).
   interactionRoutes(pages, {
     host: parts.host,
     accounts: parts.accounts,
@@ -109,7 +109,7 @@ export function createAuthRoutes(parts: AuthAppParts) {
     ui: parts.ui,
     selfService: parts.selfService,
   });
-  // /password/forgot and /password/reset (self-service/password-routes.ts).
+  // /password/forgot and /password/reset (identity/self-service/password-routes.ts).
   passwordRoutes(pages, {
     host: parts.host,
     accounts: parts.accounts,
@@ -124,7 +124,7 @@ export function createAuthRoutes(parts: AuthAppParts) {
     passwordResetTtl: parts.selfService.passwordResetTtl,
     rolesOnVerification: rolesOnVerification(parts.selfService),
   });
-  // /signup, /signup/verify, /signup/resend (self-service/signup-routes.ts).
+  // /signup, /signup/verify, /signup/resend (identity/self-service/signup-routes.ts).
   signupRoutes(pages, {
     host: parts.host,
     accounts: parts.accounts,
@@ -136,7 +136,7 @@ export function createAuthRoutes(parts: AuthAppParts) {
     selfService: parts.selfService,
     csrfKey,
   });
-  // /console and its sections (console/routes.ts).
+  // /console and its sections (admin/console/routes.ts).
   consoleRoutes(pages, {
     ...parts.console,
     ui: parts.ui,

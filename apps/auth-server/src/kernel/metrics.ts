@@ -2,7 +2,7 @@ import { createAppMetrics, type AppMetrics } from '@portcullis/observability';
 import { Counter } from 'prom-client';
 import { DEVICE_GRANT, TOKEN_EXCHANGE_GRANT } from './grant-types.js';
 
-/** What the provider's event listeners count (provider/grant-events.ts). */
+/** What the provider's event listeners count (oauth/grant-events.ts). */
 export interface GrantMetrics {
   /** A token response of the token endpoint, by grant type. */
   tokenIssued(grantType: string): void;

@@ -60,7 +60,7 @@ export interface ProviderSetup {
 export const SESSION_COOKIE = '_session';
 export const INTERACTION_RESUME_COOKIE = '_interaction_resume';
 
-/** Extra client metadata (admin/schemas.ts says what each member means). */
+/** Extra client metadata (admin/api/schemas.ts says what each member means). */
 function validateClientMetadata(
   _ctx: KoaContextWithOIDC | undefined,
   key: string,
@@ -172,7 +172,7 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       // Every client may ask for a payment; the user approves each one (admin: [] to refuse).
       authorization_details_types: [PAYMENT_DETAIL_TYPE],
     },
-    // acr_values asking for ACR.mfa requires a second factor (mfa/sign-in.ts).
+    // acr_values asking for ACR.mfa requires a second factor (identity/mfa/sign-in.ts).
     acrValues: [ACR.password, ACR.mfa],
     enabledJWA: {
       idTokenSigningAlgValues: ['RS256', 'ES256'],
@@ -255,9 +255,9 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
         allowedPolicy: async (_ctx, client) => mayIntrospect(client),
       },
       userinfo: { enabled: true },
-      // RFC 7591/7592 as REGISTRATION says (provider/registration.ts); off by default.
+      // RFC 7591/7592 as REGISTRATION says (oauth/registration.ts); off by default.
       ...registrationFeatures(config.agentClients.registration),
-      // An https client_id names its own metadata document (provider/client-id-metadata.ts).
+      // An https client_id names its own metadata document (oauth/client-id-metadata.ts).
       clientIdMetadataDocument: clientIdMetadataFeature(config.agentClients.clientIdMetadata),
       // README "Features of oidc-provider": our pages and headers, registered targets only.
       rpInitiatedLogout: {

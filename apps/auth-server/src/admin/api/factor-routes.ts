@@ -9,7 +9,7 @@ export interface FactorAdminDeps {
   accounts: AccountsRepo;
   audit: AuditRepo;
   mfa: MfaCore;
-  /** A factor removed ends what a recovery ends (self-service/end-credentials.ts). */
+  /** A factor removed ends what a recovery ends (identity/self-service/end-credentials.ts). */
   endCredentials: EndCredentials;
 }
 

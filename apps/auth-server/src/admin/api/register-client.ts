@@ -16,7 +16,7 @@ export interface RegisteredClient {
   clientSecret?: string;
 }
 
-/** 32 random bytes: only its SHA-256 is stored (provider/extensions.ts). */
+/** 32 random bytes: only its SHA-256 is stored (oauth/extensions.ts). */
 const newClientSecret = () => randomBytes(32).toString('base64url');
 
 /** Metadata as an API answer: the secret hash is never shown. */

@@ -46,7 +46,7 @@ export interface AdminDeps {
   /** Second factors: GET/DELETE /admin/users/:id/factors (factor-routes.ts). */
   mfa: MfaCore;
   denyList: Pick<SharedDenyList, 'denySubject'>;
-  /** What disabling, a reset, a factor removal, ending all sessions end (self-service/end-credentials.ts). */
+  /** What disabling, a reset, a factor removal, ending all sessions end (identity/self-service/end-credentials.ts). */
   endCredentials: EndCredentials;
   /** POST /admin/users/:id/password-reset (force-reset-routes.ts); absent: no such route. */
   forceReset?: Omit<ForceResetDeps, 'accounts' | 'audit' | 'endCredentials'>;
@@ -54,7 +54,7 @@ export interface AdminDeps {
   userSessions: UserSessionsRepo;
   /** REGISTRATION*: POST /admin/registration-tokens (registration-routes.ts). */
   registration?: AgentClientSettings['registration'] | undefined;
-  /** POST /admin/users/:id/verification: mails a new link (self-service/signup-mail.ts). */
+  /** POST /admin/users/:id/verification: mails a new link (identity/self-service/signup-mail.ts). */
   resendVerification?: ((userId: string) => Promise<'sent' | 'verified' | 'not_found'>) | undefined;
   /** The `roles` table (role-routes.ts): users and clients name only its roles. */
   roles: RoleStore;

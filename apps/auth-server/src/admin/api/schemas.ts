@@ -99,7 +99,7 @@ export const newClientSchema = z
     application_type: z.enum(['web', 'native']).optional(),
     /** The client must push its authorization requests first (README "PAR"). */
     require_pushed_authorization_requests: z.boolean().optional(),
-    /** FAPI 2.0 Security Profile (README "FAPI 2.0"): its rules are in provider/fapi.ts. */
+    /** FAPI 2.0 Security Profile (README "FAPI 2.0"): its rules are in oauth/fapi.ts. */
     fapi: z.literal('2.0').optional(),
     /** RFC 8693: the audiences this client may exchange user tokens for (README "Token exchange"). */
     token_exchange: tokenExchangePolicySchema.optional(),
@@ -265,7 +265,7 @@ export const newUserSchema = z
   })
   .strict();
 
-/** `activate: 'now'` skips the publish lead (emergency rotation): see provider/keys.ts. */
+/** `activate: 'now'` skips the publish lead (emergency rotation): see oauth/keys.ts. */
 export const rotateKeySchema = z
   .object({
     alg: z.enum(['RS256', 'ES256']).optional(),

@@ -11,7 +11,7 @@ export interface SessionAdminDeps {
   audit: AuditRepo;
   host: ProviderHost;
   userSessions: UserSessionsRepo;
-  /** Ending all sessions ends what a reset does (self-service/end-credentials.ts). */
+  /** Ending all sessions ends what a reset does (identity/self-service/end-credentials.ts). */
   endCredentials: EndCredentials;
 }
 

@@ -13,7 +13,7 @@ import { passwordResetSchema, userPatchSchema } from './schemas.js';
 export interface UserAdminDeps {
   accounts: AccountsRepo;
   audit: AuditRepo;
-  /** Disabling and a new password end what a recovery ends (self-service/end-credentials.ts). */
+  /** Disabling and a new password end what a recovery ends (identity/self-service/end-credentials.ts). */
   endCredentials: EndCredentials;
   /** A user's roles are roles of the `roles` table (role-routes.ts). */
   roles: Pick<RoleStore, 'unknown'>;
@@ -21,7 +21,7 @@ export interface UserAdminDeps {
   mfa: Pick<MfaCore, 'factors'>;
   /** Milliseconds clock; default Date.now. */
   now?: () => number;
-  /** Mails a new verification link (self-service/signup-mail.ts). */
+  /** Mails a new verification link (identity/self-service/signup-mail.ts). */
   resendVerification?: ((userId: string) => Promise<'sent' | 'verified' | 'not_found'>) | undefined;
 }
 
