@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PGlite } from '@electric-sql/pglite';
-import knexFactory from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import { createDb, type Db } from './create-db.js';
 import { migrateLatest } from './migrate.js';
 import { startTcpProxy, viaProxy, type TcpProxy } from './tcp-proxy.js';
@@ -62,7 +62,7 @@ async function migratedPgliteImage(): Promise<Blob> {
   }
 }
 
-/** A PGlite copy of the template, or with DATABASE_URL a fresh PostgreSQL database `close()` drops. */
+/** A PGlite copy of the template, or with DATABASE_URL a PostgreSQL copy of one that `close()` drops. */
 export async function createTestDatabase(
   options: { migrate?: boolean } = {},
 ): Promise<TestDatabase> {
@@ -71,13 +71,15 @@ export async function createTestDatabase(
   if (baseUrl) {
     const name = `portcullis_test_${randomBytes(6).toString('hex')}`;
     const admin = knexFactory({ client: 'pg', connection: baseUrl, pool: { min: 0, max: 1 } });
-    await admin.raw(`CREATE DATABASE ${name}`);
-    const url = new URL(baseUrl);
-    url.pathname = `/${name}`;
-    const db = createDb({ databaseUrl: url.toString(), poolMax: 10 });
+    if (options.migrate !== false) {
+      const template = await migratedPostgresTemplate(admin, baseUrl);
+      await admin.raw(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+    } else await admin.raw(`CREATE DATABASE ${name}`);
+    const url = databaseUrl(baseUrl, name);
+    const db = createDb({ databaseUrl: url, poolMax: 10 });
     result = {
       db,
-      url: url.toString(),
+      url,
       kind: 'postgres',
       async close() {
         await db.destroy();
@@ -93,8 +95,41 @@ export async function createTestDatabase(
     const db = createDb({ embeddedImage: migrated ? await migratedPgliteImage() : undefined });
     return { db, url: undefined, kind: 'pglite', close: () => db.destroy() };
   }
-  if (options.migrate !== false) await migrateLatest(result.db);
   return result;
+}
+
+const databaseUrl = (baseUrl: string, name: string) => {
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+};
+
+/**
+ * One migrated PostgreSQL database per schema that test databases are copied from (a copy takes
+ * a third of a migration run). Built under a private name and renamed, so a copy is never taken
+ * of a half-migrated one; two processes racing build it twice and one copy is dropped.
+ */
+async function migratedPostgresTemplate(admin: Knex, baseUrl: string): Promise<string> {
+  const name = `portcullis_template_${schemaDigest()}`;
+  const found = await admin('pg_database').where({ datname: name }).first('datname');
+  if (found) return name;
+  const partial = `${name}_${randomBytes(4).toString('hex')}`;
+  await admin.raw(`CREATE DATABASE ${partial}`);
+  const db = createDb({ databaseUrl: databaseUrl(baseUrl, partial), poolMax: 1 });
+  try {
+    await migrateLatest(db);
+  } finally {
+    await db.destroy();
+  }
+  try {
+    await admin.raw(`ALTER DATABASE ${partial} RENAME TO ${name}`);
+    // Nobody connects to it, so copying it never fails on "being accessed by other users".
+    await admin.raw(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
+  } catch (error) {
+    await admin.raw(`DROP DATABASE IF EXISTS ${partial}`);
+    if ((error as { code?: string }).code !== '42P04') throw error;
+  }
+  return name;
 }
 
 export interface ProxiedTestDatabase extends TestDatabase {
