@@ -24,15 +24,14 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '@portcullis/api';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   browser,
   browserLogin,
   createUser,
   freePort,
   startDocumentServer,
-  startTestAuthServer,
   type DocumentServer,
-  type TestAuthServer,
 } from '@portcullis/testing';
 import { pino } from 'pino';
 

@@ -8,15 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '@portcullis/api';
-import {
-  createUser,
-  discover,
-  freePort,
-  pkceSignIn,
-  publicSpa,
-  type TestAuthServer,
-  until,
-} from '@portcullis/testing';
+import { type TestAuthServer } from '@portcullis/testing/auth-server';
+import { createUser, discover, freePort, pkceSignIn, publicSpa, until } from '@portcullis/testing';
 import {
   type Browser,
   browserSignInForFile,

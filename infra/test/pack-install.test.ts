@@ -16,14 +16,13 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import { pino } from 'pino';
 import { ACR } from '@portcullis/claims';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   createUser,
   discover,
   pkceSignIn,
   publicSpa,
-  startTestAuthServer,
   TEST_API_AUDIENCE,
-  type TestAuthServer,
 } from '@portcullis/testing';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '@portcullis/api';
 import { root } from './helpers/processes.js';

@@ -19,6 +19,7 @@ import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import { importJWK, SignJWT, type JWK } from 'jose';
 import * as oidc from 'openid-client';
 import { pino } from 'pino';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   accountSignIn,
   browser,
@@ -28,10 +29,8 @@ import {
   PUBLIC_SPA_METADATA,
   rethrow,
   startMailbox,
-  startTestAuthServer,
   TEST_API_AUDIENCE as API_AUDIENCE,
   type Mailbox,
-  type TestAuthServer,
   until,
 } from '@portcullis/testing';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '../src/index.js';

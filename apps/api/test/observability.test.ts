@@ -14,14 +14,13 @@ import type { RunningAuthServer } from '@portcullis/auth-server';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import { createLogger } from '@portcullis/observability';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   browser,
   browserLogin,
   CookieJar,
   REDIRECT_URI,
-  startTestAuthServer,
   TEST_API_AUDIENCE as API_AUDIENCE,
-  type TestAuthServer,
 } from '@portcullis/testing';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '../src/index.js';
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { browser, startTestAuthServer } from '@portcullis/testing';
+import { startTestAuthServer } from '@portcullis/testing/auth-server';
+import { browser } from '@portcullis/testing';
 import { pino } from 'pino';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '../src/index.js';
 import { clientIp } from '../src/middleware/client-ip.js';

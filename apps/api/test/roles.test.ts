@@ -11,15 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import { pino } from 'pino';
-import {
-  discover,
-  pkceSignIn,
-  publicSpa,
-  startTestAuthServer,
-  TEST_API_AUDIENCE,
-  type TestAuthServer,
-  until,
-} from '@portcullis/testing';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
+import { discover, pkceSignIn, publicSpa, TEST_API_AUDIENCE, until } from '@portcullis/testing';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '../src/index.js';
 
 let database: TestDatabase;

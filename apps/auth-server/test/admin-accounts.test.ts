@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   askEmailChange,
   browser,
@@ -11,9 +12,7 @@ import {
   publicSpa,
   REDIRECT_URI,
   startMailbox,
-  startTestAuthServer,
   type Mailbox,
-  type TestAuthServer,
 } from '@portcullis/testing';
 
 let t: TestAuthServer;

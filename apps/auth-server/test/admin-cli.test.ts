@@ -6,15 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { exportJWK, generateKeyPair } from 'jose';
-import {
-  accountSignIn,
-  browser,
-  createUser,
-  enrolTotp,
-  REDIRECT_URI,
-  startTestAuthServer,
-  type TestAuthServer,
-} from '@portcullis/testing';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
+import { accountSignIn, browser, createUser, enrolTotp, REDIRECT_URI } from '@portcullis/testing';
 
 const CLI = path.resolve(import.meta.dirname, '../src/admin/cli/admin.ts');
 const TSX = path.resolve(import.meta.dirname, '../../../node_modules/.bin/tsx');

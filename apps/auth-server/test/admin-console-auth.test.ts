@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import Koa from 'koa';
 import * as oidc from 'openid-client';
 import { pino } from 'pino';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   browser,
   browserLogin,
@@ -11,10 +12,8 @@ import {
   enrolTotp,
   pkceSignIn,
   publicSpa,
-  startTestAuthServer,
   submitSecondFactor,
   totpCode,
-  type TestAuthServer,
 } from '@portcullis/testing';
 import { createActorStore, requireAdmin } from '../src/admin/api/auth.js';
 import { adminErrors } from '../src/admin/api/errors.js';

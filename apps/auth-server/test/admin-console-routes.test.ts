@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   browser,
   createClient,
@@ -9,8 +10,6 @@ import {
   enrolTotp,
   pkceSignIn,
   publicSpa,
-  startTestAuthServer,
-  type TestAuthServer,
 } from '@portcullis/testing';
 
 // What the admin console reads and does through the admin API (README "Admin API").

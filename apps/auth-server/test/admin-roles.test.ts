@@ -7,14 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import { PERMISSIONS, ROLE_PERMISSIONS } from '@portcullis/claims';
-import {
-  createClient,
-  createUser,
-  decodeJwt,
-  discover,
-  startTestAuthServer,
-  type TestAuthServer,
-} from '@portcullis/testing';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
+import { createClient, createUser, decodeJwt, discover } from '@portcullis/testing';
 
 let t: TestAuthServer;
 beforeAll(async () => {

@@ -1,14 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
-import {
-  createClient,
-  decodeJwt,
-  discover,
-  startTestAuthServer,
-  type TestAuthServer,
-  until,
-} from '@portcullis/testing';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
+import { createClient, decodeJwt, discover, until } from '@portcullis/testing';
 import { terminalSecret } from '../src/server.js';
 
 let t: TestAuthServer;

@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   browser,
   browserLogin,
   createUser,
   decodeJwt,
   startDocumentServer,
-  startTestAuthServer,
   TEST_API_AUDIENCE,
   type DocumentServer,
   until,
-  type TestAuthServer,
 } from '@portcullis/testing';
 
 // README "Dynamic client registration" (RFC 7591/7592) and "Client ID Metadata Documents".

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import { PAYMENT_DETAIL_TYPE } from '@portcullis/claims';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   browser,
   browserLogin,
@@ -10,10 +11,8 @@ import {
   decodeJwt,
   discover,
   REDIRECT_URI,
-  startTestAuthServer,
   TEST_API_AUDIENCE,
   tokenRequest,
-  type TestAuthServer,
 } from '@portcullis/testing';
 
 // README "Payment authorization details (RFC 9396)": asked for at PAR and /authorize with

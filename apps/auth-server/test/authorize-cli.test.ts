@@ -3,15 +3,8 @@ import { mkdtemp, readFile, rm, writeFile, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import {
-  browser,
-  browserLogin,
-  createUser,
-  decodeJwt,
-  startTestAuthServer,
-  until,
-  type TestAuthServer,
-} from '@portcullis/testing';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
+import { browser, browserLogin, createUser, decodeJwt, until } from '@portcullis/testing';
 
 // `npm run authorize` (README "Authorization Code + PKCE") as a reader runs it: its own
 // process, a native client with a loopback redirect, the sign-in done by whatever BROWSER

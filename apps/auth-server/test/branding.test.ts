@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   browser,
   type Browser,
@@ -15,8 +16,6 @@ import {
   enrolTotp,
   openSignInPage,
   REDIRECT_URI,
-  startTestAuthServer,
-  type TestAuthServer,
 } from '@portcullis/testing';
 
 const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1]!;

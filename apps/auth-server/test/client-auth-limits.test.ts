@@ -2,14 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import * as oidc from 'openid-client';
-import {
-  createClient,
-  discover,
-  fetchFrom,
-  REDIRECT_URI,
-  startTestAuthServer,
-  type TestAuthServer,
-} from '@portcullis/testing';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
+import { createClient, discover, fetchFrom, REDIRECT_URI } from '@portcullis/testing';
 
 // Failed client authentication is limited per address whatever client ids it names
 // (CLIENT_AUTH_ADDRESS_LIMIT), per client from one address (CLIENT_AUTH_CLIENT_ADDRESS_LIMIT)

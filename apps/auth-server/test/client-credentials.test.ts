@@ -1,14 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
-import {
-  createClient,
-  discover,
-  publicSpa,
-  startTestAuthServer,
-  type TestAuthServer,
-  tokenRequest,
-} from '@portcullis/testing';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
+import { createClient, discover, publicSpa, tokenRequest } from '@portcullis/testing';
 
 let t: TestAuthServer;
 beforeAll(async () => {

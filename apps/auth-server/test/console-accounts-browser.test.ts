@@ -1,5 +1,6 @@
 import { expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
+import { type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   ageSignIn,
   browser as cookieBrowser,
@@ -9,7 +10,6 @@ import {
   enrolTotp,
   pkceSignIn,
   publicSpa,
-  type TestAuthServer,
 } from '@portcullis/testing';
 import {
   type Browser,

@@ -6,7 +6,7 @@ import {
   consoleAdmin,
   consoleSignIn,
 } from '@portcullis/testing/browser';
-import type { TestAuthServer } from '@portcullis/testing';
+import type { TestAuthServer } from '@portcullis/testing/auth-server';
 
 // The admin console in real Chromium (docs/console.md): its sign-in, CSP and each section.
 

@@ -11,6 +11,7 @@ import {
   readmeScreenshot,
   submitPassword,
 } from '@portcullis/testing/browser';
+import { type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   createUser,
   decodeJwt,
@@ -18,7 +19,6 @@ import {
   pkceSignIn,
   publicSpa,
   tokenRequest,
-  type TestAuthServer,
 } from '@portcullis/testing';
 
 // The console's roles, keys, audit and status sections in real Chromium (docs/console.md), and

@@ -16,16 +16,15 @@ import {
   type ProxiedTestDatabase,
   type TcpProxy,
 } from '@portcullis/db/testing';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   createUser,
   decodeJwt,
   discover,
   pkceSignIn,
   publicSpa,
-  startTestAuthServer,
   TEST_API_AUDIENCE,
   type JsonBody,
-  type TestAuthServer,
 } from '@portcullis/testing';
 import { pino } from 'pino';
 import { parseAuthConfig, type RunningAuthServer } from '../src/index.js';

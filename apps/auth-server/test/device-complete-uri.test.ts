@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
-import { browser, startTestAuthServer, type TestAuthServer } from '@portcullis/testing';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
+import { browser } from '@portcullis/testing';
 
 let t: TestAuthServer;
 beforeAll(async () => {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   approveDevice,
   browser,
@@ -9,9 +10,7 @@ import {
   createUser,
   decodeJwt,
   discover,
-  startTestAuthServer,
   submitDeviceCode,
-  type TestAuthServer,
   tokenRequest,
 } from '@portcullis/testing';
 

@@ -8,6 +8,7 @@ import {
   type GenerateKeyPairResult,
 } from 'jose';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   approveDevice,
   browser,
@@ -17,8 +18,6 @@ import {
   discover,
   pkceSignIn,
   publicSpa,
-  startTestAuthServer,
-  type TestAuthServer,
   tokenRequest,
 } from '@portcullis/testing';
 

@@ -1,11 +1,6 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import {
-  createUser,
-  startMailbox,
-  startTestAuthServer,
-  type Mailbox,
-  type TestAuthServer,
-} from '@portcullis/testing';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
+import { createUser, startMailbox, type Mailbox } from '@portcullis/testing';
 import {
   type Browser,
   collectRefusals,

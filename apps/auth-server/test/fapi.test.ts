@@ -9,6 +9,7 @@ import {
   type JWK,
 } from 'jose';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   browser,
   browserLogin,
@@ -17,8 +18,6 @@ import {
   decodeJwt,
   discover,
   REDIRECT_URI,
-  startTestAuthServer,
-  type TestAuthServer,
 } from '@portcullis/testing';
 
 // README "FAPI 2.0": a client registered with "fapi": "2.0".

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { ACR } from '@portcullis/claims';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   browser,
   browserLogin,
@@ -9,10 +10,8 @@ import {
   decodeJwt,
   publicSpa,
   REDIRECT_URI,
-  startTestAuthServer,
   TEST_API_AUDIENCE,
   tokenRequest,
-  type TestAuthServer,
 } from '@portcullis/testing';
 
 // README "Features of oidc-provider": what the discovery document offers is what this

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Perm } from '@portcullis/claims';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   browserLogin,
   createClient,
@@ -8,9 +9,7 @@ import {
   pkceSignIn,
   publicSpa,
   REDIRECT_URI,
-  startTestAuthServer,
   tokenRequest,
-  type TestAuthServer,
 } from '@portcullis/testing';
 import * as oidc from 'openid-client';
 

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   approveDevice,
   browser,
@@ -16,9 +17,7 @@ import {
   discover,
   openSignInPage,
   REDIRECT_URI,
-  startTestAuthServer,
   submitDeviceCode,
-  type TestAuthServer,
   tokenRequest,
 } from '@portcullis/testing';
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createSharedDenyList, type SharedDenyList } from '@portcullis/db';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   createClient,
   createUser,
@@ -10,8 +11,6 @@ import {
   discover,
   pkceSignIn,
   publicSpa,
-  startTestAuthServer,
-  type TestAuthServer,
   rethrow,
 } from '@portcullis/testing';
 

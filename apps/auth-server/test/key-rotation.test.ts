@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import {
-  createClient,
-  decodeJwt,
-  discover,
-  startTestAuthServer,
-  until,
-  type TestAuthServer,
-} from '@portcullis/testing';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
+import { createClient, decodeJwt, discover, until } from '@portcullis/testing';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 

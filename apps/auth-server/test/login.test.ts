@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   browser,
   browserLogin,
@@ -7,8 +8,6 @@ import {
   createUser,
   discover,
   REDIRECT_URI,
-  startTestAuthServer,
-  type TestAuthServer,
 } from '@portcullis/testing';
 
 let t: TestAuthServer;

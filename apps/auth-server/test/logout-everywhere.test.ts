@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createSharedDenyList, type SharedDenyList } from '@portcullis/db';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   browser,
   browserLogin,
@@ -13,8 +14,6 @@ import {
   publicSpa,
   REDIRECT_URI,
   rethrow,
-  startTestAuthServer,
-  type TestAuthServer,
 } from '@portcullis/testing';
 
 let t: TestAuthServer;

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { pino } from 'pino';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
-import { startMailbox, startTestAuthServer, until, type Mailbox } from '@portcullis/testing';
+import { startTestAuthServer } from '@portcullis/testing/auth-server';
+import { startMailbox, until, type Mailbox } from '@portcullis/testing';
 import { createMailer, type SmtpTimeouts } from '../src/identity/mail/mailer.js';
 import { createMailOutboxRepo } from '../src/data/mail-outbox-repo.js';
 import {

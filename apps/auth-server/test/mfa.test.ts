@@ -4,6 +4,7 @@ import { createAccountsRepo } from '@portcullis/accounts';
 import { ACR } from '@portcullis/claims';
 import * as oidc from 'openid-client';
 import { Secret } from 'otpauth';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   browser,
   browserLogin,
@@ -15,11 +16,9 @@ import {
   enrolTotp as enrolApp,
   publicSpa,
   REDIRECT_URI,
-  startTestAuthServer,
   submitSecondFactor,
   totpCode,
   type Browser,
-  type TestAuthServer,
 } from '@portcullis/testing';
 import { createPasskeysRepo } from '../src/data/passkeys-repo.js';
 

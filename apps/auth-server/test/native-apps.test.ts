@@ -2,15 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
-import {
-  browser,
-  browserLogin,
-  createClient,
-  createUser,
-  discover,
-  startTestAuthServer,
-  type TestAuthServer,
-} from '@portcullis/testing';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
+import { browser, browserLogin, createClient, createUser, discover } from '@portcullis/testing';
 
 // README "Native apps" (RFC 8252).
 

@@ -3,6 +3,7 @@ import { describe, expect, jest, test } from '@jest/globals';
 import { ACR } from '@portcullis/claims';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 import * as oidc from 'openid-client';
+import { type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   ageSignIn,
   askEmailChange,
@@ -15,7 +16,6 @@ import {
   publicSpa,
   signsInSilently,
   type Mailbox,
-  type TestAuthServer,
 } from '@portcullis/testing';
 import {
   addVirtualAuthenticator,

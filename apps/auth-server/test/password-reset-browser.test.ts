@@ -1,12 +1,7 @@
 import { expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
-import {
-  createUser,
-  discover,
-  publicSpa,
-  type Mailbox,
-  type TestAuthServer,
-} from '@portcullis/testing';
+import { type TestAuthServer } from '@portcullis/testing/auth-server';
+import { createUser, discover, publicSpa, type Mailbox } from '@portcullis/testing';
 import {
   type Browser,
   browserSignInWithMailForFile,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   askEmailChange,
   browser,
@@ -11,11 +12,9 @@ import {
   publicSpa,
   REDIRECT_URI,
   startMailbox,
-  startTestAuthServer,
   until,
   type Browser,
   type Mailbox,
-  type TestAuthServer,
 } from '@portcullis/testing';
 
 // Forgotten password (README "Forgotten password"): the pages, the mail at a real SMTP

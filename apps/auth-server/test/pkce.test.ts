@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   browserLogin,
   createUser,
@@ -10,8 +11,6 @@ import {
   pkceSignIn,
   publicSpa,
   REDIRECT_URI,
-  startTestAuthServer,
-  type TestAuthServer,
   tokenRequest,
 } from '@portcullis/testing';
 

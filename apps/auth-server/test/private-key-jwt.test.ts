@@ -4,14 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   createClient,
   createUser,
   discover,
   pkceSignIn,
   REDIRECT_URI,
-  startTestAuthServer,
-  type TestAuthServer,
   tokenRequest,
 } from '@portcullis/testing';
 import { registerClient } from '../src/admin/api/register-client.js';

@@ -6,15 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTcpProxy, viaProxy, type TcpProxy } from '@portcullis/db/testing';
-import {
-  browser,
-  createClient,
-  createUser,
-  publicSpa,
-  REDIRECT_URI,
-  startTestAuthServer,
-  type TestAuthServer,
-} from '@portcullis/testing';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
+import { browser, createClient, createUser, publicSpa, REDIRECT_URI } from '@portcullis/testing';
 
 const redisUrl = process.env['REDIS_URL'];
 const withRedis = redisUrl ? describe : describe.skip;

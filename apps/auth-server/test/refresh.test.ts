@@ -3,14 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import { toJsonb } from '@portcullis/db';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   createUser,
   decodeJwt,
   discover,
   pkceSignIn,
   publicSpa,
-  startTestAuthServer,
-  type TestAuthServer,
   tokenRequest,
 } from '@portcullis/testing';
 import { MAX_SIBLINGS } from '../src/data/oidc-adapter.js';

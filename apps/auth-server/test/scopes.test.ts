@@ -1,11 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { API_SCOPE, Perm } from '@portcullis/claims';
-import {
-  createClient,
-  startTestAuthServer,
-  type TestAuthServer,
-  tokenRequest,
-} from '@portcullis/testing';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
+import { createClient, tokenRequest } from '@portcullis/testing';
 
 let t: TestAuthServer;
 beforeAll(async () => {

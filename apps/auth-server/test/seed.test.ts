@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
-import { decodeJwt, discover, startTestAuthServer, type TestAuthServer } from '@portcullis/testing';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
+import { decodeJwt, discover } from '@portcullis/testing';
 import { purgeExpired } from '../src/data/oidc-adapter.js';
 
 let t: TestAuthServer;

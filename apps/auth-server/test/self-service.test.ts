@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   accountSignIn,
   askEmailChange,
@@ -12,11 +13,9 @@ import {
   publicSpa,
   signsInSilently,
   startMailbox,
-  startTestAuthServer,
   totpCode,
   type Browser,
   type Mailbox,
-  type TestAuthServer,
 } from '@portcullis/testing';
 
 // README "Your account": self-service on the account page, and the admin API's session control.

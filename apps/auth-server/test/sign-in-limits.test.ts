@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   browser,
   createClient,
@@ -7,8 +8,6 @@ import {
   fetchFrom,
   openSignInPage,
   REDIRECT_URI,
-  startTestAuthServer,
-  type TestAuthServer,
 } from '@portcullis/testing';
 
 // The sign-in page applies the LOGIN_* variables (the API's POST /login limits). The server

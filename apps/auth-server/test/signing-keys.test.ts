@@ -1,13 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import {
-  createUser,
-  decodeJwt,
-  discover,
-  pkceSignIn,
-  publicSpa,
-  startTestAuthServer,
-  type TestAuthServer,
-} from '@portcullis/testing';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
+import { createUser, decodeJwt, discover, pkceSignIn, publicSpa } from '@portcullis/testing';
 
 let t: TestAuthServer;
 beforeAll(async () => {

@@ -1,6 +1,7 @@
 import { expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
-import { discover, publicSpa, type Mailbox, type TestAuthServer } from '@portcullis/testing';
+import { type TestAuthServer } from '@portcullis/testing/auth-server';
+import { discover, publicSpa, type Mailbox } from '@portcullis/testing';
 import {
   type Browser,
   browserSignInWithMailForFile,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   browser,
   confirmAddress,
@@ -14,8 +15,6 @@ import {
   REDIRECT_URI,
   signUp,
   startMailbox,
-  startTestAuthServer,
-  type TestAuthServer,
 } from '@portcullis/testing';
 
 // README "Sign-up": the pages, their mails through a real SMTP server, and every door.

@@ -11,6 +11,7 @@ import { actorChain, createResourceServer } from '@portcullis/claims';
 import { koaAuth } from '@portcullis/claims/koa';
 import Koa from 'koa';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   createClient,
   createUser,
@@ -19,10 +20,8 @@ import {
   freePort,
   pkceSignIn,
   publicSpa,
-  startTestAuthServer,
   REDIRECT_URI,
   TEST_API_AUDIENCE,
-  type TestAuthServer,
 } from '@portcullis/testing';
 import { toJsonb } from '@portcullis/db';
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import * as oidc from 'openid-client';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   createClient,
   createUser,
@@ -8,8 +9,6 @@ import {
   discover,
   pkceSignIn,
   publicSpa,
-  startTestAuthServer,
-  type TestAuthServer,
   denySubjectElsewhere,
   until,
 } from '@portcullis/testing';

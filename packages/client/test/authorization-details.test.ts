@@ -3,14 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '@portcullis/api';
-import {
-  browserLogin,
-  createClient,
-  createUser,
-  REDIRECT_URI,
-  startTestAuthServer,
-  type TestAuthServer,
-} from '@portcullis/testing';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
+import { browserLogin, createClient, createUser, REDIRECT_URI } from '@portcullis/testing';
 import { pino } from 'pino';
 import {
   ApiError,

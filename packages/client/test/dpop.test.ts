@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify } from 'jose';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   approveDevice,
   browser,
@@ -9,8 +10,6 @@ import {
   createUser,
   publicSpa,
   REDIRECT_URI,
-  startTestAuthServer,
-  type TestAuthServer,
 } from '@portcullis/testing';
 import {
   clientCredentials,

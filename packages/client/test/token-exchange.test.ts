@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '@portcullis/api';
+import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   createClient,
   createUser,
@@ -15,8 +16,6 @@ import {
   freePort,
   pkceSignIn,
   publicSpa,
-  startTestAuthServer,
-  type TestAuthServer,
 } from '@portcullis/testing';
 import { pino } from 'pino';
 import {

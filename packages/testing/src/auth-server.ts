@@ -12,32 +12,15 @@ import {
 import type { Db } from '@portcullis/db';
 import { createTestDatabase } from '@portcullis/db/testing';
 import { TEST_API_AUDIENCE } from './constants.js';
+import type { AdminResponse, AuthServerHandle } from './server-handle.js';
 
-/** Response bodies as tests read them: any shape, asserted by the test itself. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type JsonBody = Record<string, any>;
+export type { AdminResponse, JsonBody } from './server-handle.js';
 
-export interface AdminResponse {
-  status: number;
-  body: JsonBody;
-  res: Response;
-}
-
-export interface TestAuthServer {
+export interface TestAuthServer extends AuthServerHandle {
   server: RunningAuthServer;
-  /** The server's database: its own fresh one, or the `db` it was given. */
-  database: { db: Db; close(): Promise<void> };
-  issuer: string;
   apiAudience: string;
   /** Every log line, parsed (only when the caller gave no logger). */
   logs: Record<string, unknown>[];
-  /** A call of the admin API; `token: null` sends none. */
-  admin(
-    method: string,
-    pathname: string,
-    body?: unknown,
-    token?: string | null,
-  ): Promise<AdminResponse>;
   /** A second instance on this server's database and DATA_DIR (same generated secrets), closed with it. */
   startInstance(env?: Record<string, string>, deps?: Partial<AuthDeps>): Promise<TestAuthServer>;
   close(): Promise<void>;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
-import type { JsonBody, TestAuthServer } from './auth-server.js';
+import type { AuthServerHandle, JsonBody } from './server-handle.js';
 
 /** The demo SPA's registered redirect URI, which the test clients register too. */
 export const REDIRECT_URI = 'http://localhost:5173/callback';
@@ -8,7 +8,7 @@ export const REDIRECT_URI = 'http://localhost:5173/callback';
 let seq = 0;
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(seq++).toString(36)}`;
 
-export async function createUser(t: TestAuthServer, roles: string[] = ['editor']) {
+export async function createUser(t: AuthServerHandle, roles: string[] = ['editor']) {
   const email = `${unique('user')}@example.com`;
   const password = `pw-${randomBytes(8).toString('hex')}`;
   const res = await t.admin('POST', '/admin/users', { email, password, roles, name: 'Test User' });
@@ -16,7 +16,7 @@ export async function createUser(t: TestAuthServer, roles: string[] = ['editor']
   return { id: res.body.id as string, email, password, roles };
 }
 
-export async function createClient(t: TestAuthServer, metadata: Record<string, unknown>) {
+export async function createClient(t: AuthServerHandle, metadata: Record<string, unknown>) {
   const res = await t.admin('POST', '/admin/clients', { client_id: unique('client'), ...metadata });
   if (res.status !== 201) throw new Error(`client: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { client_id: string; client_secret?: string } & Record<string, unknown>;
@@ -30,12 +30,12 @@ export const PUBLIC_SPA_METADATA = {
   first_party: true,
 } as const;
 
-export const publicSpa = (t: TestAuthServer, extra: Record<string, unknown> = {}) =>
+export const publicSpa = (t: AuthServerHandle, extra: Record<string, unknown> = {}) =>
   createClient(t, { ...PUBLIC_SPA_METADATA, ...extra });
 
 /** openid-client configuration for a client of the test server (plain http allowed). */
 export async function discover(
-  t: Pick<TestAuthServer, 'issuer'>,
+  t: Pick<AuthServerHandle, 'issuer'>,
   clientId: string,
   secret?: string,
   auth?: oidc.ClientAuth,
@@ -60,7 +60,7 @@ export function decodeJwt(token: string) {
 
 /** Raw form POST to /token (for refusals openid-client would not send). */
 export async function tokenRequest(
-  t: Pick<TestAuthServer, 'server'>,
+  t: Pick<AuthServerHandle, 'server'>,
   form: Record<string, string>,
   headers: Record<string, string> = {},
 ) {

@@ -1,10 +1,6 @@
-// What the tests of every app share, imported as `@portcullis/testing`.
-export {
-  startTestAuthServer,
-  type AdminResponse,
-  type JsonBody,
-  type TestAuthServer,
-} from './auth-server.js';
+// What the tests of every app share, imported as `@portcullis/testing`. It loads no application:
+// the auth server for tests is `@portcullis/testing/auth-server`.
+export type { AdminResponse, AuthServerHandle, JsonBody } from './server-handle.js';
 export { TEST_API_AUDIENCE } from './constants.js';
 export { startDocumentServer, type DocumentServer } from './client-documents.js';
 export {

@@ -1,12 +1,12 @@
 import { Secret, TOTP } from 'otpauth';
-import type { TestAuthServer } from './auth-server.js';
+import type { AuthServerHandle } from './server-handle.js';
 import { browserLogin } from './sign-in.js';
 import type { Browser } from './cookie-jar.js';
 import { REDIRECT_URI } from './factories.js';
 
 // The second factor driven as a user would (README "Multi-factor sign-in"), codes made with otpauth.
 type Issuer = { issuer: string };
-type WithDatabase = Pick<TestAuthServer, 'database'>;
+type WithDatabase = Pick<AuthServerHandle, 'database'>;
 type User = { email: string; password: string };
 
 const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';

@@ -1,5 +1,5 @@
 import * as oidc from 'openid-client';
-import type { TestAuthServer } from './auth-server.js';
+import type { AuthServerHandle } from './server-handle.js';
 import { browser, type Browser } from './cookie-jar.js';
 import { discover, REDIRECT_URI } from './factories.js';
 
@@ -118,7 +118,7 @@ const formField = (html: string, name: string) =>
 
 /** Opens /device and submits `typed` as the user code; returns the answer to that POST. */
 export async function submitDeviceCode(
-  t: Pick<TestAuthServer, 'issuer'>,
+  t: Pick<AuthServerHandle, 'issuer'>,
   b: Browser,
   typed: string,
 ) {
@@ -128,7 +128,7 @@ export async function submitDeviceCode(
 
 /** Submits the code, confirms (or aborts) and signs in; returns the last page. */
 export async function approveDevice(
-  t: Pick<TestAuthServer, 'issuer'>,
+  t: Pick<AuthServerHandle, 'issuer'>,
   b: Browser,
   typed: string,
   user: { email: string; password: string },
@@ -170,7 +170,7 @@ export interface SignInPage {
 
 /** Opens /authorize (PKCE, scope openid, `params` on top) and the interaction page it leads to. */
 export async function openSignInPage(
-  server: TestAuthServer,
+  server: AuthServerHandle,
   clientId: string,
   options: { b?: Browser; params?: Record<string, string>; headers?: Record<string, string> } = {},
 ): Promise<SignInPage> {

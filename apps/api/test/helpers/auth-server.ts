@@ -14,7 +14,8 @@ import type { RunningAuthServer } from '@portcullis/auth-server';
 import type { Db } from '@portcullis/db';
 import * as oidc from 'openid-client';
 import type { Logger } from 'pino';
-import { browser, type Browser, pkceSignIn, startTestAuthServer } from '@portcullis/testing';
+import { startTestAuthServer } from '@portcullis/testing/auth-server';
+import { browser, type Browser, pkceSignIn } from '@portcullis/testing';
 
 /** Where the test client's authorization responses go (never fetched: the flow stops there). */
 export const REDIRECT_URI = 'http://127.0.0.1/cb';

@@ -4,11 +4,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { pino } from 'pino';
 import type { RunningAuthServer } from '@portcullis/auth-server';
-import {
-  freePort,
-  startTestAuthServer,
-  TEST_API_AUDIENCE as API_AUDIENCE,
-} from '@portcullis/testing';
+import { startTestAuthServer } from '@portcullis/testing/auth-server';
+import { freePort, TEST_API_AUDIENCE as API_AUDIENCE } from '@portcullis/testing';
 import { parseApiConfig, startApiServer, type RunningApiServer } from '@portcullis/api';
 import { createTestDatabase, type TestDatabase } from '@portcullis/db/testing';
 import {
