@@ -1,5 +1,5 @@
-import { createServer, request, type Server } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { createServer, request, type Server, type ServerResponse } from 'node:http';
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { drainOnClose } from './graceful-close.js';
@@ -87,6 +87,15 @@ describe('drainOnClose', () => {
       ),
     ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     agent.destroy();
+  });
+
+  it('keeps listening when answers that clients waited for all leave at once after a stall', async () => {
+    // The race is between two threads: five rounds make a reset likely were it possible.
+    for (let round = 0; round < 5; round++) {
+      const { outcomes, listening } = await stallThenAnswerAll(12);
+      expect(outcomes).toEqual({ '200': 24 });
+      expect(listening).toBe(false);
+    }
   });
 
   it('under load past the accept cap, answers every connection (503, Connection: close) instead of resetting', async () => {
@@ -179,4 +188,96 @@ function loadOnFreshConnections(port: number, concurrency: number) {
       return outcomes;
     },
   };
+}
+
+function busy(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until);
+}
+
+async function waitUntil(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 5));
+}
+
+/**
+ * `concurrency` clients in a worker thread (an event loop of their own), each making
+ * `requests` requests one after the other, each on a new connection; outcomes counts
+ * status and error codes once every client is done.
+ */
+function closedLoopClients(port: number, concurrency: number, requests: number) {
+  const worker = new Worker(
+    `
+    const { get } = require('node:http');
+    const { parentPort, workerData } = require('node:worker_threads');
+    const outcomes = {};
+    let done = 0;
+    const count = (k) => (outcomes[k] = (outcomes[k] ?? 0) + 1);
+    function client(left) {
+      if (left === 0) {
+        if (++done === workerData.concurrency) parentPort.postMessage(outcomes);
+        return;
+      }
+      get({ host: '127.0.0.1', port: workerData.port, path: '/', agent: false }, (res) => {
+        res.resume();
+        res.on('end', () => { count(String(res.statusCode)); client(left - 1); });
+        res.on('error', (e) => { count(e.code ?? 'response error'); client(0); });
+      }).on('error', (e) => { count(e.code ?? e.message); client(0); });
+    }
+    for (let i = 0; i < workerData.concurrency; i++) client(workerData.requests);
+    `,
+    { eval: true, workerData: { port, concurrency, requests } },
+  );
+  const outcomes = new Promise<Record<string, number>>((resolve) =>
+    worker.on('message', (m) => {
+      if (typeof m === 'object')
+        void worker.terminate().then(() => resolve(m as Record<string, number>));
+    }),
+  );
+  return { outcomes };
+}
+
+/**
+ * Clients waiting for their answers send nothing, so a stalled server sees no arrivals.
+ * When the stall ends in an I/O callback that answers them all and works on, the clients'
+ * next connections queue while the listener could close in that very turn.
+ */
+async function stallThenAnswerAll(clientCount: number) {
+  const held: ServerResponse[] = [];
+  let released = false;
+  const { server, drain, port } = await start((_req, res) => {
+    if (released) res.end('ok');
+    else held.push(res);
+  });
+  // The release comes as I/O: a byte on a loopback connection of this process.
+  const trigger = await loopbackPair();
+  const releaseArrived = new Promise((resolve) => trigger.receiver.once('data', resolve));
+  const clients = closedLoopClients(port, clientCount, 2);
+  await waitUntil(() => held.length === clientCount);
+  const closed = drain.close();
+  // Block the loop past the 100 ms of quiet, the byte sent: in the next turn the check is
+  // due (timers), then the byte is read (poll) and answers every client, then the check runs.
+  setTimeout(() => {
+    trigger.sender.write('x');
+    busy(40);
+  }, 90);
+  await releaseArrived;
+  released = true;
+  for (const res of held) res.end('ok');
+  busy(30);
+  const outcomes = await clients.outcomes;
+  await closed;
+  trigger.sender.destroy();
+  trigger.receiver.destroy();
+  return { outcomes, listening: server.listening };
+}
+
+/** Two ends of a loopback TCP connection within this process. */
+async function loopbackPair(): Promise<{ sender: Socket; receiver: Socket }> {
+  const listener = createNetServer();
+  await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
+  const accepted = new Promise<Socket>((r) => listener.once('connection', r));
+  const sender = connect((listener.address() as AddressInfo).port, '127.0.0.1');
+  const receiver = await accepted;
+  listener.close();
+  return { sender, receiver };
 }

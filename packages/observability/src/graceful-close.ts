@@ -4,7 +4,7 @@ import { Server as NetServer, type Socket } from 'node:net';
 export interface DrainOptions {
   /** Milliseconds from the start of close() after which open connections are cut. Default 8000. */
   timeoutMs?: number;
-  /** Longest time it keeps accepting after close() (less once arrivals pause for 100 ms). Default 3000. */
+  /** Longest time it keeps accepting after close() (less once activity pauses for 100 ms). Default 3000. */
   acceptForMs?: number;
   /** After acceptForMs without a pause, how long it holds requests to answer them 503. Default 1000. */
   refuseForMs?: number;
@@ -49,15 +49,19 @@ export function drainOnClose(server: Server, options: DrainOptions = {}): Server
   const refuseForMs = options.refuseForMs ?? DEFAULT_REFUSE_FOR_MS;
   let draining = false;
   let closing: Promise<void> | undefined;
-  let lastArrival = 0;
+  // A connection, a request or an answer sent: a client waiting for its answer sends nothing,
+  // so an answer restarts the quiet period (docs/robustness.md "Shutdown").
+  let lastActivity = 0;
+  const active = () => {
+    lastActivity = Date.now();
+  };
   // Connections that have carried a request; idle keep-alive ones are closed, unread ones answered.
   const served = new Set<Socket>();
-  server.on('connection', () => {
-    lastArrival = Date.now();
-  });
+  server.on('connection', active);
   // First in line, so it runs before a handler that answers synchronously.
   server.prependListener('request', function trackRequest(req, res) {
-    lastArrival = Date.now();
+    active();
+    res.once('finish', active);
     const socket = req.socket;
     if (!served.has(socket)) {
       served.add(socket);
@@ -101,7 +105,7 @@ export function drainOnClose(server: Server, options: DrainOptions = {}): Server
     const deadline = Date.now() + forMs;
     const check = () =>
       setImmediate(() => {
-        const quietFor = Date.now() - lastArrival;
+        const quietFor = Date.now() - lastActivity;
         if (quietFor >= QUIET_MS || Date.now() >= deadline) stop(quietFor >= QUIET_MS);
         else setTimeout(check, Math.min(QUIET_MS - quietFor, deadline - Date.now()));
       });
