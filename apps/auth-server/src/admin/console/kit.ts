@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type Router from '@koa/router';
 import { constantTimeEqual } from '@portcullis/observability';
 import type { Context, Middleware } from 'koa';
-import { escapeHtml } from '../../identity/ui/html.js';
+import { markup, translated, type SafeHtml, type TranslateHtml } from '../../identity/ui/html.js';
 import { htmlHeaders } from '../../kernel/security-headers.js';
 import type { Ui, UiFactory } from '../../identity/ui/index.js';
 import type { AdminAnswer, AdminApi, AdminErrorBody } from './admin-api.js';
@@ -15,12 +15,14 @@ export interface ConsoleRequest {
   session: ConsoleSession;
   api: AdminApi;
   ui: Ui;
+  /** `ui.t` whose results are markup (translations are HTML-safe). */
+  t: TranslateHtml;
   /** The forms' CSRF token, bound to this console session. */
   csrf: string;
   /** `<input type=hidden name=csrf>` for every form, and the page it is on (`back`: where step-up returns). */
-  csrfField: string;
-  /** Sends a console page (`title` HTML-safe, `body` HTML). */
-  render(title: string, body: string, options?: { status?: number; section?: Section }): void;
+  csrfField: SafeHtml;
+  /** Sends a console page. */
+  render(title: SafeHtml, body: SafeHtml, options?: { status?: number; section?: Section }): void;
   /**
    * Destructive actions need a recent sign-in (CONSOLE_STEP_UP_SECONDS): true when it is,
    * otherwise the step-up page is sent and the handler must stop.
@@ -29,7 +31,7 @@ export interface ConsoleRequest {
   /** 303 to a console path, with a notice (a `console:done.*` key) shown there once. */
   redirect(path: string, done?: string): void;
   /** The `console:done.*` notice of this page (set by redirect), as HTML. */
-  notice(): string;
+  notice(): SafeHtml | '';
 }
 
 /** What page modules are mounted with (pages/*.ts). */
@@ -67,15 +69,12 @@ export function formValues(ctx: Context, name: string): string[] {
 }
 
 /** An admin API refusal as a message for the page: its description and each field's problems. */
-export function apiError(answer: AdminAnswer<unknown>): string {
+export function apiError(answer: AdminAnswer<unknown>): SafeHtml {
   const body = (answer.body ?? {}) as AdminErrorBody;
-  const fields = Object.entries(body.fields ?? {})
-    .map(
-      ([field, problems]) =>
-        `<li><code>${escapeHtml(field)}</code>: ${escapeHtml(problems.join('; '))}</li>`,
-    )
-    .join('');
-  return `<div class="error" role="alert"><p>${escapeHtml(body.message ?? body.error ?? `HTTP ${answer.status}`)}</p>${fields ? `<ul>${fields}</ul>` : ''}</div>`;
+  const fields = Object.entries(body.fields ?? {}).map(
+    ([field, problems]) => markup`<li><code>${field}</code>: ${problems.join('; ')}</li>`,
+  );
+  return markup`<div class="error" role="alert"><p>${body.message ?? body.error ?? `HTTP ${answer.status}`}</p>${fields.length > 0 ? markup`<ul>${fields}</ul>` : ''}</div>`;
 }
 
 export interface KitOptions {
@@ -95,12 +94,14 @@ export function createConsoleRequest(
   options: KitOptions,
 ): ConsoleRequest {
   const ui = options.ui.of(ctx);
+  const t = translated(ui.t);
   return {
     session,
     api,
     ui,
+    t,
     csrf,
-    csrfField: `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}"><input type="hidden" name="back" value="${escapeHtml(returnPath(ctx.url))}">`,
+    csrfField: markup`<input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="back" value="${returnPath(ctx.url)}">`,
     render(title, body, { status = 200, section } = {}) {
       htmlHeaders(ctx, [], { ui });
       ctx.status = status;
@@ -119,9 +120,9 @@ export function createConsoleRequest(
       // The page whose form asked (no Referer is sent: Referrer-Policy no-referrer).
       const returnTo = returnPath(formOf(ctx)['back']);
       this.render(
-        ui.t('console:stepUp.title'),
-        `<p>${ui.t('console:stepUp.explain', { minutes: Math.ceil(options.stepUpSeconds / 60) })}</p>
-<p><a href="${CONSOLE_PATH}/sign-in?step_up=1&amp;return=${encodeURIComponent(returnTo)}">${ui.t('console:stepUp.again')}</a></p>`,
+        t('console:stepUp.title'),
+        markup`<p>${t('console:stepUp.explain', { minutes: Math.ceil(options.stepUpSeconds / 60) })}</p>
+<p><a href="${CONSOLE_PATH}/sign-in?step_up=1&amp;return=${encodeURIComponent(returnTo)}">${t('console:stepUp.again')}</a></p>`,
         { status: 401 },
       );
       return false;
@@ -134,7 +135,7 @@ export function createConsoleRequest(
       const done = ctx.query['done'];
       if (typeof done !== 'string' || !DONE.test(done)) return '';
       const key = `console:done.${done}`;
-      return ui.t(key) === key ? '' : `<p class="notice" role="status">${ui.t(key)}</p>`;
+      return ui.t(key) === key ? '' : markup`<p class="notice" role="status">${t(key)}</p>`;
     },
   };
 }

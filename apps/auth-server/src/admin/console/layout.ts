@@ -1,5 +1,5 @@
 import type { Brand, Ui } from '../../identity/ui/index.js';
-import { escapeHtml } from '../../identity/ui/html.js';
+import { markup, translated, unsafeHtml, type SafeHtml } from '../../identity/ui/html.js';
 import { CONSOLE_PATH } from './client.js';
 
 /** The console's sections, in the order of its navigation. */
@@ -8,7 +8,8 @@ export type Section = (typeof SECTIONS)[number];
 
 /** Wider than the sign-in pages: the console shows tables. Colours are the brand's (validated). */
 const style = (brand: Brand) =>
-  `body{font-family:system-ui,sans-serif;background:${brand.backgroundColor};margin:0;color:#222}
+  // Raw text in <style>: escaping would change it, and only the validated colours come in.
+  unsafeHtml(`body{font-family:system-ui,sans-serif;background:${brand.backgroundColor};margin:0;color:#222}
 header{display:flex;align-items:center;gap:16px;padding:10px 24px;background:#fff;box-shadow:0 1px 3px rgba(0,0,0,.15)}
 header img{max-height:32px}header .brand{font-weight:600}header nav{display:flex;gap:14px;flex:1}
 header nav a{text-decoration:none}header nav a[aria-current=page]{font-weight:700;text-decoration:underline}
@@ -26,28 +27,29 @@ button.danger{background:#b00020;border-color:#b00020}button.link{background:non
 .muted{color:#666;font-size:.9em}.secret{font-family:monospace;background:#fff8e1;padding:8px;word-break:break-all}
 .inline{display:flex;gap:8px;align-items:flex-end;flex-wrap:wrap}.inline label{margin:0}
 .checks{display:grid;grid-template-columns:repeat(auto-fill,minmax(180px,1fr))}.checks label{margin:4px 0}
-.nowrap{white-space:nowrap}.wrap{overflow-wrap:anywhere}`;
+.nowrap{white-space:nowrap}.wrap{overflow-wrap:anywhere}`);
 
-/** The console's layout: navigation, who is signed in, sign-out; `title` is HTML-safe, `body` HTML. */
+/** The console's layout: navigation, who is signed in, sign-out; the response body. */
 export function consoleLayout(
   ui: Ui,
-  input: { title: string; body: string; section?: Section; email?: string; csrf?: string },
+  input: { title: SafeHtml; body: SafeHtml; section?: Section; email?: string; csrf?: string },
 ): string {
   const { brand } = ui;
-  const logo = brand.logoUrl ? `<img src="${escapeHtml(brand.logoUrl)}" alt="">` : '';
+  const t = translated(ui.t);
+  const logo = brand.logoUrl ? markup`<img src="${brand.logoUrl}" alt="">` : '';
   const nav = input.email
-    ? `<nav>${SECTIONS.map(
+    ? markup`<nav>${SECTIONS.map(
         (s) =>
-          `<a href="${CONSOLE_PATH}/${s}"${s === input.section ? ' aria-current="page"' : ''}>${ui.t(`console:nav.${s}`)}</a>`,
-      ).join('')}</nav>
-<span class="muted">${escapeHtml(input.email)}</span>
-<form method="post" action="${CONSOLE_PATH}/sign-out"><input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}"><button type="submit" class="link">${ui.t('console:signOut')}</button></form>`
+          markup`<a href="${CONSOLE_PATH}/${s}"${s === input.section ? markup` aria-current="page"` : ''}>${t(`console:nav.${s}`)}</a>`,
+      )}</nav>
+<span class="muted">${input.email}</span>
+<form method="post" action="${CONSOLE_PATH}/sign-out"><input type="hidden" name="csrf" value="${input.csrf}"><button type="submit" class="link">${t('console:signOut')}</button></form>`
     : '';
-  return `<!DOCTYPE html>
-<html lang="${escapeHtml(ui.language)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${input.title} – ${ui.t('console:name', { product: brand.productName })}</title><style>${style(brand)}</style></head>
-<body><header>${logo}<span class="brand">${ui.t('console:name', { product: brand.productName })}</span>${nav}</header>
+  return markup`<!DOCTYPE html>
+<html lang="${ui.language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${input.title} – ${t('console:name', { product: brand.productName })}</title><style>${style(brand)}</style></head>
+<body><header>${logo}<span class="brand">${t('console:name', { product: brand.productName })}</span>${nav}</header>
 <main><h1>${input.title}</h1>
 ${input.body}
-</main></body></html>`;
+</main></body></html>`.toString();
 }

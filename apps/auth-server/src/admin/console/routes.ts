@@ -4,7 +4,7 @@ import { ACR, acrSatisfies } from '@portcullis/claims';
 import { decodeJwt } from 'jose';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { escapeHtml } from '../../identity/ui/html.js';
+import { markup, translated, type SafeHtml } from '../../identity/ui/html.js';
 import { htmlHeaders } from '../../kernel/security-headers.js';
 import type { UiFactory } from '../../identity/ui/index.js';
 import { callDependency, ConsoleSessionRefused, createAdminApi, seg } from './admin-api.js';
@@ -59,7 +59,7 @@ export function consoleRoutes(router: Router, deps: ConsoleDeps): void {
   });
 
   /** A page outside a console session (sign-in problems, refusals). */
-  function bare(ctx: Context, status: number, title: string, body: string) {
+  function bare(ctx: Context, status: number, title: SafeHtml, body: SafeHtml) {
     const ui = deps.ui.of(ctx);
     htmlHeaders(ctx, [], { ui });
     ctx.status = status;
@@ -68,12 +68,12 @@ export function consoleRoutes(router: Router, deps: ConsoleDeps): void {
   }
 
   function refuse(ctx: Context, status: number, messageKey: string) {
-    const ui = deps.ui.of(ctx);
+    const t = translated(deps.ui.of(ctx).t);
     bare(
       ctx,
       status,
-      ui.t('console:refused.title'),
-      `<p class="error" role="alert">${ui.t(messageKey)}</p><p><a href="${CONSOLE_PATH}/sign-in">${ui.t('console:signIn')}</a></p>`,
+      t('console:refused.title'),
+      markup`<p class="error" role="alert">${t(messageKey)}</p><p><a href="${CONSOLE_PATH}/sign-in">${t('console:signIn')}</a></p>`,
     );
   }
 
@@ -223,12 +223,12 @@ export function consoleRoutes(router: Router, deps: ConsoleDeps): void {
     // ... and the next sign-in asks for the password and the second factor again.
     await deps.endBrowserSession(ctx);
     cookies.clear(ctx);
-    const ui = deps.ui.of(ctx);
+    const t = translated(deps.ui.of(ctx).t);
     bare(
       ctx,
       200,
-      ui.t('console:signedOut'),
-      `<p><a href="${CONSOLE_PATH}/sign-in">${escapeHtml(ui.t('console:signIn'))}</a></p>`,
+      t('console:signedOut'),
+      markup`<p><a href="${CONSOLE_PATH}/sign-in">${t('console:signIn')}</a></p>`,
     );
   });
 

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { escapeHtml } from '../../../identity/ui/html.js';
+import { joinHtml, markup } from '../../../identity/ui/html.js';
 import type { AuditKind } from '../../../data/audit-repo.js';
 import { CONSOLE_PATH } from '../client.js';
 import { apiError, consoleOf, type ConsolePages } from '../kit.js';
@@ -112,52 +112,49 @@ export function auditPages({ router }: ConsolePages): void {
       },
     );
     const t = (key: string, vars: Record<string, unknown> = {}) =>
-      c.ui.t(`console:audit.${key}`, vars);
+      c.t(`console:audit.${key}`, vars);
     const person = (id: string | null | undefined, path: 'users' | 'clients') =>
       id
-        ? `<a href="${CONSOLE_PATH}/${path}/${encodeURIComponent(id)}"><code>${escapeHtml(id)}</code></a>`
+        ? markup`<a href="${CONSOLE_PATH}/${path}/${encodeURIComponent(id)}"><code>${id}</code></a>`
         : '—';
     const actorOf = (actor: string | null | undefined) =>
       actor === 'admin-token'
-        ? `<code>admin-token</code>`
+        ? markup`<code>admin-token</code>`
         : actor
           ? person(actor, 'users')
-          : `<span class="muted">${t('noActor')}</span>`;
+          : markup`<span class="muted">${t('noActor')}</span>`;
     const rows = answer.ok
-      ? answer.body.items
-          .map((e) => {
-            const alarm = ALARMING.has(e.kind);
-            const kind = alarm
-              ? `<strong>${escapeHtml(e.kind)}</strong><br><span class="error">${t('reuse')}</span>`
-              : escapeHtml(e.kind);
-            return `<tr${alarm ? ` class="alert" aria-label="${t('reuseLabel', { kind: e.kind })}"` : ''} data-kind="${escapeHtml(e.kind)}">
+      ? answer.body.items.map((e) => {
+          const alarm = ALARMING.has(e.kind);
+          const kind = alarm
+            ? markup`<strong>${e.kind}</strong><br><span class="error">${t('reuse')}</span>`
+            : e.kind;
+          return markup`<tr${alarm ? markup` class="alert" aria-label="${t('reuseLabel', { kind: e.kind })}"` : ''} data-kind="${e.kind}">
 <td>${timeHtml(e.at)}</td><td>${kind}</td><td class="wrap">${actorOf(e.actor)}</td>
 <td class="wrap">${person(e.subject, 'users')}</td><td class="wrap">${person(e.clientId, 'clients')}</td>
-<td class="wrap"><code>${escapeHtml(JSON.stringify({ ...(e.grantId ? { grant: e.grantId } : {}), ...e.detail }))}</code></td></tr>`;
-          })
-          .join('')
-      : '';
+<td class="wrap"><code>${JSON.stringify({ ...(e.grantId ? { grant: e.grantId } : {}), ...e.detail })}</code></td></tr>`;
+        })
+      : [];
     const field = (name: 'actor' | 'subject' | 'client_id') =>
-      `<label>${t(`filter.${name}`)} <input type="text" name="${name}" value="${escapeHtml(filters[name] ?? '')}"></label>`;
+      markup`<label>${t(`filter.${name}`)} <input type="text" name="${name}" value="${filters[name] ?? ''}"></label>`;
     const when = (name: 'since' | 'until') =>
-      `<label>${t(`filter.${name}`)} <input type="datetime-local" step="1" name="${name}" value="${escapeHtml(filters[name] ?? '')}"></label>`;
+      markup`<label>${t(`filter.${name}`)} <input type="datetime-local" step="1" name="${name}" value="${filters[name] ?? ''}"></label>`;
     const kinds = [
-      `<option value="">${t('filter.anyKind')}</option>`,
-      ...KINDS.map(
-        (k) => `<option${k === filters.kind ? ' selected' : ''}>${escapeHtml(k)}</option>`,
-      ),
-    ].join('');
-    const paging = [
-      before ? `<a href="${escapeHtml(pageUrl(filters))}">${t('newest')}</a>` : '',
-      answer.ok && answer.body.nextBefore
-        ? `<a href="${escapeHtml(pageUrl(filters, answer.body.nextBefore))}" rel="next">${t('older')}</a>`
-        : '',
-    ]
-      .filter(Boolean)
-      .join(' · ');
+      markup`<option value="">${t('filter.anyKind')}</option>`,
+      ...KINDS.map((k) => markup`<option${k === filters.kind ? ' selected' : ''}>${k}</option>`),
+    ];
+    const paging = joinHtml(
+      [
+        before ? markup`<a href="${pageUrl(filters)}">${t('newest')}</a>` : '',
+        answer.ok && answer.body.nextBefore
+          ? markup`<a href="${pageUrl(filters, answer.body.nextBefore)}" rel="next">${t('older')}</a>`
+          : '',
+      ].filter(Boolean),
+      ' · ',
+    );
     c.render(
-      c.ui.t('console:nav.audit'),
-      `${c.notice()}
+      c.t('console:nav.audit'),
+      markup`${c.notice()}
 <form method="get" action="${AUDIT}" class="inline" role="search">
 <label>${t('filter.kind')} <select name="kind">${kinds}</select></label>
 ${field('actor')}${field('subject')}${field('client_id')}${when('since')}${when('until')}
@@ -165,7 +162,7 @@ ${field('actor')}${field('subject')}${field('client_id')}${when('since')}${when(
 <p class="muted">${t('utc')}</p>
 ${answer.ok ? '' : apiError(answer)}
 <table><thead><tr><th>${t('column.at')}</th><th>${t('column.kind')}</th><th>${t('column.actor')}</th><th>${t('column.subject')}</th><th>${t('column.client')}</th><th>${t('column.detail')}</th></tr></thead>
-<tbody>${rows || `<tr><td colspan="6" class="muted">${t('none')}</td></tr>`}</tbody></table>
+<tbody>${rows.length > 0 ? rows : markup`<tr><td colspan="6" class="muted">${t('none')}</td></tr>`}</tbody></table>
 <p>${paging}</p>`,
       { status: answer.ok ? 200 : answer.status, section: 'audit' },
     );

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { escapeHtml } from '../../../identity/ui/html.js';
+import { joinHtml, markup, type SafeHtml } from '../../../identity/ui/html.js';
 import { DEVICE_GRANT } from '../../../kernel/grant-types.js';
 import { seg } from '../admin-api.js';
 import { timeHtml } from './format.js';
@@ -75,29 +75,32 @@ const lines = (text: string | undefined) =>
     .map((l) => l.trim())
     .filter(Boolean);
 
+/** A metadata value as text, the way String() shows it; none → ''. */
+const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
+
 /** A metadata value for the table: lists joined, objects as JSON. */
-function shown(value: unknown): string {
+function shown(value: unknown): SafeHtml {
   if (Array.isArray(value) && value.every((v) => typeof v === 'string')) {
-    return value.map((v) => `<code>${escapeHtml(v)}</code>`).join('<br>');
+    return markup`${value.map((v, i) => markup`${i > 0 ? markup`<br>` : ''}<code>${v}</code>`)}`;
   }
   if (typeof value === 'object' && value !== null) {
-    return `<code>${escapeHtml(JSON.stringify(value))}</code>`;
+    return markup`<code>${JSON.stringify(value)}</code>`;
   }
-  return `<code>${escapeHtml(value)}</code>`;
+  return markup`<code>${text(value)}</code>`;
 }
 
 const hasSecret = (c: Record<string, unknown>) =>
   ['client_secret_basic', 'client_secret_post'].includes(String(c['token_endpoint_auth_method']));
 
 const auditLink = (c: ConsoleRequest, id: string) =>
-  `<a href="/console/audit?client_id=${encodeURIComponent(id)}">${c.ui.t('console:clients.audit')}</a>`;
+  markup`<a href="/console/audit?client_id=${encodeURIComponent(id)}">${c.t('console:clients.audit')}</a>`;
 
 /** The secret, this once. */
-function secretOnce(c: ConsoleRequest, secret: unknown): string {
+function secretOnce(c: ConsoleRequest, secret: unknown): SafeHtml {
   return typeof secret === 'string'
-    ? `<p class="alert" role="alert">${c.ui.t('console:clients.result.secretOnce')}</p>
-<p class="secret" id="client-secret">${escapeHtml(secret)}</p>`
-    : `<p class="muted">${c.ui.t('console:clients.result.noSecret')}</p>`;
+    ? markup`<p class="alert" role="alert">${c.t('console:clients.result.secretOnce')}</p>
+<p class="secret" id="client-secret">${secret}</p>`
+    : markup`<p class="muted">${c.t('console:clients.result.noSecret')}</p>`;
 }
 
 /** /console/clients (docs/console.md "Clients"): list, create, change, rotate, delete. */
@@ -107,22 +110,25 @@ export function clientPages({ router, form }: ConsolePages): void {
     const q = searchTerm(ctx);
     const answer = await c.api.get<{ items: ClientView[] }>('/admin/clients', { q });
     if (!answer.ok) {
-      return c.render(c.ui.t('console:nav.clients'), apiError(answer), {
+      return c.render(c.t('console:nav.clients'), apiError(answer), {
         section: 'clients',
         status: 502,
       });
     }
-    const { t } = c.ui;
+    const { t } = c;
     listPage(c, 'clients', {
       q,
-      columns: ['id', 'name', 'kind', 'grants', 'created']
-        .map((column) => t(`console:clients.${column}`))
-        .concat(''),
+      columns: [
+        ...['id', 'name', 'kind', 'grants', 'created'].map((column) =>
+          t(`console:clients.${column}`),
+        ),
+        '',
+      ],
       rows: answer.body.items.map(
         (
           x,
-        ) => `<tr><td><a href="/console/clients/${encodeURIComponent(x.client_id)}"><code>${escapeHtml(x.client_id)}</code></a></td>
-<td>${escapeHtml(x['client_name'])}</td><td>${t(`console:clients.kinds.${kindOf(x)}`)}</td>
+        ) => markup`<tr><td><a href="/console/clients/${encodeURIComponent(x.client_id)}"><code>${x.client_id}</code></a></td>
+<td>${text(x['client_name'])}</td><td>${t(`console:clients.kinds.${kindOf(x)}`)}</td>
 <td>${shown(x['grant_types'] ?? [])}</td><td>${timeHtml(x['created_at'])}</td>
 <td><a href="/console/audit?client_id=${encodeURIComponent(x.client_id)}">${t('console:clients.auditShort')}</a></td></tr>`,
       ),
@@ -134,26 +140,24 @@ export function clientPages({ router, form }: ConsolePages): void {
     ctx: Context,
     values: Record<string, string>,
     roles: string[],
-    problem = '',
+    problem: SafeHtml | '' = '',
     status = 200,
   ) {
     const c = consoleOf(ctx);
-    const { t } = c.ui;
+    const { t } = c;
     const kind = isKind(values['kind'] ?? '') ? values['kind'] : 'spa';
-    const v = (name: string) => escapeHtml(values[name] ?? '');
-    const kinds = (Object.keys(KINDS) as Kind[])
-      .map(
-        (k) =>
-          `<label><input type="radio" name="kind" value="${k}"${k === kind ? ' checked' : ''}> ${t(`console:clients.kinds.${k}`)}</label>`,
-      )
-      .join('');
+    const v = (name: string) => values[name] ?? '';
+    const kinds = (Object.keys(KINDS) as Kind[]).map(
+      (k) =>
+        markup`<label><input type="radio" name="kind" value="${k}"${k === kind ? ' checked' : ''}> ${t(`console:clients.kinds.${k}`)}</label>`,
+    );
     const toggles = TOGGLES.map(
       ([name]) =>
-        `<label><input type="checkbox" name="${name}" value="1"${values[name] ? ' checked' : ''}> ${t(`console:clients.form.${TOGGLE_LABELS[name]}`)}</label>`,
-    ).join('');
+        markup`<label><input type="checkbox" name="${name}" value="1"${values[name] ? ' checked' : ''}> ${t(`console:clients.form.${TOGGLE_LABELS[name]}`)}</label>`,
+    );
     c.render(
       t('console:clients.form.title'),
-      `${problem}<form method="post" action="/console/clients">${c.csrfField}
+      markup`${problem}<form method="post" action="/console/clients">${c.csrfField}
 <fieldset><legend>${t('console:clients.form.kind')}</legend>${kinds}</fieldset>
 <label for="client_name">${t('console:clients.form.name')}</label><input type="text" id="client_name" name="client_name" value="${v('client_name')}">
 <label for="client_id">${t('console:clients.form.clientId')}</label><input type="text" id="client_id" name="client_id" value="${v('client_id')}">
@@ -206,11 +210,11 @@ export function clientPages({ router, form }: ConsolePages): void {
       body,
     );
     if (!answer.ok) return newClientForm(ctx, values, roles, apiError(answer), answer.status);
-    const { t } = c.ui;
+    const { t } = c;
     const id = answer.body.client_id;
     c.render(
       t('console:clients.result.title'),
-      `<p><code>${escapeHtml(id)}</code> ${escapeHtml(answer.body['client_name'] ?? '')}</p>
+      markup`<p><code>${id}</code> ${text(answer.body['client_name'])}</p>
 ${secretOnce(c, answer.body.client_secret)}
 <p><a href="/console/clients/${encodeURIComponent(id)}">${t('console:clients.result.open')}</a></p>`,
       { section: 'clients', status: 201 },
@@ -218,15 +222,15 @@ ${secretOnce(c, answer.body.client_secret)}
   });
 
   /** A client's page: its registration, the change form, rotation and deletion. */
-  async function clientPage(ctx: Context, problem = '', status = 200) {
+  async function clientPage(ctx: Context, problem: SafeHtml | '' = '', status = 200) {
     const c = consoleOf(ctx);
-    const { t } = c.ui;
+    const { t } = c;
     const id = ctx.params['id']!;
     const answer = await c.api.get<ClientView>(`/admin/clients/${seg(id)}`);
     if (!answer.ok) {
       const message =
         answer.status === 404
-          ? `<p class="error">${t('console:clients.detail.notFound')}</p>`
+          ? markup`<p class="error">${t('console:clients.detail.notFound')}</p>`
           : apiError(answer);
       return c.render(t('console:nav.clients'), message, {
         section: 'clients',
@@ -237,29 +241,32 @@ ${secretOnce(c, answer.body.client_secret)}
     const path = `/console/clients/${encodeURIComponent(id)}`;
     const values = problem ? formOf(ctx) : {};
     const field = (name: string, current: unknown) =>
-      escapeHtml(problem ? values[name] : Array.isArray(current) ? current.join('\n') : current);
+      problem ? values[name] : Array.isArray(current) ? current.join('\n') : text(current);
     const service = kindOf(client) === 'service';
     const currentRoles = problem
       ? formValues(ctx, 'roles')
       : Array.isArray(client['roles'])
         ? (client['roles'] as string[])
         : [];
-    const metadata = Object.entries(client)
-      .map(([k, value]) => `<tr><th>${escapeHtml(k)}</th><td>${shown(value)}</td></tr>`)
-      .join('\n');
+    const metadata = joinHtml(
+      Object.entries(client).map(
+        ([k, value]) => markup`<tr><th>${k}</th><td>${shown(value)}</td></tr>`,
+      ),
+      '\n',
+    );
     c.render(
-      escapeHtml(client['client_name'] ?? id),
-      `${c.notice()}<p><code>${escapeHtml(id)}</code> · ${t(`console:clients.kinds.${kindOf(client)}`)} · ${auditLink(c, id)}</p>
+      markup`${text(client['client_name'] ?? id)}`,
+      markup`${c.notice()}<p><code>${id}</code> · ${t(`console:clients.kinds.${kindOf(client)}`)} · ${auditLink(c, id)}</p>
 <h2>${t('console:clients.detail.edit')}</h2>${problem}
 <form method="post" action="${path}">${c.csrfField}
 <label for="client_name">${t('console:clients.form.name')}</label><input type="text" id="client_name" name="client_name" value="${field('client_name', client['client_name'])}">
 <label for="redirect_uris">${t('console:clients.form.redirectUris')}</label><textarea id="redirect_uris" name="redirect_uris">${field('redirect_uris', client['redirect_uris'] ?? [])}</textarea>
 <label for="scope">${t('console:clients.form.scope')}</label><input type="text" id="scope" name="scope" value="${field('scope', client['scope'])}">
-${service ? `<fieldset><legend>${t('console:clients.form.roles')}</legend><input type="hidden" name="roles_shown" value="1">${await roleBoxes(c, currentRoles)}</fieldset>` : ''}
+${service ? markup`<fieldset><legend>${t('console:clients.form.roles')}</legend><input type="hidden" name="roles_shown" value="1">${await roleBoxes(c, currentRoles)}</fieldset>` : ''}
 <button type="submit">${t('console:clients.detail.save')}</button></form>
 ${
   hasSecret(client)
-    ? `<h2>${t('console:clients.detail.secret')}</h2><p>${t('console:clients.detail.rotateExplain')}</p>
+    ? markup`<h2>${t('console:clients.detail.secret')}</h2><p>${t('console:clients.detail.rotateExplain')}</p>
 <form method="post" action="${path}/secret">${c.csrfField}<button type="submit" class="danger">${t('console:clients.detail.rotate')}</button></form>`
     : ''
 }
@@ -298,10 +305,10 @@ ${
       `/admin/clients/${seg(id)}/secret`,
     );
     if (!answer.ok) return refused(c, 'clients', answer, path);
-    const { t } = c.ui;
+    const { t } = c;
     c.render(
       t('console:clients.rotated.title'),
-      `<p><code>${escapeHtml(id)}</code></p>${secretOnce(c, answer.body.client_secret)}
+      markup`<p><code>${id}</code></p>${secretOnce(c, answer.body.client_secret)}
 <p><a href="${path}">${t('console:clients.result.open')}</a></p>`,
       { section: 'clients' },
     );
@@ -309,12 +316,12 @@ ${
 
   router.get('/console/clients/:id/delete', async function confirmDelete(ctx) {
     const c = consoleOf(ctx);
-    const { t } = c.ui;
+    const { t } = c;
     const id = ctx.params['id']!;
     const path = `/console/clients/${encodeURIComponent(id)}`;
     c.render(
       t('console:clients.confirmDelete.title', { id }),
-      `<p>${t('console:clients.detail.deleteExplain')}</p>
+      markup`<p>${t('console:clients.detail.deleteExplain')}</p>
 <form method="post" action="${path}/delete">${c.csrfField}<button type="submit" class="danger">${t('console:clients.confirmDelete.confirm')}</button></form>
 <p><a href="${path}">${t('console:clients.confirmDelete.cancel')}</a></p>`,
       { section: 'clients' },

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../../../identity/ui/html.js';
+import { markup, type SafeHtml } from '../../../identity/ui/html.js';
 import type { Ui } from '../../../identity/ui/index.js';
 
 /** An instant of the admin API (ISO 8601) as text, UTC to the second; none or invalid → ''. */
@@ -10,13 +10,13 @@ export function timeText(value: unknown): string {
 }
 
 /** An instant as `<time>`: UTC to the second, the same for every administrator. */
-export function timeHtml(value: unknown): string {
-  if (value === null || value === undefined || value === '') return '—';
+export function timeHtml(value: unknown): SafeHtml {
+  if (value === null || value === undefined || value === '') return markup`—`;
   const text = timeText(value);
-  if (!text) return escapeHtml(value);
+  if (!text) return markup`${String(value)}`;
   const [day, time] = [text.slice(0, 10), text.slice(11)];
   // Breaks between the date and the time only.
-  return `<time datetime="${new Date(String(value)).toISOString()}"><span class="nowrap">${day}</span> <span class="nowrap">${time}</span></time>`;
+  return markup`<time datetime="${new Date(String(value)).toISOString()}"><span class="nowrap">${day}</span> <span class="nowrap">${time}</span></time>`;
 }
 
 /** A duration in its largest unit and the next ("3 d 4 h", "12 min 5 s"). */

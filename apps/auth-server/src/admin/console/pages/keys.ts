@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { escapeHtml } from '../../../identity/ui/html.js';
+import { joinHtml, markup, type SafeHtml } from '../../../identity/ui/html.js';
 import { seg } from '../admin-api.js';
 import { CONSOLE_PATH } from '../client.js';
 import { apiError, consoleOf, formOf, type ConsolePages } from '../kit.js';
@@ -22,29 +22,34 @@ const ALGS = ['RS256', 'ES256'] as const;
 
 /** /console/keys: publish before sign; rotate a key in, retire one no longer needed. */
 export function keyPages({ router, form }: ConsolePages): void {
-  async function showKeys(ctx: Context, problem = '', status = 200) {
+  async function showKeys(ctx: Context, problem: SafeHtml | '' = '', status = 200) {
     const c = consoleOf(ctx);
     const answer = await c.api.get<{ items: SigningKey[] }>('/admin/signing-keys');
-    if (!answer.ok) return c.render(c.ui.t('console:nav.keys'), apiError(answer), { status: 502 });
+    if (!answer.ok) return c.render(c.t('console:nav.keys'), apiError(answer), { status: 502 });
     const now = Date.now();
-    const rows = answer.body.items
-      .map((k) => {
-        const activates = Date.parse(k.activates_at);
-        const state =
-          k.status === 'next'
-            ? `${c.ui.t('console:keys.state.next')} <span class="muted">${c.ui.t('console:keys.signsIn', { time: durationText(c.ui, activates - now) })}</span>`
-            : c.ui.t(`console:keys.state.${k.status}`);
-        const retire =
-          k.status === 'expired'
-            ? ''
-            : `<form method="post" action="${KEYS}/${seg(k.kid)}/retire">${c.csrfField}<button type="submit" class="danger">${c.ui.t('console:keys.retire')}</button></form>`;
-        return `<tr data-kid="${escapeHtml(k.kid)}" data-status="${escapeHtml(k.status)}">
-<td class="wrap"><code>${escapeHtml(k.kid)}</code></td><td>${escapeHtml(k.alg)}</td><td>${state}</td>
-<td>${k.signs.length > 0 ? k.signs.map((s) => `<code>${escapeHtml(s)}</code>`).join(', ') : `<span class="muted">${c.ui.t('console:keys.verifyOnly')}</span>`}</td>
+    const rows = answer.body.items.map((k) => {
+      const activates = Date.parse(k.activates_at);
+      const state =
+        k.status === 'next'
+          ? markup`${c.t('console:keys.state.next')} <span class="muted">${c.t('console:keys.signsIn', { time: durationText(c.ui, activates - now) })}</span>`
+          : c.t(`console:keys.state.${k.status}`);
+      const retire =
+        k.status === 'expired'
+          ? ''
+          : markup`<form method="post" action="${KEYS}/${seg(k.kid)}/retire">${c.csrfField}<button type="submit" class="danger">${c.t('console:keys.retire')}</button></form>`;
+      return markup`<tr data-kid="${k.kid}" data-status="${k.status}">
+<td class="wrap"><code>${k.kid}</code></td><td>${k.alg}</td><td>${state}</td>
+<td>${
+        k.signs.length > 0
+          ? joinHtml(
+              k.signs.map((s) => markup`<code>${s}</code>`),
+              ', ',
+            )
+          : markup`<span class="muted">${c.t('console:keys.verifyOnly')}</span>`
+      }</td>
 <td>${timeHtml(k.created_at)}</td><td>${timeHtml(k.activates_at)}</td><td>${timeHtml(k.retired_at)}</td><td>${timeHtml(k.published_until)}</td>
 <td>${durationText(c.ui, now - Date.parse(k.created_at))}</td><td>${retire}</td></tr>`;
-      })
-      .join('');
+    });
     const heads = [
       'kid',
       'alg',
@@ -55,19 +60,17 @@ export function keyPages({ router, form }: ConsolePages): void {
       'retired',
       'publishedUntil',
       'age',
-    ]
-      .map((h) => `<th>${c.ui.t(`console:keys.column.${h}`)}</th>`)
-      .join('');
+    ].map((h) => markup`<th>${c.t(`console:keys.column.${h}`)}</th>`);
     c.render(
-      c.ui.t('console:nav.keys'),
-      `${c.notice()}${problem}
+      c.t('console:nav.keys'),
+      markup`${c.notice()}${problem}
 <table><thead><tr>${heads}<th></th></tr></thead><tbody>${rows}</tbody></table>
-<p class="muted">${c.ui.t('console:keys.retireExplain')}</p>
-<h2>${c.ui.t('console:keys.rotateTitle')}</h2>
-<p>${c.ui.t('console:keys.lead')}</p>
+<p class="muted">${c.t('console:keys.retireExplain')}</p>
+<h2>${c.t('console:keys.rotateTitle')}</h2>
+<p>${c.t('console:keys.lead')}</p>
 <form method="post" action="${KEYS}/rotate" class="inline">${c.csrfField}
-<label>${c.ui.t('console:keys.alg')} <select name="alg">${ALGS.map((a) => `<option>${a}</option>`).join('')}</select></label>
-<button type="submit">${c.ui.t('console:keys.rotate')}</button></form>`,
+<label>${c.t('console:keys.alg')} <select name="alg">${ALGS.map((a) => markup`<option>${a}</option>`)}</select></label>
+<button type="submit">${c.t('console:keys.rotate')}</button></form>`,
       { status, section: 'keys' },
     );
   }

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { escapeHtml } from '../../../identity/ui/html.js';
+import { joinHtml, markup, type SafeHtml } from '../../../identity/ui/html.js';
 import { seg } from '../admin-api.js';
 import { CONSOLE_PATH } from '../client.js';
 import {
@@ -29,26 +29,27 @@ async function vocabulary(c: ConsoleRequest): Promise<string[]> {
 }
 
 /** The permission checkboxes, `checked` ticked. */
-function permissionBoxes(c: ConsoleRequest, permissions: string[], checked: string[]): string {
-  const boxes = permissions
-    .map(
-      (p) =>
-        `<label><input type="checkbox" name="permissions" value="${escapeHtml(p)}"${checked.includes(p) ? ' checked' : ''}> <code>${escapeHtml(p)}</code></label>`,
-    )
-    .join('');
-  return `<fieldset class="checks"><legend>${c.ui.t('console:roles.permissions')}</legend>${boxes}</fieldset>`;
+function permissionBoxes(c: ConsoleRequest, permissions: string[], checked: string[]): SafeHtml {
+  const boxes = permissions.map(
+    (p) =>
+      markup`<label><input type="checkbox" name="permissions" value="${p}"${checked.includes(p) ? ' checked' : ''}> <code>${p}</code></label>`,
+  );
+  return markup`<fieldset class="checks"><legend>${c.t('console:roles.permissions')}</legend>${boxes}</fieldset>`;
 }
 
 const permissionList = (permissions: string[]) =>
   permissions.length === 0
     ? '—'
-    : permissions.map((p) => `<code>${escapeHtml(p)}</code>`).join(', ');
+    : joinHtml(
+        permissions.map((p) => markup`<code>${p}</code>`),
+        ', ',
+      );
 
 /** /console/roles (docs/roles.md): roles as data, each permission from the API's vocabulary. */
 export function rolePages({ router, form }: ConsolePages): void {
   async function showList(
     ctx: Context,
-    problem = '',
+    problem: SafeHtml | '' = '',
     status = 200,
     entered: { name?: string; description?: string; permissions?: string[] } = {},
   ) {
@@ -57,37 +58,35 @@ export function rolePages({ router, form }: ConsolePages): void {
       c.api.get<{ items: Role[] }>('/admin/roles'),
       vocabulary(c),
     ]);
-    if (!roles.ok) return c.render(c.ui.t('console:nav.roles'), apiError(roles), { status: 502 });
-    const rows = roles.body.items
-      .map(
-        (r) => `<tr>
-<td><a href="${roleUrl(r.name)}"><code>${escapeHtml(r.name)}</code></a>${r.builtIn ? ` <span class="muted nowrap">${c.ui.t('console:roles.builtIn')}</span>` : ''}</td>
-<td>${escapeHtml(r.description ?? '')}</td>
+    if (!roles.ok) return c.render(c.t('console:nav.roles'), apiError(roles), { status: 502 });
+    const rows = roles.body.items.map(
+      (r) => markup`<tr>
+<td><a href="${roleUrl(r.name)}"><code>${r.name}</code></a>${r.builtIn ? markup` <span class="muted nowrap">${c.t('console:roles.builtIn')}</span>` : ''}</td>
+<td>${r.description ?? ''}</td>
 <td>${permissionList(r.permissions)}</td>
-<td><a href="${roleUrl(r.name)}">${c.ui.t('console:roles.edit')}</a></td></tr>`,
-      )
-      .join('');
+<td><a href="${roleUrl(r.name)}">${c.t('console:roles.edit')}</a></td></tr>`,
+    );
     c.render(
-      c.ui.t('console:nav.roles'),
-      `${c.notice()}
-<p class="muted">${c.ui.t('console:roles.explain')}</p>
-<table><thead><tr><th>${c.ui.t('console:roles.name')}</th><th>${c.ui.t('console:roles.description')}</th><th>${c.ui.t('console:roles.permissions')}</th><th></th></tr></thead>
+      c.t('console:nav.roles'),
+      markup`${c.notice()}
+<p class="muted">${c.t('console:roles.explain')}</p>
+<table><thead><tr><th>${c.t('console:roles.name')}</th><th>${c.t('console:roles.description')}</th><th>${c.t('console:roles.permissions')}</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table>
-<h2>${c.ui.t('console:roles.new')}</h2>
+<h2>${c.t('console:roles.new')}</h2>
 ${problem}
 <form method="post" action="${ROLES}">${c.csrfField}
-<label for="role-name">${c.ui.t('console:roles.name')}</label>
-<input type="text" id="role-name" name="name" required maxlength="40" pattern="[a-z][a-z0-9_\\-]{0,39}" value="${escapeHtml(entered.name ?? '')}">
-<p class="muted">${c.ui.t('console:roles.nameRule')}</p>
-<label for="role-description">${c.ui.t('console:roles.description')}</label>
-<input type="text" id="role-description" name="description" maxlength="200" value="${escapeHtml(entered.description ?? '')}">
+<label for="role-name">${c.t('console:roles.name')}</label>
+<input type="text" id="role-name" name="name" required maxlength="40" pattern="[a-z][a-z0-9_\\-]{0,39}" value="${entered.name ?? ''}">
+<p class="muted">${c.t('console:roles.nameRule')}</p>
+<label for="role-description">${c.t('console:roles.description')}</label>
+<input type="text" id="role-description" name="description" maxlength="200" value="${entered.description ?? ''}">
 ${permissionBoxes(c, permissions, entered.permissions ?? [])}
-<button type="submit">${c.ui.t('console:roles.create')}</button></form>`,
+<button type="submit">${c.t('console:roles.create')}</button></form>`,
       { status, section: 'roles' },
     );
   }
 
-  async function showRole(ctx: Context, name: string, problem = '', status = 200) {
+  async function showRole(ctx: Context, name: string, problem: SafeHtml | '' = '', status = 200) {
     const c = consoleOf(ctx);
     const [role, permissions] = await Promise.all([
       c.api.get<Role>(`/admin/roles/${seg(name)}`),
@@ -95,27 +94,27 @@ ${permissionBoxes(c, permissions, entered.permissions ?? [])}
     ]);
     if (!role.ok) {
       return c.render(
-        c.ui.t('console:nav.roles'),
-        `${apiError(role)}<p><a href="${ROLES}">${c.ui.t('console:roles.back')}</a></p>`,
+        c.t('console:nav.roles'),
+        markup`${apiError(role)}<p><a href="${ROLES}">${c.t('console:roles.back')}</a></p>`,
         { status: role.status === 404 ? 404 : 502, section: 'roles' },
       );
     }
     const r = role.body;
     const remove = r.builtIn
-      ? `<p class="muted">${c.ui.t('console:roles.builtInKept')}</p>`
-      : `<h2>${c.ui.t('console:roles.delete')}</h2>
-<p class="muted">${c.ui.t('console:roles.deleteExplain')}</p>
+      ? markup`<p class="muted">${c.t('console:roles.builtInKept')}</p>`
+      : markup`<h2>${c.t('console:roles.delete')}</h2>
+<p class="muted">${c.t('console:roles.deleteExplain')}</p>
 <form method="post" action="${roleUrl(r.name)}/delete">${c.csrfField}
-<button type="submit" class="danger">${c.ui.t('console:roles.deleteButton', { name: r.name })}</button></form>`;
+<button type="submit" class="danger">${c.t('console:roles.deleteButton', { name: r.name })}</button></form>`;
     c.render(
-      c.ui.t('console:roles.title', { name: r.name }),
-      `${c.notice()}${problem}
-<p><a href="${ROLES}">${c.ui.t('console:roles.back')}</a></p>
+      c.t('console:roles.title', { name: r.name }),
+      markup`${c.notice()}${problem}
+<p><a href="${ROLES}">${c.t('console:roles.back')}</a></p>
 <form method="post" action="${roleUrl(r.name)}">${c.csrfField}
-<label for="role-description">${c.ui.t('console:roles.description')}</label>
-<input type="text" id="role-description" name="description" maxlength="200" value="${escapeHtml(r.description ?? '')}">
+<label for="role-description">${c.t('console:roles.description')}</label>
+<input type="text" id="role-description" name="description" maxlength="200" value="${r.description ?? ''}">
 ${permissionBoxes(c, permissions, r.permissions)}
-<button type="submit">${c.ui.t('console:roles.save')}</button></form>
+<button type="submit">${c.t('console:roles.save')}</button></form>
 ${remove}`,
       { status, section: 'roles' },
     );
@@ -131,7 +130,7 @@ ${remove}`,
     // PUT replaces: a create must not overwrite a role of the same name.
     const existing = await c.api.get(`/admin/roles/${seg(name)}`);
     if (existing.ok) {
-      const problem = `<div class="error" role="alert"><p>${c.ui.t('console:roles.exists', { name })}</p></div>`;
+      const problem = markup`<div class="error" role="alert"><p>${c.t('console:roles.exists', { name })}</p></div>`;
       return showList(ctx, problem, 409, entered);
     }
     const answer = await c.api.send('PUT', `/admin/roles/${seg(name)}`, {

@@ -1,6 +1,6 @@
 import { RECENT_MINUTES, RECENT_RESPONSES, type ReadinessReport } from '@portcullis/observability';
 import type { Registry } from 'prom-client';
-import { escapeHtml } from '../../../identity/ui/html.js';
+import { markup, translated, type SafeHtml } from '../../../identity/ui/html.js';
 import type { Ui } from '../../../identity/ui/index.js';
 import { DependencyUnavailableError } from '../../../kernel/unavailable.js';
 import { consoleOf, type ConsolePages } from '../kit.js';
@@ -76,19 +76,18 @@ async function apiRefusals(apiUrl: string): Promise<Refusals | undefined> {
 }
 
 /** One app's readiness as a list: the overall state, then each dependency as it reports it. */
-function readinessHtml(ui: Ui, body: Record<string, string> | undefined): string {
+function readinessHtml(ui: Ui, body: Record<string, string> | undefined): SafeHtml {
+  const t = translated(ui.t);
   if (!body) {
-    return `<p class="error" role="alert" data-state="unreachable">${ui.t('console:status.unreachable')}</p>`;
+    return markup`<p class="error" role="alert" data-state="unreachable">${t('console:status.unreachable')}</p>`;
   }
   const { status = 'unknown', ...deps } = body;
   const ok = status === 'ready';
-  const items = Object.entries(deps)
-    .map(
-      ([name, state]) =>
-        `<li data-dependency="${escapeHtml(name)}">${escapeHtml(name)}: <span class="${state === 'ok' ? '' : 'error'}">${escapeHtml(state)}</span></li>`,
-    )
-    .join('');
-  return `<p data-state="${escapeHtml(status)}"${ok ? '' : ' class="error" role="alert"'}>${ui.t('console:status.state')}: <strong>${escapeHtml(status)}</strong></p><ul>${items}</ul>`;
+  const items = Object.entries(deps).map(
+    ([name, state]) =>
+      markup`<li data-dependency="${name}">${name}: <span class="${state === 'ok' ? '' : 'error'}">${state}</span></li>`,
+  );
+  return markup`<p data-state="${status}"${ok ? '' : markup` class="error" role="alert"`}>${t('console:status.state')}: <strong>${status}</strong></p><ul>${items}</ul>`;
 }
 
 /** GET /console/status (docs/console.md "Status"). */
@@ -96,7 +95,7 @@ export function statusPages({ router }: ConsolePages, sources: StatusSources): v
   router.get('/console/status', async function showStatus(ctx) {
     const c = consoleOf(ctx);
     const t = (key: string, vars: Record<string, unknown> = {}) =>
-      c.ui.t(`console:status.${key}`, vars);
+      c.t(`console:status.${key}`, vars);
     const [auth, api, keys, authCounts, apiCounts] = await Promise.all([
       sources.authReady(),
       apiReadiness(sources.apiUrl),
@@ -115,28 +114,27 @@ export function statusPages({ router }: ConsolePages, sources: StatusSources): v
           .map(
             (
               k,
-            ) => `<tr data-status="${k.status}"><td>${c.ui.t(`console:keys.state.${k.status}`)}</td>
-<td><code>${escapeHtml(k.kid)}</code></td><td>${escapeHtml(k.alg)}</td>
-<td>${k.status === 'active' ? t('keyAge', { age: durationText(c.ui, now - Date.parse(k.created_at)) }) : c.ui.t('console:keys.signsIn', { time: durationText(c.ui, Date.parse(k.activates_at) - now) })}</td>
+            ) => markup`<tr data-status="${k.status}"><td>${c.t(`console:keys.state.${k.status}`)}</td>
+<td><code>${k.kid}</code></td><td>${k.alg}</td>
+<td>${k.status === 'active' ? t('keyAge', { age: durationText(c.ui, now - Date.parse(k.created_at)) }) : c.t('console:keys.signsIn', { time: durationText(c.ui, Date.parse(k.activates_at) - now) })}</td>
 <td>${timeHtml(k.activates_at)}</td></tr>`,
           )
-          .join('')
       : '';
     const noNext = keys?.ok && !keys.body.items.some((k) => k.status === 'next');
     const counts = (name: 'auth' | 'api', value: Refusals | undefined) =>
-      `<tr data-app="${name}"><td>${t(`${name}Name`)}</td>${
+      markup`<tr data-app="${name}"><td>${t(`${name}Name`)}</td>${
         value
-          ? `<td>${value.serverErrors}</td><td>${value.rateLimited}</td>`
-          : `<td colspan="2" class="muted">${t('unreachable')}</td>`
+          ? markup`<td>${value.serverErrors}</td><td>${value.rateLimited}</td>`
+          : markup`<td colspan="2" class="muted">${t('unreachable')}</td>`
       }</tr>`;
     c.render(
-      c.ui.t('console:nav.status'),
-      `${c.notice()}
+      c.t('console:nav.status'),
+      markup`${c.notice()}
 <section aria-labelledby="status-auth"><h2 id="status-auth">${t('authName')}</h2>${readinessHtml(c.ui, auth.body)}</section>
 <section aria-labelledby="status-api"><h2 id="status-api">${t('apiName')}</h2>
-<p class="muted"><code>${escapeHtml(sources.apiUrl)}</code></p>${readinessHtml(c.ui, api)}</section>
+<p class="muted"><code>${sources.apiUrl}</code></p>${readinessHtml(c.ui, api)}</section>
 <section aria-labelledby="status-keys"><h2 id="status-keys">${t('keys')}</h2>
-${keys?.ok ? `<table><thead><tr><th>${c.ui.t('console:keys.column.status')}</th><th>${c.ui.t('console:keys.column.kid')}</th><th>${c.ui.t('console:keys.column.alg')}</th><th>${c.ui.t('console:keys.column.age')}</th><th>${c.ui.t('console:keys.column.activates')}</th></tr></thead><tbody>${keyRows}</tbody></table>${noNext ? `<p class="muted">${t('noNext')}</p>` : ''}` : `<p class="error">${t('keysUnavailable')}</p>`}</section>
+${keys?.ok ? markup`<table><thead><tr><th>${c.t('console:keys.column.status')}</th><th>${c.t('console:keys.column.kid')}</th><th>${c.t('console:keys.column.alg')}</th><th>${c.t('console:keys.column.age')}</th><th>${c.t('console:keys.column.activates')}</th></tr></thead><tbody>${keyRows}</tbody></table>${noNext ? markup`<p class="muted">${t('noNext')}</p>` : ''}` : markup`<p class="error">${t('keysUnavailable')}</p>`}</section>
 <section aria-labelledby="status-requests"><h2 id="status-requests">${t('requests')}</h2>
 <p class="muted">${t('recent', { minutes: RECENT_MINUTES })}</p>
 <table><thead><tr><th></th><th>${t('serverErrors')}</th><th>${t('rateLimited')}</th></tr></thead>

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { escapeHtml } from '../../../identity/ui/html.js';
+import { joinHtml, markup, type SafeHtml } from '../../../identity/ui/html.js';
 import { seg } from '../admin-api.js';
 import {
   apiError,
@@ -58,17 +58,17 @@ interface Factors {
 
 const userPath = (id: string) => `/console/users/${encodeURIComponent(id)}`;
 
-const list = (values: readonly string[]) => values.map((v) => escapeHtml(v)).join(', ');
+const list = (values: readonly string[]) => joinHtml(values, ', ');
 
 /** A button alone in its form (POST to `action`), `danger` for what cannot be undone. */
-const button = (c: ConsoleRequest, action: string, label: string, danger = false) =>
-  `<form method="post" action="${escapeHtml(action)}">${c.csrfField}<button type="submit"${danger ? ' class="danger"' : ''}>${label}</button></form>`;
+const button = (c: ConsoleRequest, action: string, label: SafeHtml, danger = false) =>
+  markup`<form method="post" action="${action}">${c.csrfField}<button type="submit"${danger ? markup` class="danger"` : ''}>${label}</button></form>`;
 
 /** /console/users (docs/console.md "Users"): search, create, and each user's account. */
 export function userPages({ router, form }: ConsolePages): void {
   router.get('/console/users', async function showUsers(ctx) {
     const c = consoleOf(ctx);
-    const { t } = c.ui;
+    const { t } = c;
     const q = searchTerm(ctx);
     const after = typeof ctx.query['after'] === 'string' ? ctx.query['after'] : undefined;
     const answer = await c.api.get<UserPage>('/admin/users', { q, after, limit: '50' });
@@ -76,7 +76,7 @@ export function userPages({ router, form }: ConsolePages): void {
       return c.render(t('console:nav.users'), apiError(answer), { section: 'users', status: 502 });
     }
     const next = answer.body.nextCursor
-      ? `<p><a href="/console/users?${new URLSearchParams({ ...(q ? { q } : {}), after: answer.body.nextCursor }).toString().replaceAll('&', '&amp;')}">${t('console:users.next')}</a></p>`
+      ? markup`<p><a href="/console/users?${new URLSearchParams({ ...(q ? { q } : {}), after: answer.body.nextCursor }).toString()}">${t('console:users.next')}</a></p>`
       : '';
     listPage(c, 'users', {
       q,
@@ -84,9 +84,7 @@ export function userPages({ router, form }: ConsolePages): void {
         t(`console:users.${column}`),
       ),
       rows: answer.body.items.map(
-        (
-          u,
-        ) => `<tr><td><a href="${userPath(u.id)}">${escapeHtml(u.email)}</a></td><td>${escapeHtml(u.name)}</td>
+        (u) => markup`<tr><td><a href="${userPath(u.id)}">${u.email}</a></td><td>${u.name}</td>
 <td>${list(u.roles)}</td><td>${u.disabledAt ? t('console:users.disabled', { at: timeText(u.disabledAt) }) : t('console:users.active')}</td><td>${timeHtml(u.createdAt)}</td></tr>`,
       ),
       after: next,
@@ -98,16 +96,16 @@ export function userPages({ router, form }: ConsolePages): void {
     ctx: Context,
     values: Record<string, string>,
     roles: string[],
-    problem = '',
+    problem: SafeHtml | '' = '',
     status = 200,
   ) {
     const c = consoleOf(ctx);
-    const { t } = c.ui;
+    const { t } = c;
     c.render(
       t('console:users.form.title'),
-      `${problem}<form method="post" action="/console/users">${c.csrfField}
-<label for="email">${t('console:users.form.email')}</label><input type="email" id="email" name="email" required value="${escapeHtml(values['email'])}">
-<label for="name">${t('console:users.form.name')}</label><input type="text" id="name" name="name" value="${escapeHtml(values['name'])}">
+      markup`${problem}<form method="post" action="/console/users">${c.csrfField}
+<label for="email">${t('console:users.form.email')}</label><input type="email" id="email" name="email" required value="${values['email']}">
+<label for="name">${t('console:users.form.name')}</label><input type="text" id="name" name="name" value="${values['name']}">
 <label for="password">${t('console:users.form.password')}</label><input type="password" id="password" name="password" autocomplete="new-password" required>
 <fieldset><legend>${t('console:users.form.roles')}</legend>${await roleBoxes(c, roles)}</fieldset>
 <button type="submit">${t('console:users.form.create')}</button></form>`,
@@ -133,14 +131,14 @@ export function userPages({ router, form }: ConsolePages): void {
   });
 
   /** A user's page: details, roles, the account's switches, factors, sessions and apps. */
-  async function userPage(ctx: Context, problem = '', status = 200) {
+  async function userPage(ctx: Context, problem: SafeHtml | '' = '', status = 200) {
     const c = consoleOf(ctx);
-    const { t } = c.ui;
+    const { t } = c;
     const answer = await c.api.get<UserView>(`/admin/users/${seg(ctx.params['id']!)}`);
     if (!answer.ok) {
       const message =
         answer.status === 404
-          ? `<p class="error">${t('console:users.detail.notFound')}</p>`
+          ? markup`<p class="error">${t('console:users.detail.notFound')}</p>`
           : apiError(answer);
       return c.render(t('console:nav.users'), message, {
         section: 'users',
@@ -156,43 +154,45 @@ export function userPages({ router, form }: ConsolePages): void {
     ]);
     const roles = problem ? formValues(ctx, 'roles') : user.roles;
     const factorList = factors.ok
-      ? `${
+      ? markup`${
           factors.body.items.length === 0
-            ? `<p class="muted">${t('console:users.detail.noFactors')}</p>`
-            : `<ul>${factors.body.items.map((f) => `<li>${escapeHtml(f.kind)}${f.name ? ` (${escapeHtml(f.name)})` : ''} · ${timeHtml(f.created_at)}</li>`).join('')}</ul>`
+            ? markup`<p class="muted">${t('console:users.detail.noFactors')}</p>`
+            : markup`<ul>${factors.body.items.map((f) => markup`<li>${f.kind}${f.name ? ` (${f.name})` : ''} · ${timeHtml(f.created_at)}</li>`)}</ul>`
         }<p class="muted">${t('console:users.detail.recoveryCodes', { left: factors.body.recovery_codes_remaining })}</p>
 ${button(c, `${path}/factors/reset`, t('console:users.detail.resetFactors'), true)}<p class="muted">${t('console:users.detail.resetFactorsExplain')}</p>`
       : apiError(factors);
     const sessionList = sessions.ok
-      ? `${
+      ? markup`${
           sessions.body.items.length === 0
-            ? `<p class="muted">${t('console:users.detail.noSessions')}</p>`
-            : `<table><thead><tr><th>${t('console:users.detail.signedIn')}</th><th>${t('console:users.detail.expires')}</th><th>${t('console:users.detail.methods')}</th><th>${t('console:users.detail.clients')}</th><th></th></tr></thead><tbody>
-${sessions.body.items
-  .map(
+            ? markup`<p class="muted">${t('console:users.detail.noSessions')}</p>`
+            : markup`<table><thead><tr><th>${t('console:users.detail.signedIn')}</th><th>${t('console:users.detail.expires')}</th><th>${t('console:users.detail.methods')}</th><th>${t('console:users.detail.clients')}</th><th></th></tr></thead><tbody>
+${joinHtml(
+  sessions.body.items.map(
     (s) =>
-      `<tr><td>${timeHtml(s.signed_in_at)}</td><td>${timeHtml(s.expires_at)}</td><td>${list(s.amr)}</td><td>${list(s.clients)}</td><td>${button(c, `${path}/sessions/${encodeURIComponent(s.id)}/end`, t('console:users.detail.end'), true)}</td></tr>`,
-  )
-  .join('\n')}</tbody></table>`
+      markup`<tr><td>${timeHtml(s.signed_in_at)}</td><td>${timeHtml(s.expires_at)}</td><td>${list(s.amr)}</td><td>${list(s.clients)}</td><td>${button(c, `${path}/sessions/${encodeURIComponent(s.id)}/end`, t('console:users.detail.end'), true)}</td></tr>`,
+  ),
+  '\n',
+)}</tbody></table>`
         }${button(c, `${path}/sessions/end`, t('console:users.detail.endAll'), true)}
 <h2>${t('console:users.detail.grants')}</h2>${
           sessions.body.grants.length === 0
-            ? `<p class="muted">${t('console:users.detail.noGrants')}</p>`
-            : `<table><thead><tr><th>${t('console:users.detail.client')}</th><th>${t('console:users.detail.scopes')}</th><th>${t('console:users.created')}</th><th>${t('console:users.detail.expires')}</th><th></th></tr></thead><tbody>
-${sessions.body.grants
-  .map(
+            ? markup`<p class="muted">${t('console:users.detail.noGrants')}</p>`
+            : markup`<table><thead><tr><th>${t('console:users.detail.client')}</th><th>${t('console:users.detail.scopes')}</th><th>${t('console:users.created')}</th><th>${t('console:users.detail.expires')}</th><th></th></tr></thead><tbody>
+${joinHtml(
+  sessions.body.grants.map(
     (g) =>
-      `<tr><td><a href="/console/clients/${encodeURIComponent(g.client_id)}"><code>${escapeHtml(g.client_id)}</code></a></td><td>${list(g.scopes)}</td><td>${timeHtml(g.created_at)}</td><td>${timeHtml(g.expires_at)}</td><td>${button(c, `${path}/grants/${encodeURIComponent(g.id)}/revoke`, t('console:users.detail.revoke'), true)}</td></tr>`,
-  )
-  .join('\n')}</tbody></table>`
+      markup`<tr><td><a href="/console/clients/${encodeURIComponent(g.client_id)}"><code>${g.client_id}</code></a></td><td>${list(g.scopes)}</td><td>${timeHtml(g.created_at)}</td><td>${timeHtml(g.expires_at)}</td><td>${button(c, `${path}/grants/${encodeURIComponent(g.id)}/revoke`, t('console:users.detail.revoke'), true)}</td></tr>`,
+  ),
+  '\n',
+)}</tbody></table>`
         }`
       : apiError(sessions);
     c.render(
-      escapeHtml(user.email),
-      `${c.notice()}<table><tbody>
-<tr><th>${t('console:users.detail.id')}</th><td><code>${escapeHtml(user.id)}</code></td></tr>
-<tr><th>${t('console:users.name')}</th><td>${escapeHtml(user.name)}</td></tr>
-<tr><th>${t('console:users.status')}</th><td>${user.disabledAt ? `<strong class="error">${t('console:users.disabled', { at: timeText(user.disabledAt) })}</strong>` : t('console:users.active')}</td></tr>
+      markup`${user.email}`,
+      markup`${c.notice()}<table><tbody>
+<tr><th>${t('console:users.detail.id')}</th><td><code>${user.id}</code></td></tr>
+<tr><th>${t('console:users.name')}</th><td>${user.name}</td></tr>
+<tr><th>${t('console:users.status')}</th><td>${user.disabledAt ? markup`<strong class="error">${t('console:users.disabled', { at: timeText(user.disabledAt) })}</strong>` : t('console:users.active')}</td></tr>
 <tr><th>${t('console:users.detail.verified')}</th><td>${user.emailVerifiedAt ? timeHtml(user.emailVerifiedAt) : t('console:users.detail.notVerified')}</td></tr>
 <tr><th>${t('console:users.created')}</th><td>${timeHtml(user.createdAt)}</td></tr>
 </tbody></table>
@@ -204,7 +204,7 @@ ${sessions.body.grants
 ${
   user.disabledAt
     ? button(c, `${path}/enable`, t('console:users.detail.enable'))
-    : `${button(c, `${path}/disable`, t('console:users.detail.disable'), true)}<p class="muted">${t('console:users.detail.disableExplain')}</p>`
+    : markup`${button(c, `${path}/disable`, t('console:users.detail.disable'), true)}<p class="muted">${t('console:users.detail.disableExplain')}</p>`
 }
 ${button(c, `${path}/password-reset`, t('console:users.detail.passwordReset'), true)}<p class="muted">${t('console:users.detail.passwordResetExplain')}</p>
 <h2>${t('console:users.detail.factors')}</h2>${factorList}
