@@ -8,6 +8,7 @@ import type { ClientMetadata } from 'oidc-provider';
 import type { AuditRepo } from '../../data/audit-repo.js';
 import type { CurrentProvider } from '../mfa/provider-access.js';
 import { htmlHeaders } from '../../kernel/security-headers.js';
+import { translated, type SafeHtml } from '../ui/html.js';
 import type { FactorChanges } from '../mfa/factor-changes.js';
 import { refusedOverLimit } from '../mfa/limit.js';
 import type { FactorRegistry } from '../mfa/factors.js';
@@ -85,24 +86,25 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
   /** The account page's language: Accept-Language, then the default. */
   const uiOf = (ctx: Context): Ui => deps.ui.of(ctx);
 
-  function html(ctx: Context, status: number, body: string, passkeyScript = false) {
+  function html(ctx: Context, status: number, body: SafeHtml, passkeyScript = false) {
     htmlHeaders(ctx, [], { passkeyScript, ui: uiOf(ctx) });
     ctx.status = status;
     ctx.type = 'html';
-    ctx.body = body;
+    ctx.body = body.toString();
   }
 
   /** The fresh user of this request, or undefined after answering with the sign-in page. */
   async function freshUser(ctx: Context, post: boolean): Promise<AccountUser | undefined> {
     const account = await accountOf(ctx);
     const ui = uiOf(ctx);
+    const t = translated(ui.t);
     if (!account || !account.fresh) {
       html(
         ctx,
         401,
         accountSignInPage(
           ui,
-          ui.t(account ? 'accountPage:signInAgain' : 'accountPage:signInToManage'),
+          t(account ? 'accountPage:signInAgain' : 'accountPage:signInToManage'),
         ),
       );
       return undefined;
@@ -111,7 +113,7 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
       post &&
       !constantTimeEqual(account.csrf, (ctx.request.body as Record<string, unknown>)?.['csrf'])
     ) {
-      html(ctx, 403, accountSignInPage(ui, ui.t('common:formExpired')));
+      html(ctx, 403, accountSignInPage(ui, t('common:formExpired')));
       return undefined;
     }
     return account;
@@ -124,9 +126,7 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
     const [factors, left, sections] = await Promise.all([
       deps.factors.factorsOf(user.id),
       deps.recoveryCodes.remaining(user.id),
-      Promise.all(
-        deps.factors.kinds.map((k) => k.accountSection?.(ui, user.id, account.csrf) ?? ''),
-      ),
+      Promise.all(deps.factors.kinds.map((k) => k.accountSection?.(ui, user.id, account.csrf))),
     ]);
     const totp = factors.find((f) => f.kind === 'totp');
     html(
@@ -138,8 +138,8 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
         totp: totp && { enrolledAt: totp.createdAt },
         recoveryCodesLeft: left,
         hasFactor: factors.length > 0,
-        sections: sections.filter(Boolean),
-        notice: notice && ui.t(notice),
+        sections: sections.filter((section) => section !== undefined),
+        notice: notice === undefined ? undefined : translated(ui.t)(notice),
       }),
       true,
     );
@@ -225,7 +225,8 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
     if (!enrolment) return ctx.redirect('/account');
     const counted = await deps.limiter.begin(ctx.ip, user.id);
     const ui = uiOf(ctx);
-    const page = (status: number, error: string) =>
+    const t = translated(ui.t);
+    const page = (status: number, error: SafeHtml) =>
       html(
         ctx,
         status,
@@ -246,13 +247,13 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
         account.enrolmentOwner,
       ))
     ) {
-      return page(400, ui.t('mfa:invalidCodeTime'));
+      return page(400, t('mfa:invalidCodeTime'));
     }
     await counted.succeeded();
     await deps.audit.record({ kind: 'mfa_enrolled', subject: user.id, detail: { factor: 'totp' } });
     const codes = await deps.factorChanges.enrolled(user.id, hadFactor);
     if (!codes) return showAccount(ctx, account, 'mfa:appOn');
-    html(ctx, 200, recoveryCodesPage(ui, codes, ui.t('mfa:appOn')));
+    html(ctx, 200, recoveryCodesPage(ui, codes, t('mfa:appOn')));
   });
 
   router.post('/account/totp/remove', form, async function removeTotp(ctx) {
@@ -285,6 +286,6 @@ export function accountRoutes(router: Router, deps: AccountDeps, form: Middlewar
     const codes = await deps.recoveryCodes.generate(user.id);
     await deps.audit.record({ kind: 'recovery_codes_generated', subject: user.id });
     const ui = uiOf(ctx);
-    html(ctx, 200, recoveryCodesPage(ui, codes, ui.t('accountPage:oldCodesGone')));
+    html(ctx, 200, recoveryCodesPage(ui, codes, translated(ui.t)('accountPage:oldCodesGone')));
   });
 }

@@ -23,6 +23,7 @@ import { formBody } from '../../kernel/form-body.js';
 import { ACCOUNT_CLIENT_ID } from '../mfa/index.js';
 import { createAccountOf, type AccountUser } from './account-page.js';
 import { htmlHeaders } from '../../kernel/security-headers.js';
+import { translated, type SafeHtml } from '../ui/html.js';
 import type { Translate, Ui, UiFactory } from '../ui/index.js';
 import {
   cancelEmailPage,
@@ -73,17 +74,17 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
   const form = formBody('16kb');
   const uiOf = (ctx: Context): Ui => parts.ui.of(ctx);
 
-  function html(ctx: Context, status: number, body: string) {
+  function html(ctx: Context, status: number, body: SafeHtml) {
     htmlHeaders(ctx, [], { ui: parts.ui.of(ctx) });
     ctx.status = status;
     ctx.type = 'html';
-    ctx.body = body;
+    ctx.body = body.toString();
   }
 
   /** The fresh user of this request, or undefined after answering with the sign-in page. */
   async function freshUser(ctx: Context, post: boolean): Promise<AccountUser | undefined> {
     const ui = uiOf(ctx);
-    const { t } = ui;
+    const t = translated(ui.t);
     const account = await accountOf(ctx);
     if (!account || !account.fresh) {
       const reason = t(account ? 'account:signInAgain' : 'account:signInFirst');
@@ -101,10 +102,10 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
   async function currentPasswordOk(
     ctx: Context,
     account: AccountUser,
-    refuse: (status: number, error: string) => void,
+    refuse: (status: number, error: SafeHtml) => void,
   ): Promise<boolean> {
     const ui = uiOf(ctx);
-    const { t } = ui;
+    const t = translated(ui.t);
     const attempt = await parts.signInLimiter.begin(ctx.ip, account.user.email);
     if (attempt.retryAfter > 0) {
       ctx.set('Retry-After', String(attempt.retryAfter));
@@ -162,8 +163,8 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
     const account = await freshUser(ctx, true);
     if (!account) return;
     const ui = uiOf(ctx);
-    const { t } = ui;
-    const refuse = (status: number, error: string) =>
+    const t = translated(ui.t);
+    const refuse = (status: number, error: SafeHtml) =>
       html(ctx, status, passwordPage(ui, { csrf: account.csrf, error }));
     if (!(await currentPasswordOk(ctx, account, refuse))) return;
     const { user } = account;
@@ -175,7 +176,7 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
     }
     await parts.endCredentials(user.id, { keep: ctx });
     await parts.audit.record({ kind: 'password_changed', subject: user.id });
-    await notify(user.email, t, 'passwordMail', { email: user.email, at: stamp() });
+    await notify(user.email, ui.t, 'passwordMail', { email: user.email, at: stamp() });
     html(ctx, 200, messagePage(ui, t('account:passwordTitle'), t('account:passwordChanged')));
   });
 
@@ -189,9 +190,9 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
     const account = await freshUser(ctx, true);
     if (!account) return;
     const ui = uiOf(ctx);
-    const { t } = ui;
+    const t = translated(ui.t);
     const typed = field(ctx, 'email');
-    const refuse = (status: number, error: string) =>
+    const refuse = (status: number, error: SafeHtml) =>
       html(ctx, status, emailPage(ui, { csrf: account.csrf, email: typed, error }));
     const parsed = emailSchema.safeParse(typed);
     if (!parsed.success) return refuse(400, t('account:emailInvalid'));
@@ -226,16 +227,16 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
       await parts.mailer.send(
         {
           to: address,
-          subject: t('account:emailMailSubject'),
-          text: t('account:emailMailText', { email: address, link, minutes, ...text }),
+          subject: ui.t('account:emailMailSubject'),
+          text: ui.t('account:emailMailText', { email: address, link, minutes, ...text }),
         },
         { trx },
       );
       await parts.mailer.send(
         {
           to: user.email,
-          subject: t('account:emailNoticeSubject'),
-          text: t('account:emailNoticeText', {
+          subject: ui.t('account:emailNoticeSubject'),
+          text: ui.t('account:emailNoticeText', {
             from: user.email,
             to: address,
             at: stamp(),
@@ -261,7 +262,7 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
 
   router.get('/account/email/confirm', async function showEmailConfirm(ctx) {
     const ui = uiOf(ctx);
-    const { t } = ui;
+    const t = translated(ui.t);
     const token = typeof ctx.query['token'] === 'string' ? ctx.query['token'] : '';
     const grant = await parts.accountTokens.peek('email_change', token);
     if (!grant?.email)
@@ -275,7 +276,7 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
 
   router.post('/account/email/confirm', form, async function confirmEmailChange(ctx) {
     const ui = uiOf(ctx);
-    const { t } = ui;
+    const t = translated(ui.t);
     const invalid = (status: number, key: string) =>
       html(ctx, status, messagePage(ui, t('account:confirmTitle'), t(key)));
     const grant = await parts.accountTokens.consume('email_change', field(ctx, 'token'));
@@ -296,7 +297,7 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
       subject: user.id,
       detail: { from: user.email, to: changed.email },
     });
-    await notify(user.email, t, 'emailChangedMail', {
+    await notify(user.email, ui.t, 'emailChangedMail', {
       from: user.email,
       to: changed.email,
       at: stamp(),
@@ -316,7 +317,7 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
   // Cancel from the old address: a GET shows a button (scanners prefetch), the POST cancels.
   router.get('/account/email/cancel', async function showEmailCancel(ctx) {
     const ui = uiOf(ctx);
-    const { t } = ui;
+    const t = translated(ui.t);
     const token = typeof ctx.query['token'] === 'string' ? ctx.query['token'] : '';
     const grant = await parts.accountTokens.peek('email_change_cancel', token);
     const user = grant && (await parts.accounts.findById(grant.userId));
@@ -327,7 +328,7 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
 
   router.post('/account/email/cancel', form, async function cancelEmailChange(ctx) {
     const ui = uiOf(ctx);
-    const { t } = ui;
+    const t = translated(ui.t);
     const grant = await parts.accountTokens.consume('email_change_cancel', field(ctx, 'token'));
     const user = grant && (await parts.accounts.findById(grant.userId));
     if (!grant?.email || !user)
@@ -343,7 +344,7 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
   });
 
   // Sessions and apps.
-  async function showSessions(ctx: Context, account: AccountUser, notice?: string) {
+  async function showSessions(ctx: Context, account: AccountUser, notice?: SafeHtml) {
     const ui = uiOf(ctx);
     const current = (await parts.host.current.Session.get(ctx)).uid;
     const { sessions, grants, names } = await sessionsAndGrants(account.user.id);
@@ -380,7 +381,7 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
     const account = await freshUser(ctx, true);
     if (!account) return;
     const ui = uiOf(ctx);
-    const { t } = ui;
+    const t = translated(ui.t);
     const uid = field(ctx, 'session');
     const current = (await parts.host.current.Session.get(ctx)).uid;
     const ended = await parts.userSessions.endSession(account.user.id, uid);
@@ -410,14 +411,14 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
       subject: account.user.id,
       detail: { by: 'user' },
     });
-    await showSessions(ctx, account, uiOf(ctx).t('account:sessionsEndedOthers'));
+    await showSessions(ctx, account, translated(uiOf(ctx).t)('account:sessionsEndedOthers'));
   });
 
   router.post('/account/apps/revoke', form, async function revokeApp(ctx) {
     const account = await freshUser(ctx, true);
     if (!account) return;
     const ui = uiOf(ctx);
-    const { t } = ui;
+    const t = translated(ui.t);
     const grantId = field(ctx, 'grant');
     if (!(await parts.userSessions.revokeGrant(account.user.id, grantId))) {
       await showSessions(ctx, account, t('account:gone'));
@@ -506,7 +507,7 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
     const account = await freshUser(ctx, true);
     if (!account) return;
     const ui = uiOf(ctx);
-    const { t } = ui;
+    const t = translated(ui.t);
     const { user } = account;
     if (!sameAddress(field(ctx, 'confirm_email'), user.email))
       return html(
@@ -523,7 +524,7 @@ export function selfServiceRoutes(router: Router, parts: SelfServiceParts): void
       subject: user.id,
       detail: { by: 'user', ...closure },
     });
-    await notify(user.email, t, 'closedMail', { email: user.email, at: stamp() });
+    await notify(user.email, ui.t, 'closedMail', { email: user.email, at: stamp() });
     html(ctx, 200, messagePage(ui, t('account:closeTitle'), t('account:closed'), false));
   });
 }

@@ -1,31 +1,31 @@
-import { asHtml, page, type PageHtml } from '../interactions/views.js';
+import { page } from '../interactions/views.js';
 import { markup, joinHtml, translated, type SafeHtml, type TranslateHtml } from '../ui/html.js';
 import type { Ui } from '../ui/index.js';
 
 /** Self-service pages of the account (README "Your account"); `t` output is HTML-safe. */
 const hidden = (csrf: string) => markup`<input type="hidden" name="csrf" value="${csrf}">`;
-const errorLine = (error: PageHtml | undefined) =>
-  error ? markup`<p class="error" role="alert">${asHtml(error)}</p>` : '';
-const noticeLine = (notice: PageHtml | undefined) =>
-  notice ? markup`<p role="status">${asHtml(notice)}</p>` : '';
+const errorLine = (error: SafeHtml | undefined) =>
+  error ? markup`<p class="error" role="alert">${error}</p>` : '';
+const noticeLine = (notice: SafeHtml | undefined) =>
+  notice ? markup`<p role="status">${notice}</p>` : '';
 const back = (t: TranslateHtml) => markup`<p><a href="/account">${t('account:back')}</a></p>`;
 const day = (at: Date | null) => (at ? at.toISOString().slice(0, 16).replace('T', ' ') : '-');
 
 /** `error` and `notice` below are translated text (HTML-safe). */
-export function signInAgainPage(ui: Ui, reason: PageHtml): string {
+export function signInAgainPage(ui: Ui, reason: SafeHtml): SafeHtml {
   const t = translated(ui.t);
   return page(
     ui,
     t('account:title'),
-    markup`<p>${asHtml(reason)}</p>
+    markup`<p>${reason}</p>
 <p><a href="/account/sign-in">${t('account:signIn')}</a></p>`,
   );
 }
 
 export function passwordPage(
   ui: Ui,
-  input: { csrf: string; error?: PageHtml | undefined },
-): string {
+  input: { csrf: string; error?: SafeHtml | undefined },
+): SafeHtml {
   const t = translated(ui.t);
   return page(
     ui,
@@ -46,10 +46,10 @@ export function emailPage(
   input: {
     csrf: string;
     email?: string;
-    error?: PageHtml | undefined;
-    notice?: PageHtml | undefined;
+    error?: SafeHtml | undefined;
+    notice?: SafeHtml | undefined;
   },
-): string {
+): SafeHtml {
   const t = translated(ui.t);
   return page(
     ui,
@@ -66,7 +66,7 @@ ${back(t)}`,
 }
 
 /** GET of a mailed link: a button, so a scanner's prefetch uses nothing up. */
-export function confirmEmailPage(ui: Ui, input: { token: string; email: string }): string {
+export function confirmEmailPage(ui: Ui, input: { token: string; email: string }): SafeHtml {
   const t = translated(ui.t);
   return page(
     ui,
@@ -82,7 +82,7 @@ export function confirmEmailPage(ui: Ui, input: { token: string; email: string }
 export function cancelEmailPage(
   ui: Ui,
   input: { token: string; from: string; to: string },
-): string {
+): SafeHtml {
   const t = translated(ui.t);
   return page(
     ui,
@@ -95,7 +95,7 @@ export function cancelEmailPage(
 }
 
 /** After a cancel: whoever asked knows the password, so the way to a new one is shown. */
-export function emailCancelledPage(ui: Ui, email: string): string {
+export function emailCancelledPage(ui: Ui, email: string): SafeHtml {
   const t = translated(ui.t);
   return page(
     ui,
@@ -105,9 +105,9 @@ export function emailCancelledPage(ui: Ui, email: string): string {
   );
 }
 
-export function messagePage(ui: Ui, title: PageHtml, message: PageHtml, link = true): string {
+export function messagePage(ui: Ui, title: SafeHtml, message: SafeHtml, link = true): SafeHtml {
   const t = translated(ui.t);
-  return page(ui, title, markup`<p role="status">${asHtml(message)}</p>${link ? back(t) : ''}`);
+  return page(ui, title, markup`<p role="status">${message}</p>${link ? back(t) : ''}`);
 }
 
 export interface SessionView {
@@ -130,9 +130,9 @@ export function sessionsPage(
     csrf: string;
     sessions: SessionView[];
     grants: GrantView[];
-    notice?: PageHtml | undefined;
+    notice?: SafeHtml | undefined;
   },
-): string {
+): SafeHtml {
   const t = translated(ui.t);
   const sessions = input.sessions.map(
     (
@@ -160,7 +160,7 @@ ${back(t)}`,
   );
 }
 
-export function closePage(ui: Ui, input: { csrf: string; error?: PageHtml | undefined }): string {
+export function closePage(ui: Ui, input: { csrf: string; error?: SafeHtml | undefined }): SafeHtml {
   const t = translated(ui.t);
   return page(
     ui,

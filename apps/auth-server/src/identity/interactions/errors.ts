@@ -4,7 +4,7 @@ import type { UiFactory } from '../ui/index.js';
 import { AuthServerError } from '../../kernel/errors.js';
 import { htmlHeaders } from '../../kernel/security-headers.js';
 import { isUnavailable, RETRY_AFTER_SECONDS } from '../../kernel/unavailable.js';
-import { markup } from '../ui/html.js';
+import { markup, translated } from '../ui/html.js';
 import { messagePage } from './views.js';
 
 /** Interaction pages answer HTML errors; an expired or foreign interaction is a 400, not a 500. */
@@ -25,7 +25,7 @@ export function interactionErrors(logger: Logger, uiFactory: UiFactory): Middlew
       if (unavailable) logger.warn({ err: error, path: ctx.path }, 'dependency unavailable');
       else if (status >= 500) logger.error({ err: error, path: ctx.path }, 'interaction failed');
       const ui = uiFactory.of(ctx);
-      const { t } = ui;
+      const t = translated(ui.t);
       htmlHeaders(ctx, [], { ui });
       // Fail closed and say so: a 503 with Retry-After, never an unchecked login.
       if (unavailable) ctx.set('Retry-After', RETRY_AFTER_SECONDS);
@@ -43,7 +43,7 @@ export function interactionErrors(logger: Logger, uiFactory: UiFactory): Middlew
                 ? t(error.uiText.key, error.uiText.values ?? {})
                 : markup`${error.message}`
               : t('common:interactionExpired'),
-      );
+      ).toString();
     }
   };
 }

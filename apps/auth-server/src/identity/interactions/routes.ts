@@ -10,6 +10,7 @@ import { AMR, type MfaStep } from '../mfa/index.js';
 import type { ProviderHost } from '../../oauth/provider-host.js';
 import { formBody } from '../../kernel/form-body.js';
 import { htmlHeaders, httpOrigins } from '../../kernel/security-headers.js';
+import { translated } from '../ui/html.js';
 import { passkeySignIn } from '../mfa/passkeys-views.js';
 import type { AuthConfig } from '../../kernel/config.js';
 import type { Ui, UiFactory } from '../ui/index.js';
@@ -86,7 +87,7 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
     }
     const client = await host.current.Client.find(String(interaction.params['client_id']));
     const ui = uiOf(ctx, interaction);
-    const { t } = ui;
+    const t = translated(ui.t);
     const clientName = clientDisplayName(ui, client);
     const csrf = csrfToken(deps.csrfKey, interaction.uid);
     const isLogin = interaction.prompt.name === 'login';
@@ -108,7 +109,7 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
         signupHref: signupOffered(deps.selfService, client?.metadata())
           ? `/signup?interaction=${uid}`
           : undefined,
-      });
+      }).toString();
       return;
     }
     if (interaction.prompt.name === 'consent') {
@@ -134,10 +135,14 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
         clientHost: clientHostOf(client),
         scopes: [...new Set(scopes)],
         details: details.rar && authorizationDetailItems(ui, details.rar),
-      });
+      }).toString();
       return;
     }
-    ctx.body = messagePage(ui, t('signin:unsupportedTitle'), t('signin:unsupportedStep'));
+    ctx.body = messagePage(
+      ui,
+      t('signin:unsupportedTitle'),
+      t('signin:unsupportedStep'),
+    ).toString();
   }
 
   type Details = Awaited<ReturnType<typeof details>>;
@@ -171,7 +176,8 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
     const ui = uiOf(ctx, interaction);
     htmlHeaders(ctx, [], { ui });
     ctx.status = 403;
-    ctx.body = messagePage(ui, ui.t('common:requestRefused'), ui.t('common:formExpired'));
+    const t = translated(ui.t);
+    ctx.body = messagePage(ui, t('common:requestRefused'), t('common:formExpired')).toString();
     return false;
   }
 

@@ -1,14 +1,6 @@
 import { paymentDetailOf, type AuthorizationDetail } from '@portcullis/claims';
-import { markup, SafeHtml, translated, unsafeHtml } from '../ui/html.js';
+import { markup, translated, unsafeHtml, type SafeHtml } from '../ui/html.js';
 import type { Brand, Ui } from '../ui/index.js';
-
-/**
- * Markup handed in by a caller that builds strings: a `ui.t(...)` result (i18next escapes its
- * values) or oidc-provider's form. SafeHtml passes as is; a string is trusted as before.
- */
-export type PageHtml = SafeHtml | string;
-export const asHtml = (value: PageHtml | undefined): SafeHtml =>
-  value instanceof SafeHtml ? value : unsafeHtml(value ?? '');
 
 /** The layout's CSS; colours are the brand's (validated hex, config.ts), no other value comes in. */
 const style = (brand: Brand) =>
@@ -25,26 +17,26 @@ ul{padding-left:20px}code{font-size:1.4em;letter-spacing:.1em}`);
 
 /**
  * Every page: `ui` gives its language (`<html lang>`) and the brand (name, logo, colours);
- * `title` is HTML-safe text (a `ui.t(...)` result), `body` is HTML. The result is the response body:
- * send it with `htmlHeaders(ctx, formTargets, { ui })` so the CSP allows the logo.
+ * `title` and `body` are markup (`translated(ui.t)(…)`, ``markup`…` ``). The result, as a
+ * string, is the response body: send it with `htmlHeaders(ctx, formTargets, { ui })` so the
+ * CSP allows the logo.
  */
-export function page(ui: Ui, title: PageHtml, body: PageHtml): string {
+export function page(ui: Ui, title: SafeHtml, body: SafeHtml): SafeHtml {
   const { brand } = ui;
-  const heading = asHtml(title);
   const logo = brand.logoUrl ? markup`<img src="${brand.logoUrl}" alt="">` : '';
   return markup`<!DOCTYPE html>
 <html lang="${ui.language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${heading} – ${brand.productName}</title><style>${style(brand)}</style></head>
+<title>${title} – ${brand.productName}</title><style>${style(brand)}</style></head>
 <body><header>${logo}<span>${brand.productName}</span></header>
-<main><h1>${heading}</h1>
-${asHtml(body)}
-</main></body></html>`.toString();
+<main><h1>${title}</h1>
+${body}
+</main></body></html>`;
 }
 
-const errorLine = (error: PageHtml | undefined) =>
-  error ? markup`<p class="error" role="alert">${asHtml(error)}</p>` : '';
+const errorLine = (error: SafeHtml | undefined) =>
+  error ? markup`<p class="error" role="alert">${error}</p>` : '';
 
-/** `error`: HTML-safe text (a `ui.t(...)` result). */
+/** `error`: HTML-safe text (a `translated(ui.t)(…)` result). */
 export function loginPage(
   ui: Ui,
   input: {
@@ -52,14 +44,14 @@ export function loginPage(
     csrf: string;
     clientName: string;
     email?: string | undefined;
-    error?: PageHtml | undefined;
+    error?: SafeHtml | undefined;
     /** "Sign in with a passkey": its form and script (mfa/passkeys-views.ts). */
     passkey?: SafeHtml | undefined;
     /** Where "Forgot password?" and (when sign-up is open) "Create an account" lead. */
     forgotPasswordHref: string;
     signupHref?: string | undefined;
   },
-): string {
+): SafeHtml {
   const t = translated(ui.t);
   const signup = input.signupHref
     ? markup`<p><a href="${input.signupHref}">${t('signin:createAccount')}</a></p>`
@@ -89,10 +81,9 @@ export const scopeKey = (scope: string) => scope.replace(/\*$/, 'all').replace(/
 
 /** A scope in words, with its name; an unknown one by its name only. */
 function scopeItem(ui: Ui, scope: string): SafeHtml {
-  const words = ui.t(`consent:scopes.${scopeKey(scope)}`, { defaultValue: '' });
+  const words = translated(ui.t)(`consent:scopes.${scopeKey(scope)}`, { defaultValue: '' });
   const name = markup`<code class="muted">${scope}</code>`;
-  // A translation: HTML-safe (i18n.ts).
-  return words ? markup`<li>${unsafeHtml(words)} ${name}</li>` : markup`<li>${name}</li>`;
+  return words.toString() ? markup`<li>${words} ${name}</li>` : markup`<li>${name}</li>`;
 }
 
 /** An amount in minor units as the page's language writes it (`1250`, EUR → `€12.50`). */
@@ -128,7 +119,7 @@ export function consentPage(
     /** RFC 9396 details in words (authorizationDetailItems), shown above the scopes. */
     details?: SafeHtml[] | undefined;
   },
-): string {
+): SafeHtml {
   const t = translated(ui.t);
   const items = input.scopes.map((s) => scopeItem(ui, s));
   const details = input.details?.length
@@ -153,13 +144,13 @@ export function consentPage(
 }
 
 /** `form` is the user-code form (oauth/device-complete-uri.ts), trusted HTML; `error` HTML-safe. */
-export function deviceInputPage(ui: Ui, form: PageHtml, error?: PageHtml): string {
+export function deviceInputPage(ui: Ui, form: SafeHtml, error?: SafeHtml): SafeHtml {
   const t = translated(ui.t);
   return page(
     ui,
     t('device:inputTitle'),
     markup`<p>${t('device:enterCode')}</p>${errorLine(error)}
-${asHtml(form)}
+${form}
 <button type="submit" form="op.deviceInputForm">${t('common:continue')}</button>`,
   );
 }
@@ -167,10 +158,10 @@ ${asHtml(form)}
 /** `form`: oidc-provider's confirm form (trusted HTML). */
 export function deviceConfirmPage(
   ui: Ui,
-  form: PageHtml,
+  form: SafeHtml,
   clientName: string,
   userCode: string,
-): string {
+): SafeHtml {
   const t = translated(ui.t);
   return page(
     ui,
@@ -178,26 +169,26 @@ export function deviceConfirmPage(
     markup`<p>${t('device:wantsToSignIn', { client: clientName })}</p>
 <p><code>${userCode}</code></p>
 <p class="muted">${t('device:ifNot')}</p>
-${asHtml(form)}
+${form}
 <button type="submit" form="op.deviceConfirmForm">${t('common:continue')}</button>
 <button type="submit" form="op.deviceConfirmForm" name="abort" value="yes">${t('device:abort')}</button>`,
   );
 }
 
 /** RP-initiated logout: oidc-provider's hidden form (trusted HTML), and our buttons for it. */
-export function logoutPage(ui: Ui, form: PageHtml): string {
+export function logoutPage(ui: Ui, form: SafeHtml): SafeHtml {
   const t = translated(ui.t);
   return page(
     ui,
     t('signin:logout.title'),
     markup`<p>${t('signin:logout.question')}</p>
-${asHtml(form)}
+${form}
 <button type="submit" form="op.logoutForm" name="logout" value="yes">${t('signin:logout.yes')}</button>
 <button type="submit" form="op.logoutForm">${t('signin:logout.no')}</button>`,
   );
 }
 
-/** `title` and `message`: HTML-safe text (`ui.t(...)` results). */
-export function messagePage(ui: Ui, title: PageHtml, message: PageHtml): string {
-  return page(ui, title, markup`<p>${asHtml(message)}</p>`);
+/** `title` and `message`: HTML-safe text (`translated(ui.t)(…)` results). */
+export function messagePage(ui: Ui, title: SafeHtml, message: SafeHtml): SafeHtml {
+  return page(ui, title, markup`<p>${message}</p>`);
 }

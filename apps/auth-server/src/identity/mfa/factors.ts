@@ -1,3 +1,4 @@
+import type { SafeHtml } from '../ui/html.js';
 import type { Ui } from '../ui/index.js';
 /** The second-factor kinds (app, passkeys); recovery codes stand in for one and are not a kind. */
 export interface FactorSummary {
@@ -15,12 +16,17 @@ export interface FactorKind {
   list(userId: string): Promise<FactorSummary[]>;
   /** Removes every factor of this kind the user has; returns how many. */
   removeAll(userId: string): Promise<number>;
-  /** HTML offering this kind on the factor page when the user has one; trusted, not escaped. */
-  signInForm?(input: { uid: string; csrf: string; userId: string; ui: Ui }): Promise<string>;
-  /** HTML setting this kind up on the factor page, for a user with no factor yet; trusted. */
-  setupForm?(input: { uid: string; csrf: string; userId: string; ui: Ui }): Promise<string>;
-  /** HTML of this kind's section of the account page (forms carry `csrf`); trusted. */
-  accountSection?(ui: Ui, userId: string, csrf: string): Promise<string>;
+  /** Markup offering this kind on the factor page when the user has one; undefined: none. */
+  signInForm?(input: {
+    uid: string;
+    csrf: string;
+    userId: string;
+    ui: Ui;
+  }): Promise<SafeHtml | undefined>;
+  /** Markup setting this kind up on the factor page, for a user with no factor yet. */
+  setupForm?(input: { uid: string; csrf: string; userId: string; ui: Ui }): Promise<SafeHtml>;
+  /** Markup of this kind's section of the account page (forms carry `csrf`). */
+  accountSection?(ui: Ui, userId: string, csrf: string): Promise<SafeHtml>;
 }
 
 export interface FactorRegistry {

@@ -1,4 +1,5 @@
 import type { PasskeysRepo } from '../../data/passkeys-repo.js';
+import { markup, translated } from '../ui/html.js';
 import type { FactorKind } from './factors.js';
 import {
   passkeyScriptTag,
@@ -22,11 +23,12 @@ export function createPasskeyFactor(repo: PasskeysRepo): FactorKind {
     },
     removeAll: (userId) => repo.removeAll(userId),
     async signInForm(input) {
-      if ((await repo.listByUser(input.userId)).length === 0) return '';
-      return `${passkeySignInForm(input.ui, input.uid, input.csrf, input.ui.t('mfa:usePasskey'))}\n${passkeyScriptTag}`;
+      if ((await repo.listByUser(input.userId)).length === 0) return undefined;
+      const label = translated(input.ui.t)('mfa:usePasskey');
+      return markup`${passkeySignInForm(input.ui, input.uid, input.csrf, label)}\n${passkeyScriptTag}`;
     },
     async setupForm(input) {
-      return `${passkeySetupForm(input.ui, input.uid, input.csrf)}\n${passkeyScriptTag}`;
+      return markup`${passkeySetupForm(input.ui, input.uid, input.csrf)}\n${passkeyScriptTag}`;
     },
     async accountSection(ui, userId, csrf) {
       return passkeysSection(ui, await repo.listByUser(userId), csrf);

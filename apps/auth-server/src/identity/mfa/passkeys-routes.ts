@@ -9,8 +9,8 @@ import type { AuditRepo } from '../../data/audit-repo.js';
 import type { PasskeysRepo } from '../../data/passkeys-repo.js';
 import { formBody } from '../../kernel/form-body.js';
 import { htmlHeaders } from '../../kernel/security-headers.js';
-import { asHtml, page } from '../interactions/views.js';
-import { markup, translated } from '../ui/html.js';
+import { page } from '../interactions/views.js';
+import { markup, translated, type SafeHtml } from '../ui/html.js';
 import type { FactorChanges } from './factor-changes.js';
 import {
   PasskeyError,
@@ -76,15 +76,14 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
   const uiOf = (ctx: Context, interaction?: Interaction): Ui =>
     deps.ui.of(ctx, interaction?.params['ui_locales']);
 
-  /** `description`: text the page script shows (a `ui.t(...)` result). */
+  /** `description`: text the page script shows (a `ui.t(…)` result, not HTML). */
   function jsonError(ctx: Context, status: number, description: string) {
     ctx.status = status;
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { error: 'invalid_request', error_description: description };
   }
 
-  /** `message`: HTML-safe text (a `ui.t(...)` result). */
-  function failurePage(ctx: Context, ui: Ui, status: number, message: string, back: string) {
+  function failurePage(ctx: Context, ui: Ui, status: number, message: SafeHtml, back: string) {
     htmlHeaders(ctx, [], { ui });
     ctx.status = status;
     ctx.type = 'html';
@@ -92,12 +91,14 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
     ctx.body = page(
       ui,
       t('mfa:passkey.notAccepted'),
-      markup`<p class="error" role="alert">${asHtml(message)}</p><p><a href="${back}">${t('common:goBack')}</a></p>`,
-    );
+      markup`<p class="error" role="alert">${message}</p><p><a href="${back}">${t('common:goBack')}</a></p>`,
+    ).toString();
   }
 
   const errorText = (ui: Ui, error: PasskeyError) =>
     ui.t(error.uiText!.key, error.uiText!.values ?? {});
+  const errorHtml = (ui: Ui, error: PasskeyError) =>
+    translated(ui.t)(error.uiText!.key, error.uiText!.values ?? {});
 
   router.get(PASSKEY_SCRIPT_PATH, function passkeyScript(ctx) {
     ctx.type = 'text/javascript; charset=utf-8';
@@ -128,7 +129,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
     const back = `/interaction/${interaction.uid}`;
     const ui = uiOf(ctx, interaction);
     if (!deps.checkCsrf(interaction.uid, field(ctx, 'csrf'))) {
-      failurePage(ctx, ui, 403, ui.t('common:formExpired'), back);
+      failurePage(ctx, ui, 403, translated(ui.t)('common:formExpired'), back);
       return;
     }
     if (interaction.prompt.name !== 'login') ctx.throw(400, 'not a login step');
@@ -154,7 +155,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
         ...(pending ? { subject: pending } : {}),
         detail: { reason: error.code, ip: ctx.ip },
       });
-      failurePage(ctx, ui, error.status, errorText(ui, error), back);
+      failurePage(ctx, ui, error.status, errorHtml(ui, error), back);
     }
   });
 
@@ -192,12 +193,12 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
     const back = `/interaction/${interaction.uid}`;
     const ui = uiOf(ctx, interaction);
     if (!deps.checkCsrf(interaction.uid, field(ctx, 'csrf'))) {
-      failurePage(ctx, ui, 403, ui.t('common:formExpired'), back);
+      failurePage(ctx, ui, 403, translated(ui.t)('common:formExpired'), back);
       return;
     }
     const user = await setupUser(interaction);
     if (!user) {
-      failurePage(ctx, ui, 400, ui.t('mfa:passkey.noSetup'), back);
+      failurePage(ctx, ui, 400, translated(ui.t)('mfa:passkey.noSetup'), back);
       return;
     }
     try {
@@ -221,7 +222,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
       });
     } catch (error) {
       if (!(error instanceof PasskeyError)) throw error;
-      failurePage(ctx, ui, error.status, errorText(ui, error), back);
+      failurePage(ctx, ui, error.status, errorHtml(ui, error), back);
     }
   });
 
@@ -233,7 +234,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
     if (account && constantTimeEqual(account.csrf, field(ctx, 'csrf'))) return account.user;
     const ui = uiOf(ctx);
     if (json) jsonError(ctx, 403, ui.t('mfa:passkey.signInAgain'));
-    else failurePage(ctx, ui, 403, ui.t('mfa:passkey.signInAgain'), '/account');
+    else failurePage(ctx, ui, 403, translated(ui.t)('mfa:passkey.signInAgain'), '/account');
     return undefined;
   }
 
@@ -278,7 +279,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
       htmlHeaders(ctx, [], { ui });
       ctx.status = 200;
       ctx.type = 'html';
-      ctx.body = codes
+      const body = codes
         ? recoveryCodesPage(ui, codes, ready)
         : page(
             ui,
@@ -286,10 +287,11 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
             markup`<p role="status">${ready}</p>
 <p><a href="/account">${t('mfa:passkey.backToAccount')}</a></p>`,
           );
+      ctx.body = body.toString();
     } catch (error) {
       if (!(error instanceof PasskeyError)) throw error;
       const ui = uiOf(ctx);
-      failurePage(ctx, ui, error.status, errorText(ui, error), '/account');
+      failurePage(ctx, ui, error.status, errorHtml(ui, error), '/account');
     }
   });
 
@@ -303,14 +305,14 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
         ctx,
         ui,
         400,
-        ui.t('mfa:passkey.nameLength', { max: PASSKEY_NAME_MAX }),
+        translated(ui.t)('mfa:passkey.nameLength', { max: PASSKEY_NAME_MAX }),
         '/account',
       );
       return;
     }
     if (!(await deps.repo.rename(user.id, String(ctx.params['id']), name))) {
       const ui = uiOf(ctx);
-      failurePage(ctx, ui, 404, ui.t('mfa:passkey.noSuch'), '/account');
+      failurePage(ctx, ui, 404, translated(ui.t)('mfa:passkey.noSuch'), '/account');
       return;
     }
     backToAccount(ctx);
@@ -322,7 +324,7 @@ export function passkeyRoutes(router: Router, deps: PasskeyRouteDeps): void {
     const id = String(ctx.params['id']);
     if (!(await deps.repo.remove(user.id, id))) {
       const ui = uiOf(ctx);
-      failurePage(ctx, ui, 404, ui.t('mfa:passkey.noSuch'), '/account');
+      failurePage(ctx, ui, 404, translated(ui.t)('mfa:passkey.noSuch'), '/account');
       return;
     }
     await deps.audit.record({ kind: 'passkey_removed', subject: user.id, detail: { passkey: id } });

@@ -1,5 +1,4 @@
 import type { Passkey } from '../../data/passkeys-repo.js';
-import { asHtml, type PageHtml } from '../interactions/views.js';
 import { markup, joinHtml, translated, type SafeHtml } from '../ui/html.js';
 import type { Ui } from '../ui/index.js';
 import { PASSKEY_NAME_MAX } from './passkeys.js';
@@ -16,8 +15,8 @@ function passkeyForm(
     action: string;
     optionsAction: string;
     csrf: string;
-    /** HTML-safe text (a `ui.t(...)` result). */
-    label: PageHtml;
+    /** HTML-safe text (a `translated(ui.t)(…)` result). */
+    label: SafeHtml;
     fields?: SafeHtml;
   },
 ): SafeHtml {
@@ -29,13 +28,13 @@ function passkeyForm(
   return markup`<form method="post" action="${input.action}" data-passkey="${input.kind}" data-options="${input.optionsAction}">
 <input type="hidden" name="csrf" value="${input.csrf}">
 <input type="hidden" name="response" value="">${input.fields}
-<button type="submit">${asHtml(input.label)}</button>
+<button type="submit">${input.label}</button>
 <p class="error" role="alert" data-passkey-error${messages} hidden></p>
 </form>`;
 }
 
 /** "Sign in with a passkey" (login page) or "Use a passkey" (second-factor step); `label` HTML-safe. */
-export function passkeySignInForm(ui: Ui, uid: string, csrf: string, label: PageHtml): SafeHtml {
+export function passkeySignInForm(ui: Ui, uid: string, csrf: string, label: SafeHtml): SafeHtml {
   return passkeyForm(ui, {
     kind: 'sign-in',
     action: `/interaction/${uid}/passkey`,
@@ -48,8 +47,8 @@ export function passkeySignInForm(ui: Ui, uid: string, csrf: string, label: Page
 const when = (ui: Ui, d: Date | null) =>
   d ? d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : ui.t('accountPage:passkeys.never');
 
-/** The account page's passkeys, each with rename and remove; then "Add a passkey" (a factor's section: a string). */
-export function passkeysSection(ui: Ui, passkeys: Passkey[], csrf: string): string {
+/** The account page's passkeys, each with rename and remove; then "Add a passkey". */
+export function passkeysSection(ui: Ui, passkeys: Passkey[], csrf: string): SafeHtml {
   const t = translated(ui.t);
   const csrfField = markup`<input type="hidden" name="csrf" value="${csrf}">`;
   const items = passkeys.map((p) => {
@@ -82,7 +81,7 @@ export function passkeysSection(ui: Ui, passkeys: Passkey[], csrf: string): stri
 ${list}
 ${add}
 ${passkeyScriptTag}
-</section>`.toString();
+</section>`;
 }
 
 /** "Add a passkey" on the factor page, for a user asked for a second factor who has none. */

@@ -12,6 +12,7 @@ import type { RecoveryCodes } from './recovery-codes.js';
 import { AMR, type CompleteSignIn, type PendingSignIn, type PendingSignInOf } from './sign-in.js';
 import { enrolmentOwner, qrSvg, type TotpService } from './totp.js';
 import { factorPage, totpEnrolPage } from './views.js';
+import { translated, type SafeHtml } from '../ui/html.js';
 import { refusedOverLimit } from './limit.js';
 import type { Ui, UiFactory } from '../ui/index.js';
 import { clientDisplayName } from '../ui/client-name.js';
@@ -48,8 +49,8 @@ export async function renderFactorPage(
   interaction: Interaction,
   pending: PendingSignIn,
   status = 200,
-  /** HTML-safe text (a `ui.t(...)` result). */
-  error?: string,
+  /** A `translated(ui.t)(…)` result. */
+  error?: SafeHtml,
 ): Promise<void> {
   const ui = interactionUi(deps, ctx, interaction);
   const client = await deps.host.current.Client.find(String(interaction.params['client_id']));
@@ -61,7 +62,7 @@ export async function renderFactorPage(
       deps.factors.kinds.map(
         (k) =>
           k.signInForm?.({ uid: interaction.uid, csrf, userId: pending.accountId, ui }) ??
-          Promise.resolve(''),
+          Promise.resolve(undefined),
       ),
     ),
   ]);
@@ -69,7 +70,7 @@ export async function renderFactorPage(
   const setupForms =
     factors.length > 0
       ? []
-      : await Promise.all(deps.factors.kinds.map((k) => k.setupForm?.(input) ?? ''));
+      : await Promise.all(deps.factors.kinds.map((k) => k.setupForm?.(input)));
   // Its forms end at the client's redirect_uri (CSP form-action follows the redirects).
   htmlHeaders(ctx, httpOrigins(client?.redirectUris), {
     passkeyScript: [...otherForms, ...setupForms].some(Boolean),
@@ -83,10 +84,10 @@ export async function renderFactorPage(
     clientName: clientDisplayName(ui, client),
     hasTotp: factors.some((f) => f.kind === 'totp'),
     hasRecoveryCodes: factors.length > 0 && recoveryLeft > 0,
-    otherForms: otherForms.filter(Boolean),
-    setupForms: setupForms.filter(Boolean),
+    otherForms: otherForms.filter((f) => f !== undefined),
+    setupForms: setupForms.filter((f) => f !== undefined),
     error,
-  });
+  }).toString();
 }
 
 /** POST /interaction/:uid/totp and /recovery: the pending user's own factor, limited. */
@@ -126,7 +127,14 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
       subject: pending.accountId,
       detail: { factor, ip: ctx.ip },
     });
-    await renderFactorPage(ctx, deps, interaction, pending, 400, ui.t('mfa:invalidCode'));
+    await renderFactorPage(
+      ctx,
+      deps,
+      interaction,
+      pending,
+      400,
+      translated(ui.t)('mfa:invalidCode'),
+    );
     return false;
   }
 
@@ -178,7 +186,7 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
     interaction: Interaction,
     secret: string,
     status = 200,
-    error?: string,
+    error?: SafeHtml,
   ) {
     const client = await deps.host.current.Client.find(String(interaction.params['client_id']));
     const ui = interactionUi(deps, ctx, interaction);
@@ -192,7 +200,7 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
       action: `/interaction/${interaction.uid}/totp/confirm`,
       cancelHref: `/interaction/${interaction.uid}`,
       error,
-    });
+    }).toString();
   }
 
   router.post('/interaction/:uid/totp/start', form, async function startTotpAtSignIn(ctx) {
@@ -229,7 +237,8 @@ export function secondFactorRoutes(router: Router, deps: SecondFactorDeps, form:
     );
     if (refused) return;
     if (!(await deps.totp.confirm(user.id, code, owner))) {
-      return showEnrolment(ctx, interaction, enrolment.secret, 400, ui.t('mfa:invalidCodeTime'));
+      const message = translated(ui.t)('mfa:invalidCodeTime');
+      return showEnrolment(ctx, interaction, enrolment.secret, 400, message);
     }
     await counted.succeeded();
     await deps.audit.record({ kind: 'mfa_enrolled', subject: user.id, detail: { factor: 'totp' } });

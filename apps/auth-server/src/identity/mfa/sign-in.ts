@@ -6,6 +6,7 @@ import type { CurrentProvider } from './provider-access.js';
 import { htmlHeaders, httpOrigins } from '../../kernel/security-headers.js';
 import type { FactorRegistry } from './factors.js';
 import { recoveryCodesPage } from './views.js';
+import { translated } from '../ui/html.js';
 import type { UiFactory } from '../ui/index.js';
 
 /** A sign-in's RFC 8176 `amr` and its `acr` (docs/security.md "Sign-in factors: amr and acr"). */
@@ -203,9 +204,10 @@ export function createCompleteSignIn(
     htmlHeaders(ctx, httpOrigins(client?.redirectUris), { ui });
     ctx.status = 200;
     ctx.type = 'html';
-    ctx.body = recoveryCodesPage(ui, codes, ui.t(intro), {
+    const t = translated(ui.t);
+    ctx.body = recoveryCodesPage(ui, codes, t(intro), {
       href: to,
-      label: ui.t('common:continue'),
-    });
+      label: t('common:continue'),
+    }).toString();
   };
 }

@@ -1,17 +1,17 @@
-import { asHtml, page, type PageHtml } from '../interactions/views.js';
-import { markup, joinHtml, translated } from '../ui/html.js';
+import { page } from '../interactions/views.js';
+import { markup, joinHtml, translated, type SafeHtml } from '../ui/html.js';
 import type { Ui } from '../ui/index.js';
 
 /** Pages of the second factor and the account page (no script; see interactions/views.ts). */
-const errorLine = (error: PageHtml | undefined) =>
-  error ? markup`<p class="error" role="alert">${asHtml(error)}</p>` : '';
+const errorLine = (error: SafeHtml | undefined) =>
+  error ? markup`<p class="error" role="alert">${error}</p>` : '';
 
 const hidden = (csrf: string) => markup`<input type="hidden" name="csrf" value="${csrf}">`;
 
 /** Forms or sections of other factor kinds (trusted HTML), one a line. */
-const lines = (parts: PageHtml[]) => joinHtml(parts.map(asHtml), '\n');
+const lines = (parts: SafeHtml[]) => joinHtml(parts, '\n');
 
-/** `error`: HTML-safe text (a `ui.t(...)` result). */
+/** `error`: HTML-safe text (a `translated(ui.t)(…)` result). */
 export function factorPage(
   ui: Ui,
   input: {
@@ -21,12 +21,12 @@ export function factorPage(
     hasTotp: boolean;
     hasRecoveryCodes: boolean;
     /** Other kinds' forms (a passkey), trusted HTML. */
-    otherForms: PageHtml[];
+    otherForms: SafeHtml[];
     /** Other kinds' set-up forms for a user without a factor (a passkey), trusted HTML. */
-    setupForms: PageHtml[];
-    error?: PageHtml | undefined;
+    setupForms: SafeHtml[];
+    error?: SafeHtml | undefined;
   },
-): string {
+): SafeHtml {
   const t = translated(ui.t);
   const base = `/interaction/${input.uid}`;
   const totp = input.hasTotp
@@ -58,13 +58,13 @@ ${errorLine(input.error)}${none}${totp}${lines(input.otherForms)}${recovery}
   );
 }
 
-/** `reason`: HTML-safe text (a `ui.t(...)` result). */
-export function accountSignInPage(ui: Ui, reason: PageHtml): string {
+/** `reason`: HTML-safe text (a `translated(ui.t)(…)` result). */
+export function accountSignInPage(ui: Ui, reason: SafeHtml): SafeHtml {
   const t = translated(ui.t);
   return page(
     ui,
     t('accountPage:title'),
-    markup`<p>${asHtml(reason)}</p>
+    markup`<p>${reason}</p>
 <p><a href="/account/sign-in">${t('accountPage:signIn')}</a></p>`,
   );
 }
@@ -78,11 +78,11 @@ export function accountPage(
     recoveryCodesLeft: number;
     hasFactor: boolean;
     /** Other kinds' sections (passkeys), trusted HTML. */
-    sections: PageHtml[];
-    /** HTML-safe text (a `ui.t(...)` result). */
-    notice?: PageHtml | undefined;
+    sections: SafeHtml[];
+    /** HTML-safe text (a `translated(ui.t)(…)` result). */
+    notice?: SafeHtml | undefined;
   },
-): string {
+): SafeHtml {
   const t = translated(ui.t);
   const totp = input.totp
     ? markup`<p>${t('accountPage:appOnSince', { date: input.totp.enrolledAt.toISOString().slice(0, 10) })}</p>
@@ -97,7 +97,7 @@ export function accountPage(
     ui,
     t('accountPage:title'),
     markup`<p class="muted">${t('accountPage:signedInAs', { email: input.email })}</p>
-${input.notice ? markup`<p role="status">${asHtml(input.notice)}</p>` : ''}
+${input.notice ? markup`<p role="status">${input.notice}</p>` : ''}
 <ul class="account-links"><li><a href="/account/password">${t('account:linkPassword')}</a></li>
 <li><a href="/account/email">${t('account:linkEmail')}</a></li>
 <li><a href="/account/sessions">${t('account:linkSessions')}</a></li>
@@ -113,13 +113,13 @@ export function totpEnrolPage(
     csrf: string;
     secret: string;
     qrUrl: string;
-    /** HTML-safe text (a `ui.t(...)` result). */
-    error?: PageHtml | undefined;
+    /** HTML-safe text (a `translated(ui.t)(…)` result). */
+    error?: SafeHtml | undefined;
     /** Where the code goes, and the way back: the account page's unless given. */
     action?: string;
     cancelHref?: string;
   },
-): string {
+): SafeHtml {
   const t = translated(ui.t);
   const grouped = input.secret.match(/.{1,4}/g)!.join(' ');
   return page(
@@ -137,21 +137,24 @@ ${errorLine(input.error)}
   );
 }
 
-/** `intro` and `next.label`: HTML-safe text (`ui.t(...)` results); default: "Done", to the account page. */
+/** `intro` and `next.label`: HTML-safe text (`translated(ui.t)(…)` results); default: "Done", to the account page. */
 export function recoveryCodesPage(
   ui: Ui,
   codes: string[],
-  intro: PageHtml,
-  next: { href: string; label: PageHtml } = { href: '/account', label: ui.t('common:done') },
-): string {
+  intro: SafeHtml,
+  next: { href: string; label: SafeHtml } = {
+    href: '/account',
+    label: translated(ui.t)('common:done'),
+  },
+): SafeHtml {
   const t = translated(ui.t);
   const items = codes.map((c) => markup`<li><code class="recovery-code">${c}</code></li>`);
   return page(
     ui,
     t('mfa:recovery.title'),
-    markup`<p role="status">${asHtml(intro)}</p>
+    markup`<p role="status">${intro}</p>
 <p>${t('mfa:recovery.explain')}</p>
 <ul>${items}</ul>
-<p><a href="${next.href}">${asHtml(next.label)}</a></p>`,
+<p><a href="${next.href}">${next.label}</a></p>`,
   );
 }

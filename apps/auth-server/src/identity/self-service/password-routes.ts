@@ -67,7 +67,7 @@ export function passwordRoutes(router: Router, deps: PasswordRouteDeps): void {
     htmlHeaders(ctx, [], { ui });
     ctx.status = status;
     ctx.type = 'html';
-    ctx.body = page(ui, title, body);
+    ctx.body = page(ui, title, body).toString();
   }
 
   const backLink = (ui: Ui, interaction: string | undefined) =>

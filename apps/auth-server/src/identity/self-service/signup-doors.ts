@@ -2,6 +2,7 @@ import { awaitsVerification, type AccountsRepo, type SignupVerify } from '@portc
 import type { Middleware } from 'koa';
 import { AuthServerError } from '../../kernel/errors.js';
 import { page } from '../interactions/views.js';
+import { markup, translated } from '../ui/html.js';
 import { htmlHeaders } from '../../kernel/security-headers.js';
 import type { UiFactory } from '../ui/index.js';
 import { INTERACTION_UID } from './signup-mail.js';
@@ -24,7 +25,7 @@ export function unverifiedAddressPage(ui: UiFactory): Middleware {
     } catch (error) {
       if (!(error instanceof UnverifiedAddressError)) throw error;
       const pageUi = ui.of(ctx);
-      const { t } = pageUi;
+      const t = translated(pageUi.t);
       const uid = /^\/interaction\/([^/]+)/.exec(ctx.path)?.[1] ?? '';
       const query = INTERACTION_UID.test(uid) ? `?interaction=${uid}` : '';
       htmlHeaders(ctx, [], { ui: pageUi });
@@ -33,9 +34,9 @@ export function unverifiedAddressPage(ui: UiFactory): Middleware {
       ctx.body = page(
         pageUi,
         t('signup:unverifiedTitle'),
-        `<p class="error" role="alert">${t('signup:unverified')}</p>
+        markup`<p class="error" role="alert">${t('signup:unverified')}</p>
 <p><a href="/signup/resend${query}">${t('signup:resendTitle')}</a></p>`,
-      );
+      ).toString();
     }
   };
 }

@@ -19,6 +19,7 @@ import type { MailRequestLimiter } from '../mail/request-limits.js';
 import type { ProviderHost } from '../../oauth/provider-host.js';
 import { htmlHeaders } from '../../kernel/security-headers.js';
 import type { Ui, UiFactory } from '../ui/index.js';
+import { translated, type SafeHtml } from '../ui/html.js';
 import { rolesOnVerification, signupOffered } from './signup-doors.js';
 import { INTERACTION_UID, type VerificationMail } from './signup-mail.js';
 import {
@@ -80,11 +81,11 @@ export function signupRoutes(router: Router, deps: SignupDeps): void {
     return nonce !== undefined && constantTimeEqual(tokenOf(nonce), field(ctx, 'csrf'));
   }
 
-  function show(ctx: Context, status: number, html: string) {
+  function show(ctx: Context, status: number, html: SafeHtml) {
     htmlHeaders(ctx, [], { ui: deps.ui.of(ctx) });
     ctx.status = status;
     ctx.type = 'html';
-    ctx.body = html;
+    ctx.body = html.toString();
   }
 
   /** The sign-in this request came from, when it is still open: its uid and its client. */
@@ -108,20 +109,28 @@ export function signupRoutes(router: Router, deps: SignupDeps): void {
   }
 
   function refused(ctx: Context, ui: Ui) {
-    show(ctx, 403, messagePage(ui, ui.t('common:requestRefused'), ui.t('common:formExpired')));
+    show(
+      ctx,
+      403,
+      messagePage(
+        ui,
+        translated(ui.t)('common:requestRefused'),
+        translated(ui.t)('common:formExpired'),
+      ),
+    );
   }
 
   /** Counts a mail-sending request; false (429 shown by `page`) when over a limit. */
   async function withinLimits(
     ctx: Context,
     address: string,
-    page: (error: string) => string,
+    page: (error: SafeHtml) => SafeHtml,
     ui: Ui,
   ) {
     const attempt = await deps.mailRequestLimiter.begin(ctx.ip, address);
     if (attempt.retryAfter <= 0) return true;
     ctx.set('Retry-After', String(attempt.retryAfter));
-    show(ctx, 429, page(ui.t('signup:tooMany', { seconds: attempt.retryAfter })));
+    show(ctx, 429, page(translated(ui.t)('signup:tooMany', { seconds: attempt.retryAfter })));
     return false;
   }
 
@@ -138,18 +147,18 @@ export function signupRoutes(router: Router, deps: SignupDeps): void {
     if (!formValid(ctx)) return refused(ctx, ui);
     const typed = field(ctx, 'email').trim().slice(0, 320);
     const password = field(ctx, 'password');
-    const again = (status: number, error: string) =>
+    const again = (status: number, error: SafeHtml) =>
       show(ctx, status, signupPage(ui, { csrf: csrfFor(ctx), interaction, email: typed, error }));
     const address = email.safeParse(typed);
-    if (!address.success) return again(400, ui.t('signup:invalidEmail'));
+    if (!address.success) return again(400, translated(ui.t)('signup:invalidEmail'));
     try {
       // Before the address is looked at: a refusal here says nothing about it.
       checkPassword(password, { email: address.data });
     } catch (error) {
       if (!(error instanceof PasswordPolicyError)) throw error;
-      return again(422, ui.t('signup:weakPassword', { reason: error.reason }));
+      return again(422, translated(ui.t)('signup:weakPassword', { reason: error.reason }));
     }
-    const page = (error: string) =>
+    const page = (error: SafeHtml) =>
       signupPage(ui, { csrf: csrfFor(ctx), interaction, email: typed, error });
     if (!(await withinLimits(ctx, address.data, page, ui))) return;
 
@@ -171,8 +180,8 @@ export function signupRoutes(router: Router, deps: SignupDeps): void {
       200,
       messagePage(
         ui,
-        ui.t('signup:checkMailTitle'),
-        ui.t('signup:checkMail', { email: address.data, hours }),
+        translated(ui.t)('signup:checkMailTitle'),
+        translated(ui.t)('signup:checkMail', { email: address.data, hours }),
         interaction,
       ),
     );
@@ -253,9 +262,9 @@ export function signupRoutes(router: Router, deps: SignupDeps): void {
     const uid = field(ctx, 'interaction');
     const interaction = INTERACTION_UID.test(uid) ? uid : undefined;
     if (!formValid(ctx)) return refused(ctx, ui);
-    const page = (error: string) => resendPage(ui, { csrf: csrfFor(ctx), interaction, error });
+    const page = (error: SafeHtml) => resendPage(ui, { csrf: csrfFor(ctx), interaction, error });
     const address = email.safeParse(field(ctx, 'email').trim().slice(0, 320));
-    if (!address.success) return show(ctx, 400, page(ui.t('signup:invalidEmail')));
+    if (!address.success) return show(ctx, 400, page(translated(ui.t)('signup:invalidEmail')));
     if (!(await withinLimits(ctx, address.data, page, ui))) return;
     const user = await accounts.findByEmail(address.data);
     if (user && !user.emailVerifiedAt && !user.disabledAt)
@@ -265,8 +274,8 @@ export function signupRoutes(router: Router, deps: SignupDeps): void {
       200,
       messagePage(
         ui,
-        ui.t('signup:resentTitle'),
-        ui.t('signup:resent', { email: address.data }),
+        translated(ui.t)('signup:resentTitle'),
+        translated(ui.t)('signup:resent', { email: address.data }),
         interaction,
       ),
     );

@@ -1,5 +1,5 @@
-import { asHtml, page, type PageHtml } from '../interactions/views.js';
-import { markup, translated } from '../ui/html.js';
+import { page } from '../interactions/views.js';
+import { markup, translated, type SafeHtml } from '../ui/html.js';
 import type { Ui } from '../ui/index.js';
 
 /** The sign-up pages (README "Sign-up"); every text from the `signup` namespace, HTML-safe. */
@@ -7,8 +7,8 @@ import type { Ui } from '../ui/index.js';
 const csrfField = (csrf: string) => markup`<input type="hidden" name="csrf" value="${csrf}">`;
 const interactionField = (interaction: string | undefined) =>
   interaction ? markup`<input type="hidden" name="interaction" value="${interaction}">` : '';
-const errorLine = (error: PageHtml | undefined) =>
-  error ? markup`<p class="error" role="alert">${asHtml(error)}</p>` : '';
+const errorLine = (error: SafeHtml | undefined) =>
+  error ? markup`<p class="error" role="alert">${error}</p>` : '';
 const backLink = (ui: Ui, interaction: string | undefined) =>
   interaction
     ? markup`<p class="muted"><a href="/interaction/${interaction}">${translated(ui.t)('signup:backToSignIn')}</a></p>`
@@ -16,8 +16,8 @@ const backLink = (ui: Ui, interaction: string | undefined) =>
 
 export function signupPage(
   ui: Ui,
-  input: { csrf: string; interaction?: string | undefined; email?: string; error?: PageHtml },
-): string {
+  input: { csrf: string; interaction?: string | undefined; email?: string; error?: SafeHtml },
+): SafeHtml {
   const t = translated(ui.t);
   return page(
     ui,
@@ -44,17 +44,17 @@ export const closedPage = (ui: Ui) => {
 
 export function messagePage(
   ui: Ui,
-  title: PageHtml,
-  message: PageHtml,
+  title: SafeHtml,
+  message: SafeHtml,
   interaction?: string,
-): string {
-  return page(ui, title, markup`<p>${asHtml(message)}</p>${backLink(ui, interaction)}`);
+): SafeHtml {
+  return page(ui, title, markup`<p>${message}</p>${backLink(ui, interaction)}`);
 }
 
 export function verifyPage(
   ui: Ui,
   input: { csrf: string; token: string; email: string; interaction?: string | undefined },
-): string {
+): SafeHtml {
   const t = translated(ui.t);
   return page(
     ui,
@@ -68,7 +68,7 @@ ${csrfField(input.csrf)}${interactionField(input.interaction)}
   );
 }
 
-export function verifiedPage(ui: Ui, interaction: string | undefined): string {
+export function verifiedPage(ui: Ui, interaction: string | undefined): SafeHtml {
   const t = translated(ui.t);
   const next = interaction
     ? markup`<p><a href="/interaction/${interaction}">${t('signup:continueSignIn')}</a></p>`
@@ -79,8 +79,8 @@ export function verifiedPage(ui: Ui, interaction: string | undefined): string {
 /** The address form of a new link: alone, or under an expired link's notice. */
 export function resendPage(
   ui: Ui,
-  input: { csrf: string; interaction?: string | undefined; expired?: boolean; error?: PageHtml },
-): string {
+  input: { csrf: string; interaction?: string | undefined; expired?: boolean; error?: SafeHtml },
+): SafeHtml {
   const t = translated(ui.t);
   return page(
     ui,
