@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { readinessEndpoint } from '@portcullis/observability';
-import { selfServiceRoutes } from './identity/account/index.js';
+import { selfServiceRoutes, type SelfServiceParts } from './identity/account/index.js';
 import { consoleRoutes } from './admin/console/routes.js';
 import { formBody } from './kernel/form-body.js';
 import { interactionErrors } from './identity/interactions/errors.js';
@@ -12,58 +12,19 @@ import {
 } from './identity/self-service/signup-doors.js';
 import { createVerificationMail } from './identity/self-service/signup-mail.js';
 import { signupRoutes } from './identity/self-service/signup-routes.js';
-import type { AccountTokens, AccountsRepo, SignInLimiter } from '@portcullis/accounts';
-import type { Db } from '@portcullis/db';
 import type { AppMetrics, ReadinessReport } from '@portcullis/observability';
 import type { Middleware } from 'koa';
-import type { Logger } from 'pino';
-import type { AuditRepo } from './data/audit-repo.js';
-import type { PersonalDataRepo } from './data/personal-data-repo.js';
-import type { UserSessionsRepo } from './data/user-sessions-repo.js';
-import type { AuthConfig } from './kernel/config.js';
-import type { Mailer } from './identity/mail/mailer.js';
-import type { MailRequestLimiter } from './identity/mail/request-limits.js';
-import type { Mfa } from './identity/mfa/index.js';
-import type { EndCredentials } from './identity/self-service/end-credentials.js';
-import type { UiFactory } from './identity/ui/index.js';
 import type { DeviceGuard } from './oauth/device-guard.js';
-import type { ProviderHost } from './oauth/provider-host.js';
 import type { ConsoleDeps } from './admin/console/routes.js';
 
 /** The parts the Koa app is wired from (built by server.ts). */
-export interface AuthAppParts {
-  logger: Logger;
-  host: ProviderHost;
-  accounts: AccountsRepo;
-  audit: AuditRepo;
+export interface AuthAppParts extends Omit<SelfServiceParts, 'csrfKey'> {
   deviceGuard: DeviceGuard;
-  /** Failed sign-ins per IP and per account (LOGIN_*). */
-  signInLimiter: SignInLimiter;
   cookieKeys: string[];
-  /** Second factors (README "Multi-factor sign-in"): its routes are mounted here. */
-  mfa: Mfa;
   /** This app's Prometheus registry and HTTP middleware (GET /metrics). */
   metrics: AppMetrics;
   /** GET /readyz: database and, with REDIS_URL, Redis. */
   checkReady: () => Promise<ReadinessReport>;
-  /** Each page's language, translations and brand (ui/). */
-  ui: UiFactory;
-  /** Outgoing mail (mail/). */
-  mailer: Mailer;
-  /** Single-use links and codes mailed to people. */
-  accountTokens: AccountTokens;
-  /** ACCOUNT_MAIL_*: requests that mail someone, per IP and per address. */
-  mailRequestLimiter: MailRequestLimiter;
-  /** What a change of credential or owner ends, for every door (identity/self-service/end-credentials.ts). */
-  endCredentials: EndCredentials;
-  /** Transactions that write a link's token and queue the mails carrying it together. */
-  db: Pick<Db, 'transaction'>;
-  /** The self-service policy (SIGNUP*, PASSWORD_RESET_TTL, …). */
-  selfService: AuthConfig['selfService'];
-  /** A user's live sessions and grants (account/). */
-  userSessions: UserSessionsRepo;
-  /** A user's orders and payments; closing an account (account/). */
-  personalData: PersonalDataRepo;
   /** The admin console at /console (admin/console/routes.ts). */
   console: Omit<ConsoleDeps, 'ui' | 'logger' | 'formBody' | 'csrfKey'>;
   /** REGISTRATION=open: anonymous registrations limited per IP (oauth/registration.ts). */

@@ -43,16 +43,27 @@ export interface SelfServiceParts {
   accounts: AccountsRepo;
   audit: AuditRepo;
   logger: Logger;
+  /** Second factors (README "Multi-factor sign-in"): its routes are mounted here. */
   mfa: Mfa;
+  /** Each page's language, translations and brand (identity/ui/). */
   ui: UiFactory;
+  /** Outgoing mail (identity/mail/). */
   mailer: Mailer;
+  /** Single-use links and codes mailed to people. */
   accountTokens: AccountTokens;
+  /** ACCOUNT_MAIL_*: requests that mail someone, per IP and per address. */
   mailRequestLimiter: MailRequestLimiter;
+  /** What a change of credential or owner ends, for every door (self-service/end-credentials.ts). */
   endCredentials: EndCredentials;
+  /** Transactions that write a link's token and queue the mails carrying it together. */
   db: Pick<Db, 'transaction'>;
+  /** The self-service policy (SIGNUP*, PASSWORD_RESET_TTL, …). */
   selfService: AuthConfig['selfService'];
+  /** Failed sign-ins per IP and per account (LOGIN_*). */
   signInLimiter: SignInLimiter;
+  /** A user's live sessions and grants. */
   userSessions: UserSessionsRepo;
+  /** A user's orders and payments; closing an account. */
   personalData: PersonalDataRepo;
   csrfKey: string;
 }
