@@ -93,9 +93,9 @@ for (const form of document.querySelectorAll('form[data-passkey]')) {
     showError(form, 'unsupported');
     continue;
   }
+  const button = form.querySelector('button');
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const button = form.querySelector('button');
     if (button) button.disabled = true;
     ceremony(form).catch((error) => {
       if (button) button.disabled = false;
@@ -107,4 +107,6 @@ for (const form of document.querySelectorAll('form[data-passkey]')) {
       );
     });
   });
+  // Disabled in the page until now: submitted without this handler, the form is empty.
+  if (button) button.disabled = false;
 }

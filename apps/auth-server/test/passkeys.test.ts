@@ -232,6 +232,28 @@ describe('passkey sign-in', () => {
       await expect(flow.tokens()).resolves.toEqual(mfaSignIn(user, ['hwk', 'mfa']));
     }));
 
+  test('the passkey button waits for its script: before it runs, a click cannot post an empty form', () =>
+    withBrowser(async (s) => {
+      const { user, flow } = await passkeySignInStarted(s);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await s.page.route(
+        (url) => url.pathname === '/passkeys.js',
+        async (route) => {
+          await held;
+          await route.continue();
+        },
+      );
+      await s.page.reload({ waitUntil: 'commit' });
+      const button = passkeyButton(s.page);
+      await button.waitFor();
+      await expect(button.isDisabled()).resolves.toBe(true);
+      release();
+      // click() waits for the button to be enabled: by the script, once it handles the form.
+      await button.click();
+      await expect(flow.tokens()).resolves.toEqual(mfaSignIn(user, ['hwk', 'mfa']));
+    }));
+
   test('a passkey opens nothing for an address not yet verified (SIGNUP_VERIFY=before-sign-in)', () =>
     withBrowser(async (s) => {
       const { user } = await passkeySignInStarted(s);

@@ -21,14 +21,15 @@ function passkeyForm(
   },
 ): SafeHtml {
   const t = translated(ui.t);
-  // The script is static: its messages come in the page's language as data attributes.
+  // The script is static: its messages come in the page's language as data attributes. The
+  // button is enabled by the script: a click before it runs would post an empty assertion.
   const messages = (['unsupported', 'cancelled', 'failed', 'none'] as const).map(
     (m) => markup` data-msg-${m}="${t(`mfa:passkey.script.${m}`)}"`,
   );
   return markup`<form method="post" action="${input.action}" data-passkey="${input.kind}" data-options="${input.optionsAction}">
 <input type="hidden" name="csrf" value="${input.csrf}">
 <input type="hidden" name="response" value="">${input.fields}
-<button type="submit">${input.label}</button>
+<button type="submit" disabled>${input.label}</button>
 <p class="error" role="alert" data-passkey-error${messages} hidden></p>
 </form>`;
 }
