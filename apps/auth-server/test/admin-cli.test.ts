@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { exportJWK, generateKeyPair } from 'jose';
 import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import { accountSignIn, browser, createUser, enrolTotp, REDIRECT_URI } from '@portcullis/testing';
+import { compiledScript } from '../../../infra/test/helpers/processes.js';
 
-const CLI = path.resolve(import.meta.dirname, '../src/admin/cli/admin.ts');
-const TSX = path.resolve(import.meta.dirname, '../../../node_modules/.bin/tsx');
+// `npm run admin` runs this entry through tsx; compiled once here, as `pnpm build` does.
+const CLI = compiledScript('apps/auth-server/src/admin/cli/admin.ts');
 
 interface Run {
   code: number;
@@ -19,11 +20,12 @@ interface Run {
 }
 
 /** `npm run admin -- …` as a user runs it: a process of its own, with only the given variables. */
-function admin(args: string[], env: Record<string, string>): Promise<Run> {
+async function admin(args: string[], env: Record<string, string>): Promise<Run> {
+  const cli = await CLI;
   return new Promise((resolve) => {
     execFile(
-      TSX,
-      [CLI, ...args],
+      process.execPath,
+      [cli, ...args],
       { env: { PATH: process.env['PATH'] ?? '', ...env }, timeout: 30_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;

@@ -5,13 +5,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import { browser, browserLogin, createUser, decodeJwt, until } from '@portcullis/testing';
+import { compiledScript } from '../../../infra/test/helpers/processes.js';
 
 // `npm run authorize` (README "Authorization Code + PKCE") as a reader runs it: its own
 // process, a native client with a loopback redirect, the sign-in done by whatever BROWSER
 // names (here a script that hands the URL to this test, which signs in with a cookie jar).
 
-const CLI = path.resolve(import.meta.dirname, '../src/admin/cli/authorize/main.ts');
-const TSX = path.resolve(import.meta.dirname, '../../../node_modules/.bin/tsx');
+// Through tsx for a reader; compiled once here, as `pnpm build` compiles an entry.
+const CLI = compiledScript('apps/auth-server/src/admin/cli/authorize/main.ts');
 
 let t: TestAuthServer;
 let dir: string;
@@ -37,11 +38,12 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-function authorize(args: string[], env: Record<string, string> = {}) {
+async function authorize(args: string[], env: Record<string, string> = {}) {
+  const cli = await CLI;
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
-      TSX,
-      [CLI, ...args],
+      process.execPath,
+      [cli, ...args],
       {
         env: { PATH: process.env['PATH'] ?? '', ISSUER: t.issuer, BROWSER: opener, ...env },
         timeout: 30_000,

@@ -45,6 +45,26 @@ export async function spawnScript(script: string, env: Record<string, string>): 
   return { child, exited, output: () => output };
 }
 
+const compiledOnce = new Map<string, Promise<string>>();
+
+/**
+ * `script` compiled as spawnScript compiles it, once per test file: for a command a test
+ * runs many times (the admin CLI), where tsx would transpile the sources in every run.
+ */
+export function compiledScript(script: string): Promise<string> {
+  let compiled = compiledOnce.get(script);
+  if (!compiled) {
+    const out = path.join(
+      root,
+      '.test-output/dist',
+      `${path.basename(script, '.ts')}-${process.pid}-${++builds}.js`,
+    );
+    compiled = buildEntry(script, out).then(() => out);
+    compiledOnce.set(script, compiled);
+  }
+  return compiled;
+}
+
 /** Polls `probe` every 100 ms until it returns a value; throws after `ms`. */
 export async function waitFor<T>(probe: () => T | undefined, ms: number): Promise<T> {
   const deadline = Date.now() + ms;
