@@ -83,7 +83,19 @@ function ensureInstalled(env, node24) {
   writeFileSync(marker, new Date().toISOString());
 }
 
-function test(env) {
+/** Runs a command with its stdout and stderr kept together, for printing when it ends. */
+function captured(command, args, env, name) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('error', (error) => resolve({ name, status: 1, output: `${output}${error}\n` }));
+    child.on('close', (code) => resolve({ name, status: code ?? 1, output }));
+  });
+}
+
+async function test(env) {
   const pnpm = path.join(root, 'node_modules', '.bin', 'pnpm');
   // PORTCULLIS_TEST_SCOPE=integration: only the tests that touch a database (CI's second run,
   // on another database); the checks and unit tests do not depend on it.
@@ -102,9 +114,12 @@ function test(env) {
       : [];
   let passed = 0;
   let failed = 0;
-  for (const [name, args] of steps) {
+  // Side by side (each is mostly one thread), each one's output printed whole when it ends.
+  const checks = await Promise.all(steps.map(([name, args]) => captured(pnpm, args, env, name)));
+  for (const { name, status, output } of checks) {
     log(`check: ${name}`);
-    if (run(pnpm, args, env) === 0) passed++;
+    process.stdout.write(output);
+    if (status === 0) passed++;
     else {
       failed++;
       log(`check failed: ${name}`);
@@ -157,5 +172,5 @@ if (command === 'start') {
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 + 15 : 1)));
 } else {
-  process.exit(test(env));
+  process.exit(await test(env));
 }
