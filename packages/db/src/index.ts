@@ -37,11 +37,26 @@ export {
 export type * from './rows.js';
 export {
   createRoleStore,
+  createSharedCatalog,
   createSharedRoles,
   ROLE_NAME,
+  type CatalogResource,
+  type RoleGrant,
   type RoleHolders,
   type RoleRecord,
   type RoleStore,
+  type SharedCatalog,
+  type SharedCatalogOptions,
   type SharedRoles,
   type SharedRolesOptions,
 } from './roles.js';
+export {
+  BUILT_IN_RESOURCE_ID,
+  createResourceStore,
+  PERMISSION_NAME,
+  type NewResource,
+  type PermissionRecord,
+  type ResourceRecord,
+  type ResourceSettings,
+  type ResourceStore,
+} from './resources.js';

@@ -23,6 +23,7 @@ import * as m025 from './migrations/025-payment-authorizations.js';
 import * as m026 from './migrations/026-roles.js';
 import * as m027 from './migrations/027-audit-actor.js';
 import * as m028 from './migrations/028-mail-outbox-claims.js';
+import * as m029 from './migrations/029-resource-servers.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -55,6 +56,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['026-roles', m026],
   ['027-audit-actor', m027],
   ['028-mail-outbox-claims', m028],
+  ['029-resource-servers', m029],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,17 +1,25 @@
 import type { RoleSource } from '@portcullis/claims';
 import type { Db } from './create-db.js';
+import { BUILT_IN_RESOURCE_ID } from './resources.js';
 import { toJsonb } from './values.js';
 
 /** A role's name: lower-case ASCII, as a token's `roles` carries it (docs/roles.md). */
 export const ROLE_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
 
-/** One row of `roles` (migration 026). */
+/** What a role grants on one registered API (migration 029). */
+export interface RoleGrant {
+  resourceId: string;
+  permissions: string[];
+}
+
+/** One row of `roles` (migrations 026 and 029) with its grants. */
 export interface RoleRecord {
   name: string;
-  permissions: string[];
   description: string;
   /** Seeded (admin, editor, viewer): editable, never deleted. */
   builtIn: boolean;
+  /** By resource, each resource once, permissions sorted. */
+  grants: RoleGrant[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -26,9 +34,10 @@ export interface RoleStore {
   list(): Promise<RoleRecord[]>;
   get(name: string): Promise<RoleRecord | undefined>;
   /** Creates or replaces the role's permissions and description; `created` tells which. */
+  /** Replaces the grants whole; each permission must be one of its resource's (the caller checks). */
   put(
     name: string,
-    role: { permissions: readonly string[]; description?: string | undefined },
+    role: { grants: readonly RoleGrant[]; description?: string | undefined },
   ): Promise<{ role: RoleRecord; created: boolean; before: RoleRecord | undefined }>;
   /** The deleted role; undefined when there was none. */
   delete(name: string): Promise<RoleRecord | undefined>;
@@ -39,17 +48,33 @@ export interface RoleStore {
 
 interface RoleRow {
   name: string;
-  permissions: string[];
   description: string;
   built_in: boolean;
   created_at: Date;
   updated_at: Date;
 }
 
-const toRecord = (r: RoleRow): RoleRecord => ({
+interface GrantRow {
+  role: string;
+  resource_id: string;
+  permission: string;
+}
+
+function grantsOf(role: string, rows: readonly GrantRow[]): RoleGrant[] {
+  const byResource = new Map<string, string[]>();
+  for (const g of rows) {
+    if (g.role !== role) continue;
+    byResource.set(g.resource_id, [...(byResource.get(g.resource_id) ?? []), g.permission]);
+  }
+  return [...byResource]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([resourceId, permissions]) => ({ resourceId, permissions: permissions.sort() }));
+}
+
+const toRecord = (r: RoleRow, grants: readonly GrantRow[]): RoleRecord => ({
   name: r.name,
-  permissions: r.permissions,
   description: r.description,
+  grants: grantsOf(r.name, grants),
   builtIn: r.built_in,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -61,24 +86,31 @@ function rowsOf(result: unknown): Record<string, unknown>[] {
   return Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [];
 }
 
-/** The `roles` table; names are checked against ROLE_NAME by the callers (the admin API). */
+/** The `roles` table and its grants; names are checked against ROLE_NAME by the callers. */
 export function createRoleStore(db: Db): RoleStore {
+  async function grantRows(trx: Db, names?: readonly string[]): Promise<GrantRow[]> {
+    const query = trx<GrantRow>('role_permissions').select('role', 'resource_id', 'permission');
+    if (names) void query.whereIn('role', names as string[]);
+    return query;
+  }
+
   return {
     async list() {
-      return (await db<RoleRow>('roles').orderBy('name')).map(toRecord);
+      const rows = await db<RoleRow>('roles').orderBy('name');
+      const grants = await grantRows(db);
+      return rows.map((r) => toRecord(r, grants));
     },
     async get(name) {
       const row = await db<RoleRow>('roles').where({ name }).first();
-      return row ? toRecord(row) : undefined;
+      return row ? toRecord(row, await grantRows(db, [name])) : undefined;
     },
-    async put(name, { permissions, description }) {
+    async put(name, { grants, description }) {
       return db.transaction(async (trx) => {
-        const before = await trx<RoleRow>('roles').where({ name }).forUpdate().first();
-        const values = {
-          permissions: toJsonb([...new Set(permissions)]),
-          ...(description === undefined ? {} : { description }),
-        };
-        const [row] = before
+        const t = trx as unknown as Db;
+        const beforeRow = await trx<RoleRow>('roles').where({ name }).forUpdate().first();
+        const before = beforeRow ? toRecord(beforeRow, await grantRows(t, [name])) : undefined;
+        const values = description === undefined ? {} : { description };
+        const [row] = beforeRow
           ? await trx<RoleRow>('roles')
               .where({ name })
               .update({ ...values, updated_at: trx.fn.now() } as never)
@@ -86,16 +118,28 @@ export function createRoleStore(db: Db): RoleStore {
           : await trx<RoleRow>('roles')
               .insert({ name, ...values } as never)
               .returning('*');
+        await trx('role_permissions').where({ role: name }).del();
+        const rows = grants.flatMap((g) =>
+          [...new Set(g.permissions)].map((permission) => ({
+            role: name,
+            resource_id: g.resourceId,
+            permission,
+          })),
+        );
+        if (rows.length > 0) await trx('role_permissions').insert(rows);
         return {
-          role: toRecord(row as RoleRow),
+          role: toRecord(row as RoleRow, await grantRows(t, [name])),
           created: !before,
-          before: before ? toRecord(before) : undefined,
+          before,
         };
       });
     },
     async delete(name) {
-      const [row] = await db<RoleRow>('roles').where({ name }).del().returning('*');
-      return row ? toRecord(row as RoleRow) : undefined;
+      return db.transaction(async (trx) => {
+        const grants = await grantRows(trx as unknown as Db, [name]);
+        const [row] = await trx<RoleRow>('roles').where({ name }).del().returning('*');
+        return row ? toRecord(row as RoleRow, grants) : undefined;
+      });
     },
     async unknown(names) {
       const wanted = [...new Set(names)];
@@ -118,19 +162,44 @@ export function createRoleStore(db: Db): RoleStore {
   };
 }
 
-/** The role table kept in memory and in step with `roles`: every instance learns within the poll. */
-export interface SharedRoles extends RoleSource {
+/** A registered API as every instance holds it in memory (SharedCatalog). */
+export interface CatalogResource {
+  id: string;
+  /** null for the built-in API: its identifier is API_AUDIENCE. */
+  identifier: string | null;
+  name: string;
+  accessTokenTtl: number | null;
+  signingAlg: string | null;
+  dpopRequired: boolean;
+  followsDenyList: boolean;
+  builtIn: boolean;
+  /** Permission name -> its description, in name order. */
+  permissions: ReadonlyMap<string, string>;
+}
+
+/**
+ * The registered APIs, their permissions and what each role grants on each, kept in memory and
+ * in step with the tables: every instance learns a change within the poll (docs/roles.md).
+ */
+export interface SharedCatalog {
+  /** Changes whenever anything in the catalogue changes. */
   readonly version: number;
-  /** Loads the table (before the first request), then polls it. */
+  resources(): readonly CatalogResource[];
+  resource(id: string): CatalogResource | undefined;
+  /** The role's permissions on the resource; undefined for an unknown role. */
+  grantsOf(role: string, resourceId: string): readonly string[] | undefined;
+  /** The roles' permissions on one resource as a RoleSource (its version is the catalogue's). */
+  rolesOn(resourceId: string): RoleSource;
+  /** Loads the tables (before the first request), then polls them. */
   start(): Promise<void>;
-  /** One read now. */
+  /** One read now (after a change made here, so this instance sees it at once). */
   sync(): Promise<void>;
   close(): Promise<void>;
   /** Milliseconds time of the last successful read. */
   readonly lastSyncedAt: number | undefined;
 }
 
-export interface SharedRolesOptions {
+export interface SharedCatalogOptions {
   db: Db;
   /** Default 1000 ms: a change reaches every instance within about a second. */
   pollIntervalMs?: number;
@@ -138,24 +207,72 @@ export interface SharedRolesOptions {
   onError: (error: unknown) => void;
 }
 
-/** Until the first read every role grants nothing; a failed read keeps the last table. */
-export function createSharedRoles(options: SharedRolesOptions): SharedRoles {
+interface CatalogRows {
+  resources: Omit<CatalogResource, 'permissions'>[];
+  permissions: { resource_id: string; name: string; description: string }[];
+  roles: string[];
+  grants: GrantRow[];
+}
+
+async function readCatalog(db: Db): Promise<CatalogRows> {
+  const resources = await db('resource_servers')
+    .select(
+      'id',
+      'identifier',
+      'name',
+      'access_token_ttl as accessTokenTtl',
+      'signing_alg as signingAlg',
+      'dpop_required as dpopRequired',
+      'follows_deny_list as followsDenyList',
+      'built_in as builtIn',
+    )
+    .orderBy('id');
+  const permissions = await db('resource_permissions')
+    .select('resource_id', 'name', 'description')
+    .orderBy(['resource_id', 'name']);
+  const roles = (await db('roles').select('name').orderBy('name')).map(
+    (r: { name: string }) => r.name,
+  );
+  const grants = await db<GrantRow>('role_permissions')
+    .select('role', 'resource_id', 'permission')
+    .orderBy(['role', 'resource_id', 'permission']);
+  return { resources, permissions, roles, grants };
+}
+
+/** Until the first read nothing is registered and every role grants nothing; a failed read keeps the last. */
+export function createSharedCatalog(options: SharedCatalogOptions): SharedCatalog {
   const { db, onError } = options;
   const pollInterval = options.pollIntervalMs ?? 1000;
   const now = options.now ?? Date.now;
-  let table = new Map<string, readonly string[]>();
+  let resources: CatalogResource[] = [];
+  let byId = new Map<string, CatalogResource>();
+  // role -> resource id -> permissions
+  let grants = new Map<string, Map<string, readonly string[]>>();
   let fingerprint = '';
   let version = 0;
   let lastSyncedAt: number | undefined;
   let polling: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
 
-  // The whole table each time: it is small, and a delete leaves no row to notice.
+  // Whole tables each time: they are small, and a delete leaves no row to notice.
   async function read(): Promise<void> {
-    const rows = await db<RoleRow>('roles').select('name', 'permissions').orderBy('name');
-    const next = JSON.stringify(rows.map((r) => [r.name, r.permissions]));
+    const rows = await readCatalog(db);
+    const next = JSON.stringify(rows);
     if (next !== fingerprint) {
-      table = new Map(rows.map((r) => [r.name, Object.freeze([...r.permissions])]));
+      resources = rows.resources.map((r) => ({
+        ...r,
+        permissions: new Map(
+          rows.permissions
+            .filter((p) => p.resource_id === r.id)
+            .map((p) => [p.name, p.description]),
+        ),
+      }));
+      byId = new Map(resources.map((r) => [r.id, r]));
+      grants = new Map(rows.roles.map((role) => [role, new Map()]));
+      for (const g of rows.grants) {
+        const held = grants.get(g.role);
+        if (held) held.set(g.resource_id, [...(held.get(g.resource_id) ?? []), g.permission]);
+      }
       fingerprint = next;
       version += 1;
     }
@@ -169,10 +286,23 @@ export function createSharedRoles(options: SharedRolesOptions): SharedRoles {
     return polling;
   }
 
-  return {
-    permissionsOf: (role) => table.get(role),
+  const catalog: SharedCatalog = {
     get version() {
       return version;
+    },
+    resources: () => resources,
+    resource: (id) => byId.get(id),
+    grantsOf(role, resourceId) {
+      const held = grants.get(role);
+      return held ? (held.get(resourceId) ?? []) : undefined;
+    },
+    rolesOn(resourceId) {
+      return {
+        permissionsOf: (role: string) => catalog.grantsOf(role, resourceId),
+        get version() {
+          return version;
+        },
+      };
     },
     async start() {
       if (timer) return;
@@ -188,6 +318,45 @@ export function createSharedRoles(options: SharedRolesOptions): SharedRoles {
     },
     get lastSyncedAt() {
       return lastSyncedAt;
+    },
+  };
+  return catalog;
+}
+
+/** The roles' permissions on one API kept in step with the tables (the Portcullis API's). */
+export interface SharedRoles extends RoleSource {
+  readonly version: number;
+  /** The API's registered permissions, in name order (its RFC 9728 `scopes_supported`). */
+  permissions(): readonly string[];
+  /** Loads the tables (before the first request), then polls them. */
+  start(): Promise<void>;
+  /** One read now. */
+  sync(): Promise<void>;
+  close(): Promise<void>;
+  /** Milliseconds time of the last successful read. */
+  readonly lastSyncedAt: number | undefined;
+}
+
+export interface SharedRolesOptions extends SharedCatalogOptions {
+  /** Default: the built-in API's. */
+  resourceId?: string;
+}
+
+export function createSharedRoles(options: SharedRolesOptions): SharedRoles {
+  const catalog = createSharedCatalog(options);
+  const roles = catalog.rolesOn(options.resourceId ?? BUILT_IN_RESOURCE_ID);
+  const resourceId = options.resourceId ?? BUILT_IN_RESOURCE_ID;
+  return {
+    permissionsOf: roles.permissionsOf,
+    get version() {
+      return catalog.version;
+    },
+    permissions: () => [...(catalog.resource(resourceId)?.permissions.keys() ?? [])],
+    start: () => catalog.start(),
+    sync: () => catalog.sync(),
+    close: () => catalog.close(),
+    get lastSyncedAt() {
+      return catalog.lastSyncedAt;
     },
   };
 }

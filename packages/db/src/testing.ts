@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,12 +17,17 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-/** A digest of the migration files: a template made from other migrations is never used. */
+/** A digest of the migrations and their list: a template made from other migrations is never used. */
 function schemaDigest(): string {
   const dir = fileURLToPath(new URL('./migrations/', import.meta.url));
   const hash = createHash('sha256');
   for (const file of readdirSync(dir).sort())
     hash.update(file).update(readFileSync(path.join(dir, file)));
+  // The list in migrate.ts decides which of them run.
+  for (const list of ['./migrate.ts', './migrate.js']) {
+    const file = fileURLToPath(new URL(list, import.meta.url));
+    if (existsSync(file)) hash.update(readFileSync(file));
+  }
   return hash.digest('hex').slice(0, 16);
 }
 

@@ -22,6 +22,52 @@ export async function createClient(t: AuthServerHandle, metadata: Record<string,
   return res.body as { client_id: string; client_secret?: string } & Record<string, unknown>;
 }
 
+/** An API registered through the admin API (docs/roles.md "Resource servers"). */
+export async function registerResource(
+  t: AuthServerHandle,
+  resource: {
+    identifier: string;
+    name?: string;
+    permissions?: readonly (string | { name: string; description?: string })[];
+  } & Record<string, unknown>,
+) {
+  const res = await t.admin('POST', '/admin/resources', {
+    ...resource,
+    name: resource.name ?? new URL(resource.identifier).host,
+    permissions: (resource.permissions ?? []).map((p) => (typeof p === 'string' ? { name: p } : p)),
+  });
+  if (res.status !== 201) throw new Error(`resource: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { id: string; identifier: string } & Record<string, unknown>;
+}
+
+/** A role granting permissions on registered APIs, by identifier (PUT /admin/roles/:name). */
+export async function putRole(
+  t: AuthServerHandle,
+  name: string,
+  grants: Record<string, readonly string[]>,
+) {
+  const res = await t.admin('PUT', `/admin/roles/${name}`, {
+    grants: Object.entries(grants).map(([resource, permissions]) => ({ resource, permissions })),
+  });
+  if (res.status !== 200 && res.status !== 201) {
+    throw new Error(`role: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+  return res.body;
+}
+
+/**
+ * The scope a token for the built-in API carries when `api` was asked for: `api` and what the
+ * roles grant there, sorted, as the auth server spells it out (docs/roles.md "Tokens").
+ */
+export async function apiScopeOf(t: AuthServerHandle, roles: readonly string[]): Promise<string> {
+  const granted = new Set<string>();
+  for (const role of roles) {
+    const res = await t.admin('GET', `/admin/roles/${role}`);
+    for (const p of (res.body['permissions'] as string[] | undefined) ?? []) granted.add(p);
+  }
+  return ['api', ...[...granted].sort()].join(' ');
+}
+
 /** A first-party public SPA with PKCE and refresh tokens, as the demo registers one. */
 export const PUBLIC_SPA_METADATA = {
   token_endpoint_auth_method: 'none',

@@ -18,12 +18,15 @@ export {
   type TokenOptions,
 } from './issuer.js';
 export {
+  apiScopeOf,
   createClient,
   createUser,
   decodeJwt,
   discover,
   publicSpa,
   PUBLIC_SPA_METADATA,
+  putRole,
+  registerResource,
   REDIRECT_URI,
   tokenRequest,
 } from './factories.js';
