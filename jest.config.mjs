@@ -41,6 +41,7 @@ const UNIT_TESTS = [
   'packages/observability/src/http.test.ts',
   'packages/observability/src/logger.test.ts',
   'packages/observability/src/route-index.test.ts',
+  'packages/shop/src/payment-detail.test.ts',
   'infra/test/import-rules.test.ts',
 ];
 

@@ -4,8 +4,8 @@
 import { appendFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { createDb } from '@portcullis/db';
-import { parseApiConfig, startApiServer } from '@portcullis/api';
-import { permissionsForRoles, type Principal } from '@portcullis/claims';
+import { parseApiConfig, ROLE_PERMISSIONS, startApiServer } from '@portcullis/api';
+import type { Principal } from '@portcullis/claims';
 
 const config = parseApiConfig({
   // One token carries the whole load: the per-subject limit would answer 429 (still counted).
@@ -20,7 +20,7 @@ const admin: Principal = Object.freeze({
   subject: 'bench-admin',
   kind: 'user',
   roles: ['admin'],
-  permissions: permissionsForRoles(['admin']),
+  permissions: [...ROLE_PERMISSIONS.admin],
   scope: ['api'],
   authMethod: 'jwt',
 });

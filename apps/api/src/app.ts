@@ -52,9 +52,12 @@ export interface ApiDeps {
   /** Revocations read on every request; must be started (one over the database denies until loaded). */
   denyList: Pick<SharedDenyList, 'isDenied' | 'denySubject' | 'denyToken'> &
     Partial<Pick<SharedDenyList, 'onRevocation' | 'size'>>;
-  /** The roles' permissions: server.ts gives the `roles` table, polled; default the built-in roles. */
-  roles?: RoleSource;
-  /** Credential resolvers in order. Default: JWTs checked against config.jwksUrl/issuer/audience. */
+  /**
+   * The roles' permissions (server.ts gives the catalogue's, polled); required without
+   * `resolvers`. With `permissions`, the API's registered ones are its RFC 9728 scopes.
+   */
+  roles?: RoleSource & { permissions?(): readonly string[] };
+  /** Credential resolvers in order. Default: API keys, sessions, then JWTs checked against config.jwksUrl/issuer/audience. */
   resolvers?: PrincipalResolver[];
   /** Milliseconds clock for token checks and timestamps; tests may freeze it. */
   now?: () => number;
@@ -80,12 +83,15 @@ export function routesOf(app: Koa<ApiState>): ApiRouter | undefined {
   return routeTables.get(app);
 }
 
+/** API keys, sessions, then JWTs, each turning the caller's roles into permissions through `roles`. */
 function defaultResolvers(
   config: ApiConfig,
   deps: ApiDeps,
-  dpop: DpopVerifier,
-  limiters: Pick<RateLimiters, 'consume'>,
+  services: { repos: Repos; limiters: RateLimiters; clock: () => Date; dpop: DpopVerifier },
 ): PrincipalResolver[] {
+  const { roles } = deps;
+  if (!roles) throw new TypeError('ApiDeps.roles is required unless resolvers are given');
+  const { repos, limiters, clock, dpop } = services;
   const verifier = createAccessTokenVerifier({
     issuer: config.issuer,
     audience: config.audience,
@@ -95,9 +101,11 @@ function defaultResolvers(
     ...(deps.now ? { now: deps.now } : {}),
   });
   return [
+    ...credentialResolvers(config, { repos, limiters, clock, roles, denyList: deps.denyList }),
     createJwtPrincipalResolver(verifier, {
       dpop,
-      roles: deps.roles,
+      // Its tokens carry scope `api`: the roles' permissions are the table's, read at each request.
+      roles,
       // Per subject, like API keys per key: one caller's flood is its own 429.
       limit: (claims) => limiters.consume('jwt', claims.sub),
     }),
@@ -187,18 +195,10 @@ export function composeApi(config: ApiConfig, deps: ApiDeps): ComposedApi {
       paymentProvider: deps.paymentProvider ?? new FakePaymentProvider(),
       eventBus,
       storage,
+      registeredPermissions: deps.roles?.permissions?.bind(deps.roles),
     },
     authenticate(
-      deps.resolvers ?? [
-        ...credentialResolvers(config, {
-          repos,
-          limiters,
-          clock,
-          roles: deps.roles,
-          denyList: deps.denyList,
-        }),
-        ...defaultResolvers(config, deps, dpop, limiters),
-      ],
+      deps.resolvers ?? defaultResolvers(config, deps, { repos, limiters, clock, dpop }),
       { publicUrl: config.dpop.publicUrl, nonces: dpop.nonces, challenge: apiChallengeOf(config) },
     ),
   );

@@ -2,3 +2,14 @@ export { parseApiConfig, ConfigError, type ApiConfig } from './config.js';
 export { createApiApp, type ApiDeps } from './app.js';
 export { startApiServer, type RunningApiServer } from './server.js';
 export { openApiDocument } from './openapi/offline.js';
+export {
+  API_SCOPES,
+  Perm,
+  PERMISSIONS,
+  RESOURCES,
+  ROLE_PERMISSIONS,
+  ROLES,
+  type Permission,
+  type Resource,
+  type Role,
+} from './permissions.js';

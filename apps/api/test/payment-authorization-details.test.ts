@@ -5,7 +5,8 @@
  * for a matching payment once; anything else is 403 `insufficient_authorization_details`.
  */
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { ACR, PAYMENT_DETAIL_TYPE } from '@portcullis/claims';
+import { ACR } from '@portcullis/claims';
+import { PAYMENT_DETAIL_TYPE } from '@portcullis/shop';
 import * as oidc from 'openid-client';
 import {
   browser,

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { resourceMetadataUrl } from '@portcullis/claims';
+import { BUILT_IN_RESOURCE_ID } from '@portcullis/db';
+import { until } from '@portcullis/testing';
 import { startTestApi, type AuthServerTestApi } from './helpers/harness.js';
 
 // RFC 9728: the API names its authorization server, and every 401 points at that document.
@@ -47,6 +49,22 @@ describe('GET /.well-known/oauth-protected-resource', () => {
     const challenge = (await api.request('GET', '/orders')).headers.get('www-authenticate');
     const algs = /DPoP [^]*?algs="([^"]*)"/.exec(challenge ?? '')?.[1]?.split(' ');
     expect(algs).toEqual(body.dpop_signing_alg_values_supported);
+  });
+
+  test('lists the permissions registered for the API, within a poll of a change', async () => {
+    const permission = { resource_id: BUILT_IN_RESOURCE_ID, name: 'orders:archive' };
+    const listed = async () =>
+      ((await api.request('GET', METADATA)).body.scopes_supported as string[]).includes(
+        'orders:archive',
+      );
+    expect(await listed()).toBe(false);
+    await api.database.db('resource_permissions').insert(permission);
+    try {
+      await until(listed, (yes) => yes, 5000);
+    } finally {
+      await api.database.db('resource_permissions').where(permission).del();
+    }
+    await until(listed, (yes) => !yes, 5000);
   });
 
   test('is listed in the OpenAPI document', async () => {

@@ -76,7 +76,7 @@ export interface JwtResolverOptions {
   dpop?: DpopVerifier | undefined;
   /** Counts the caller before the DPoP proof is checked, so a proof flood stops at its own limit. */
   limit?: ((claims: AccessTokenClaims) => Promise<void>) | undefined;
-  /** The roles' permissions; default ROLE_PERMISSIONS. A new `version` rebuilds cached principals. */
+  /** The roles' permissions (default: the scope's permissions). A new `version` rebuilds cached principals. */
   roles?: RoleSource | undefined;
 }
 

@@ -30,7 +30,7 @@ export interface AccessTokenClaims {
   auth_time?: number;
   /** RFC 8693 §4.1: the service acting for `sub`, and those before it (a delegation chain). */
   act?: Actor;
-  /** RFC 9396 §9.1: what the user approved in detail (e.g. one payment). */
+  /** RFC 9396 §9.1: what the user approved in detail, each described by its `type`. */
   authorization_details?: AuthorizationDetail[];
 }
 

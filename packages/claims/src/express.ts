@@ -1,6 +1,6 @@
-// `expressAuth(server[, requirement])`: refusals answered here, others to `next` (README "Express").
+// `expressAuth(server[, requirement])`: refusals answered here, others to `next` (README "A complete service").
 import { AuthenticationError } from './challenge.js';
-import { externalUrlOf, refusalOf } from './http.js';
+import { externalUrlOf, METADATA_HEADERS, metadataEndpointOf, pathOf, refusalOf } from './http.js';
 import {
   authRequestOf,
   type Authentication,
@@ -43,6 +43,7 @@ export interface ExpressAuthOptions extends RouteRequirement {
 
 export function expressAuth(server: Authenticator, options: ExpressAuthOptions = {}) {
   const { publicUrl, ...requirement } = options;
+  server.declareRoute?.(requirement);
   return function portcullisAuth(
     req: ExpressRequestLike,
     res: ExpressResponseLike,
@@ -69,5 +70,27 @@ export function expressAuth(server: Authenticator, options: ExpressAuthOptions =
         res.end(refusal.body);
       },
     );
+  };
+}
+
+/** `GET` of the server's RFC 9728 document at its well-known path, before any credential check. */
+export function expressResourceMetadata(server: Authenticator) {
+  const { path, document } = metadataEndpointOf(server);
+  return function portcullisResourceMetadata(
+    req: Pick<ExpressRequestLike, 'method' | 'originalUrl' | 'url'>,
+    res: ExpressResponseLike,
+    next: (error?: unknown) => void,
+  ): void {
+    const { method } = req;
+    if (
+      (method !== 'GET' && method !== 'HEAD') ||
+      pathOf(req.originalUrl ?? req.url ?? '/') !== path
+    ) {
+      next();
+      return;
+    }
+    res.statusCode = 200;
+    for (const [name, value] of Object.entries(METADATA_HEADERS)) res.setHeader(name, value);
+    res.end(JSON.stringify(document()));
   };
 }

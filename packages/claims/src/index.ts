@@ -8,13 +8,7 @@ export {
   type Actor,
   type ClaimsParse,
 } from './claims.js';
-export {
-  isAuthorizationDetail,
-  PAYMENT_DETAIL_TYPE,
-  paymentDetailOf,
-  type AuthorizationDetail,
-  type PaymentAuthorizationDetail,
-} from './authorization-details.js';
+export { isAuthorizationDetail, type AuthorizationDetail } from './authorization-details.js';
 export {
   ForbiddenError,
   isTokenError,
@@ -34,21 +28,11 @@ export {
 } from './jwks.js';
 export {
   API_SCOPE,
-  API_SCOPES,
   hasPermission,
   isPermissionString,
   narrowPermissions,
   parseScope,
-  Perm,
-  PERMISSIONS,
   permissionsForRoles,
-  RESOURCES,
-  ROLE_PERMISSIONS,
-  ROLES,
-  STATIC_ROLES,
-  type Permission,
-  type Resource,
-  type Role,
   type RoleSource,
 } from './permissions.js';
 export {
@@ -133,6 +117,7 @@ export {
   resourceMetadataUrl,
   type ProtectedResourceMetadata,
   type ResourceDescription,
+  type ResourceMetadataOptions,
 } from './resource-metadata.js';
 export {
   authRequestOf,

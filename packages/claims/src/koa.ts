@@ -1,6 +1,6 @@
 // `koaAuth(server[, requirement])`: refusals answered here, other errors go on (README "Koa").
 import { AuthenticationError } from './challenge.js';
-import { externalUrlOf, refusalOf } from './http.js';
+import { externalUrlOf, METADATA_HEADERS, metadataEndpointOf, pathOf, refusalOf } from './http.js';
 import type { Principal } from './principal.js';
 import {
   authRequestOf,
@@ -32,6 +32,7 @@ export interface KoaAuthOptions extends RouteRequirement {
 
 export function koaAuth(server: Authenticator, options: KoaAuthOptions = {}) {
   const { publicUrl, ...requirement } = options;
+  server.declareRoute?.(requirement);
   return async function portcullisAuth(
     ctx: KoaContextLike,
     next: () => Promise<unknown>,
@@ -55,5 +56,23 @@ export function koaAuth(server: Authenticator, options: KoaAuthOptions = {}) {
       return;
     }
     await next();
+  };
+}
+
+/** `GET` of the server's RFC 9728 document at its well-known path, before any credential check. */
+export function koaResourceMetadata(server: Authenticator) {
+  const { path, document } = metadataEndpointOf(server);
+  return async function portcullisResourceMetadata(
+    ctx: Pick<KoaContextLike, 'req' | 'originalUrl' | 'status' | 'body' | 'set'>,
+    next: () => Promise<unknown>,
+  ): Promise<void> {
+    const { method } = ctx.req;
+    if ((method !== 'GET' && method !== 'HEAD') || pathOf(ctx.originalUrl) !== path) {
+      await next();
+      return;
+    }
+    for (const [name, value] of Object.entries(METADATA_HEADERS)) ctx.set(name, value);
+    ctx.status = 200;
+    ctx.body = document();
   };
 }

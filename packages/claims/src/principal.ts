@@ -3,6 +3,7 @@ import { CLIENT_SUBJECT_PREFIX, type AccessTokenClaims, type Actor } from './cla
 import { ForbiddenError } from './errors.js';
 import {
   hasPermission,
+  isPermissionString,
   narrowPermissions,
   parseScope,
   permissionsForRoles,
@@ -14,7 +15,7 @@ export interface Principal {
   subject: string;
   kind: 'user' | 'client' | 'apiKey';
   roles: string[];
-  /** Effective permissions: role permissions already narrowed by scope. */
+  /** Effective permissions: the scope's, or with a role table its roles' narrowed by the scope. */
   permissions: string[];
   scope: string[];
   authMethod: 'jwt' | 'apiKey' | 'session';
@@ -41,14 +42,21 @@ export function actorChain(principal: Pick<Principal, 'actor'>): string[] {
   return chain;
 }
 
-/** Builds the Principal of a verified access token (this package's README, "Scope and permissions"). */
+/**
+ * Builds the Principal of a verified access token (this package's README, "Scope and
+ * permissions"): without `roles`, the permissions are the scope's permission values, which the
+ * issuer narrowed to what the subject's roles grant; with `roles`, those roles' permissions
+ * narrowed by the scope.
+ */
 export function principalFromClaims(claims: AccessTokenClaims, roles?: RoleSource): Principal {
   const scope = parseScope(claims.scope);
   const principal: Principal = {
     subject: claims.sub,
     kind: claims.sub.startsWith(CLIENT_SUBJECT_PREFIX) ? 'client' : 'user',
     roles: [...claims.roles],
-    permissions: narrowPermissions(permissionsForRoles(claims.roles, roles), scope),
+    permissions: roles
+      ? narrowPermissions(permissionsForRoles(claims.roles, roles), scope)
+      : scope.filter(isPermissionString),
     scope,
     authMethod: 'jwt',
     clientId: claims.client_id,
@@ -68,7 +76,7 @@ export function principalFromClaims(claims: AccessTokenClaims, roles?: RoleSourc
 
 /** Attributes of the resource being acted on (ABAC). */
 export interface ResourceAttributes {
-  /** The user id owning the resource (e.g. an order's `userId`). */
+  /** The user id owning the resource (e.g. an invoice's owner). */
   ownerId?: string | null | undefined;
 }
 

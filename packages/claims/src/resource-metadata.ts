@@ -35,6 +35,16 @@ export interface ResourceDescription {
   name?: string | undefined;
 }
 
+/** What a service says of itself in its metadata (`createResourceServer({ metadata })`). */
+export interface ResourceMetadataOptions {
+  /** `scopes_supported`: the service's permissions. Default: those its routes require (the adapters note them). */
+  scopes?: readonly string[] | undefined;
+  /** `resource_name`. */
+  name?: string | undefined;
+  /** `resource_documentation`: a URL for people. */
+  documentation?: string | undefined;
+}
+
 /** The document served at resourceMetadataUrl(resource); built from the verifier's own settings. */
 export function protectedResourceMetadata(d: ResourceDescription): ProtectedResourceMetadata {
   const algorithms = d.dpopAlgorithms ?? DPOP_ALGORITHMS;

@@ -26,6 +26,13 @@ import {
 import { createRemoteKeySet, type KeySource } from './jwks.js';
 import { hasPermission, type RoleSource } from './permissions.js';
 import type { Principal } from './principal.js';
+import {
+  protectedResourceMetadata,
+  resourceMetadataUrl,
+  type ProtectedResourceMetadata,
+  type ResourceDescription,
+  type ResourceMetadataOptions,
+} from './resource-metadata.js';
 import { stepUpShortfall, type StepUpRequirement } from './step-up.js';
 import { createTokenCache } from './token-cache.js';
 import { createAccessTokenVerifier, type VerifyOptions } from './verify.js';
@@ -47,7 +54,7 @@ export interface Authentication {
 
 /** What one route requires besides a valid credential. */
 export interface RouteRequirement {
-  /** Permission (`orders:read`; `orders:*` grants every action); lacking: 403 `forbidden`. */
+  /** Permission (`invoices:read`; `invoices:*` grants every action); lacking: 403 `forbidden`. */
   permission?: string | undefined;
   /** Scope values the token must carry, all of them; lacking: 403 with `insufficient_scope`. */
   scopes?: readonly string[] | undefined;
@@ -62,6 +69,10 @@ export interface Authenticator {
   authenticate(request: AuthRequest, requirement?: RouteRequirement): Promise<Authentication>;
   /** Throws AuthenticationError unless `auth` meets `requirement`. */
   authorize(auth: Authentication, requirement: RouteRequirement): void;
+  /** Notes a route's requirement as an adapter mounts it: the metadata's default scopes. */
+  declareRoute?(requirement: RouteRequirement): void;
+  /** The RFC 9728 document of a resource server created with `metadata`. */
+  metadata?(): ProtectedResourceMetadata;
 }
 
 export interface AuthenticatorOptions {
@@ -137,11 +148,13 @@ export interface ResourceServerOptions extends Omit<VerifyOptions, 'keys' | 'cac
   /** DPoP (RFC 9449): on by default with an in-memory replay store; `false` refuses it. */
   dpop?: false | DpopOptions | undefined;
   realm?: string | undefined;
-  /** RFC 9728 metadata URL, sent as `resource_metadata` in every challenge. */
+  /** RFC 9728 metadata URL, sent as `resource_metadata` in every challenge. Default: `metadata`'s. */
   resourceMetadata?: string | undefined;
+  /** This service's RFC 9728 document, served by the adapters at resourceMetadataUrl(audience). */
+  metadata?: ResourceMetadataOptions | undefined;
   /** Credential resolvers tried before access tokens (API keys, sessions, …). */
   resolvers?: readonly PrincipalResolver[] | undefined;
-  /** The roles' permissions. Default ROLE_PERMISSIONS; any `permissionsOf(role)` (README "Roles"). */
+  /** A role table (README "Roles"). Default none: the permissions are the token's scope values. */
   roles?: RoleSource | undefined;
 }
 
@@ -158,8 +171,18 @@ export interface DpopOptions {
 
 /** One issuer's access tokens, DPoP, optional deny list and RFC 6750/9449/9470 answers in one call. */
 export function createResourceServer(options: ResourceServerOptions): Authenticator {
-  const { jwksUri, keys, denyList, dpop, realm, resourceMetadata, resolvers, roles, ...verify } =
-    options;
+  const {
+    jwksUri,
+    keys,
+    denyList,
+    dpop,
+    realm,
+    resourceMetadata,
+    metadata,
+    resolvers,
+    roles,
+    ...verify
+  } = options;
   const now = options.now ?? Date.now;
   const clock = options.now ? { now: options.now } : {};
   const keySource =
@@ -196,19 +219,49 @@ export function createResourceServer(options: ResourceServerOptions): Authentica
             : { clockToleranceSec: options.clockToleranceSec }),
           ...clock,
         });
-  return createAuthenticator({
+  const dpopAlgorithms = dpopVerifier ? dpopVerifier.algorithms : false;
+  const authenticator = createAuthenticator({
     resolvers: [
       ...(resolvers ?? []),
       createJwtPrincipalResolver(verifier, { dpop: dpopVerifier, roles }),
     ],
     challenge: {
       realm,
-      dpopAlgorithms: dpopVerifier ? dpopVerifier.algorithms : false,
-      resourceMetadata,
+      dpopAlgorithms,
+      resourceMetadata:
+        resourceMetadata ?? (metadata ? resourceMetadataUrl(options.audience) : undefined),
     },
     nonces,
     now,
   });
+  if (!metadata) return authenticator;
+  return withMetadata(authenticator, {
+    resource: options.audience,
+    authorizationServers: [options.issuer],
+    scopes: metadata.scopes,
+    dpopAlgorithms,
+    documentation: metadata.documentation,
+    name: metadata.name,
+  });
+}
+
+/** Adds the RFC 9728 document; without the author's scopes, those its routes require. */
+function withMetadata(
+  authenticator: Authenticator,
+  description: Omit<ResourceDescription, 'scopes'> & { scopes: readonly string[] | undefined },
+): Authenticator {
+  const required = new Set<string>();
+  return {
+    ...authenticator,
+    declareRoute({ permission, scopes = [] }) {
+      for (const scope of [...scopes, ...(permission ? [permission] : [])]) required.add(scope);
+    },
+    metadata: () =>
+      protectedResourceMetadata({
+        ...description,
+        scopes: description.scopes ?? [...required].sort(),
+      }),
+  };
 }
 
 /** Headers as Node's IncomingMessage holds them. */

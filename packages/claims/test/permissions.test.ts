@@ -4,16 +4,36 @@ import {
   ForbiddenError,
   hasPermission,
   narrowPermissions,
-  Perm,
-  PERMISSIONS,
   permissionsForRoles,
   principalFromClaims,
   requirePermission,
-  ROLE_PERMISSIONS,
-  STATIC_ROLES,
   type AccessTokenClaims,
   type Principal,
+  type RoleSource,
 } from '../src/index.js';
+
+// An outside service's vocabulary: the package names none of its own.
+const Perm = {
+  InvoicesRead: 'invoices:read',
+  InvoicesWrite: 'invoices:write',
+  InvoicesDelete: 'invoices:delete',
+  InvoicesAll: 'invoices:*',
+  RefundsCreate: 'refunds:create',
+  UsersRead: 'users:read',
+  UsersDelete: 'users:delete',
+  UsersAll: 'users:*',
+} as const;
+
+/** A role table of the service's own (README "Roles"). */
+const TABLE: Record<string, readonly string[]> = {
+  admin: [Perm.UsersAll, Perm.InvoicesAll, 'refunds:*'],
+  editor: [Perm.UsersRead, Perm.InvoicesRead, Perm.InvoicesWrite, Perm.RefundsCreate],
+  viewer: [Perm.UsersRead, Perm.InvoicesRead],
+};
+const ROLES: RoleSource = {
+  permissionsOf: (role) => (Object.hasOwn(TABLE, role) ? TABLE[role] : undefined),
+};
+const grantedTo = (roles: string[]) => permissionsForRoles(roles, ROLES);
 
 function tokenClaims(overrides: Partial<AccessTokenClaims> = {}): AccessTokenClaims {
   return {
@@ -32,13 +52,13 @@ function tokenClaims(overrides: Partial<AccessTokenClaims> = {}): AccessTokenCla
 
 describe('hasPermission', () => {
   it('matches exact permissions and the wildcard of the same resource only', () => {
-    expect(hasPermission([Perm.OrdersRead], Perm.OrdersRead)).toBe(true);
-    expect(hasPermission([Perm.OrdersAll], Perm.OrdersWrite)).toBe(true);
-    expect(hasPermission([Perm.OrdersAll], Perm.OrdersAll)).toBe(true);
-    expect(hasPermission([Perm.OrdersAll], Perm.PaymentsCreate)).toBe(false);
+    expect(hasPermission([Perm.InvoicesRead], Perm.InvoicesRead)).toBe(true);
+    expect(hasPermission([Perm.InvoicesAll], Perm.InvoicesWrite)).toBe(true);
+    expect(hasPermission([Perm.InvoicesAll], Perm.InvoicesAll)).toBe(true);
+    expect(hasPermission([Perm.InvoicesAll], Perm.RefundsCreate)).toBe(false);
     expect(hasPermission([Perm.UsersAll], 'users-admin:read')).toBe(false);
-    expect(hasPermission([Perm.OrdersRead], Perm.OrdersAll)).toBe(false);
-    expect(hasPermission([Perm.OrdersRead], Perm.OrdersWrite)).toBe(false);
+    expect(hasPermission([Perm.InvoicesRead], Perm.InvoicesAll)).toBe(false);
+    expect(hasPermission([Perm.InvoicesRead], Perm.InvoicesWrite)).toBe(false);
   });
 
   it('never matches malformed strings on either side', () => {
@@ -46,83 +66,85 @@ describe('hasPermission', () => {
       '*',
       ':*',
       '*:*',
-      'orders:',
+      'invoices:',
       ':read',
-      'orders:*:x',
-      'orders:read ',
-      ' orders:read',
-      'orders :read',
-      'Orders:read',
-      'orders:READ',
-      'orders::read',
-      'orders',
+      'invoices:*:x',
+      'invoices:read ',
+      ' invoices:read',
+      'invoices :read',
+      'Invoices:read',
+      'invoices:READ',
+      'invoices::read',
+      'invoices',
       '',
-      'orders:re ad',
-      'orders:*x',
+      'invoices:re ad',
+      'invoices:*x',
     ];
     for (const bad of malformed) {
-      expect(hasPermission([bad], Perm.OrdersRead)).toBe(false);
-      expect(hasPermission([bad, Perm.OrdersAll], bad)).toBe(false);
+      expect(hasPermission([bad], Perm.InvoicesRead)).toBe(false);
+      expect(hasPermission([bad, Perm.InvoicesAll], bad)).toBe(false);
     }
-    expect(hasPermission([42 as unknown as string], Perm.OrdersRead)).toBe(false);
+    expect(hasPermission([42 as unknown as string], Perm.InvoicesRead)).toBe(false);
   });
 });
 
 describe('roles and scope', () => {
-  it('maps the role table of the README', () => {
-    expect(permissionsForRoles(['viewer']).sort()).toEqual([
-      'events:read',
-      'orders:read',
-      'users:read',
-    ]);
-    expect(permissionsForRoles(['admin'])).toContain('api-keys:*');
-    expect(permissionsForRoles(['editor'])).toContain('payments:create');
-    expect(permissionsForRoles(['superuser', '__proto__', 'constructor'])).toEqual([]);
-    expect(
-      permissionsForRoles(['viewer', 'editor']).filter((p) => p === 'users:read'),
-    ).toHaveLength(1);
-  });
-
-  it('reads roles from a RoleSource; the vocabulary is every declared permission once', () => {
+  it('maps roles through a RoleSource; unknown roles grant nothing', () => {
+    expect(grantedTo(['viewer']).sort()).toEqual(['invoices:read', 'users:read']);
+    expect(grantedTo(['admin'])).toContain('refunds:*');
+    expect(grantedTo(['superuser', '__proto__', 'constructor'])).toEqual([]);
+    expect(grantedTo(['viewer', 'editor']).filter((p) => p === 'users:read')).toHaveLength(1);
     const source = {
-      permissionsOf: (role: string) => (role === 'auditor' ? ['orders:read'] : undefined),
+      permissionsOf: (role: string) => (role === 'auditor' ? ['invoices:read'] : undefined),
     };
-    expect(permissionsForRoles(['auditor', 'admin'], source)).toEqual(['orders:read']);
-    expect(permissionsForRoles(['admin'], STATIC_ROLES)).toEqual(permissionsForRoles(['admin']));
-    expect(new Set(PERMISSIONS)).toEqual(new Set(Object.values(Perm)));
-    expect(PERMISSIONS).toHaveLength(new Set(PERMISSIONS).size);
-    for (const permissions of Object.values(ROLE_PERMISSIONS))
-      for (const p of permissions) expect(PERMISSIONS).toContain(p);
+    expect(permissionsForRoles(['auditor', 'admin'], source)).toEqual(['invoices:read']);
   });
 
   it('narrows by scope and never widens', () => {
-    const editor = permissionsForRoles(['editor']);
+    const editor = grantedTo(['editor']);
     expect(narrowPermissions(editor, ['api']).sort()).toEqual([...editor].sort());
     expect(narrowPermissions(editor, ['openid', 'profile', 'email', 'offline_access'])).toEqual([]);
-    expect(narrowPermissions(editor, ['orders:read'])).toEqual(['orders:read']);
+    expect(narrowPermissions(editor, ['invoices:read'])).toEqual(['invoices:read']);
     // A scope beyond the role grants nothing extra.
     expect(
-      narrowPermissions(editor, ['users:delete', 'users:*', 'orders:*', 'api-keys:*']).sort(),
-    ).toEqual(['orders:read', 'orders:write', 'users:read']);
+      narrowPermissions(editor, ['users:delete', 'users:*', 'invoices:*', 'refunds:*']).sort(),
+    ).toEqual(['invoices:read', 'invoices:write', 'refunds:create', 'users:read']);
     // Role wildcard, specific scope: the specific action only.
-    expect(narrowPermissions(['orders:*'], ['orders:read'])).toEqual(['orders:read']);
-    expect(narrowPermissions(['orders:*'], ['orders:*'])).toEqual(['orders:*']);
-    expect(narrowPermissions(editor, ['*', 'orders:*:x', 'uploads:create'])).toEqual([
-      'uploads:create',
+    expect(narrowPermissions(['invoices:*'], ['invoices:read'])).toEqual(['invoices:read']);
+    expect(narrowPermissions(['invoices:*'], ['invoices:*'])).toEqual(['invoices:*']);
+    expect(narrowPermissions(editor, ['*', 'invoices:*:x', 'refunds:create'])).toEqual([
+      'refunds:create',
     ]);
-    expect(narrowPermissions([], ['api', 'orders:read'])).toEqual([]);
+    expect(narrowPermissions([], ['api', 'invoices:read'])).toEqual([]);
   });
 
-  it('builds principals for user and client tokens', () => {
+  it('without a role table, takes the permissions from the scope the issuer narrowed', () => {
+    const principal = principalFromClaims(
+      tokenClaims({ scope: 'openid invoices:read refunds:* api Invoices:write *', roles: ['x'] }),
+    );
+    expect(principal.permissions).toEqual(['invoices:read', 'refunds:*']);
+    expect(principal.roles).toEqual(['x']);
+    // `api` means "what my roles grant": nothing where no role table says what that is.
+    expect(principalFromClaims(tokenClaims({ scope: 'openid api' })).permissions).toEqual([]);
+    expect(principalFromClaims(tokenClaims({ scope: '' })).permissions).toEqual([]);
+  });
+
+  it('builds principals for user and client tokens with a role table', () => {
     const user = principalFromClaims(
-      tokenClaims({ scope: 'openid orders:read', email: 'a@x', grant_id: 'g1', roles: ['editor'] }),
+      tokenClaims({
+        scope: 'openid invoices:read',
+        email: 'a@x',
+        grant_id: 'g1',
+        roles: ['editor'],
+      }),
+      ROLES,
     );
     expect(user).toEqual({
       subject: 'user-1',
       kind: 'user',
       roles: ['editor'],
-      permissions: ['orders:read'],
-      scope: ['openid', 'orders:read'],
+      permissions: ['invoices:read'],
+      scope: ['openid', 'invoices:read'],
       authMethod: 'jwt',
       clientId: 'spa',
       email: 'a@x',
@@ -135,15 +157,16 @@ describe('roles and scope', () => {
         sub: 'client:svc',
         client_id: 'svc',
         roles: ['viewer'],
-        scope: 'orders:read orders:write',
+        scope: 'invoices:read invoices:write',
       }),
+      ROLES,
     );
     expect(client).toMatchObject({
       kind: 'client',
       subject: 'client:svc',
-      permissions: ['orders:read'],
+      permissions: ['invoices:read'],
     });
-    expect(principalFromClaims(tokenClaims({ scope: '' })).permissions).toEqual([]);
+    expect(principalFromClaims(tokenClaims({ scope: '' }), ROLES).permissions).toEqual([]);
   });
 });
 
@@ -154,7 +177,7 @@ describe('authorize (RBAC + ABAC)', () => {
     roles: ['editor'],
     subject: 'u1',
     kind: 'user',
-    permissions: permissionsForRoles(['editor']),
+    permissions: grantedTo(['editor']),
   };
   const other: Principal = { ...owner, subject: 'u2' };
   const admin: Principal = {
@@ -162,31 +185,31 @@ describe('authorize (RBAC + ABAC)', () => {
     roles: ['admin'],
     subject: 'u3',
     kind: 'user',
-    permissions: permissionsForRoles(['admin']),
+    permissions: grantedTo(['admin']),
   };
   const viewer: Principal = {
     ...base,
     roles: ['viewer'],
     subject: 'u1',
     kind: 'user',
-    permissions: permissionsForRoles(['viewer']),
+    permissions: grantedTo(['viewer']),
   };
   const client: Principal = { ...owner, subject: 'client:u1', kind: 'client' };
 
   it('lets the owner with the permission, and admins, act; not others', () => {
-    expect(authorize(owner, Perm.OrdersWrite, { ownerId: 'u1' })).toBe(true);
-    expect(authorize(other, Perm.OrdersWrite, { ownerId: 'u1' })).toBe(false);
-    expect(authorize(admin, Perm.OrdersWrite, { ownerId: 'u1' })).toBe(true);
-    expect(authorize(viewer, Perm.OrdersWrite, { ownerId: 'u1' })).toBe(false);
-    expect(authorize(client, Perm.OrdersWrite, { ownerId: 'u1' })).toBe(false);
-    expect(authorize(owner, Perm.OrdersDelete, { ownerId: 'u1' })).toBe(false);
+    expect(authorize(owner, Perm.InvoicesWrite, { ownerId: 'u1' })).toBe(true);
+    expect(authorize(other, Perm.InvoicesWrite, { ownerId: 'u1' })).toBe(false);
+    expect(authorize(admin, Perm.InvoicesWrite, { ownerId: 'u1' })).toBe(true);
+    expect(authorize(viewer, Perm.InvoicesWrite, { ownerId: 'u1' })).toBe(false);
+    expect(authorize(client, Perm.InvoicesWrite, { ownerId: 'u1' })).toBe(false);
+    expect(authorize(owner, Perm.InvoicesDelete, { ownerId: 'u1' })).toBe(false);
   });
 
   it('treats a missing owner as owned by nobody, and no resource as RBAC only', () => {
-    expect(authorize(owner, Perm.OrdersWrite, { ownerId: null })).toBe(false);
-    expect(authorize(owner, Perm.OrdersWrite, { ownerId: '' })).toBe(false);
-    expect(authorize(admin, Perm.OrdersWrite, { ownerId: null })).toBe(true);
-    expect(authorize(owner, Perm.OrdersWrite)).toBe(true);
+    expect(authorize(owner, Perm.InvoicesWrite, { ownerId: null })).toBe(false);
+    expect(authorize(owner, Perm.InvoicesWrite, { ownerId: '' })).toBe(false);
+    expect(authorize(admin, Perm.InvoicesWrite, { ownerId: null })).toBe(true);
+    expect(authorize(owner, Perm.InvoicesWrite)).toBe(true);
     expect(authorize(viewer, Perm.UsersDelete)).toBe(false);
     expect(authorize(admin, Perm.UsersDelete)).toBe(true);
   });
@@ -194,10 +217,10 @@ describe('authorize (RBAC + ABAC)', () => {
   it('requirePermission throws a 403 ForbiddenError', () => {
     expect(() => requirePermission(viewer, Perm.UsersDelete)).toThrow(ForbiddenError);
     try {
-      requirePermission(other, Perm.OrdersWrite, { ownerId: 'u1' });
+      requirePermission(other, Perm.InvoicesWrite, { ownerId: 'u1' });
     } catch (error) {
       expect(error).toMatchObject({ status: 403, code: 'forbidden', expose: true });
     }
-    expect(() => requirePermission(owner, Perm.OrdersWrite, { ownerId: 'u1' })).not.toThrow();
+    expect(() => requirePermission(owner, Perm.InvoicesWrite, { ownerId: 'u1' })).not.toThrow();
   });
 });

@@ -1,8 +1,8 @@
 /**
- * The package as another Koa service uses it (README.md of packages/claims): a real Koa
- * server protected by `koaAuth(createResourceServer(…))`, tokens from a test issuer
- * served over a JWKS URL, answers read over HTTP. The Express adapter runs outside the
- * workspace in infra/test/pack-install.test.ts.
+ * The package as another service uses it (README.md of packages/claims): a real Koa server
+ * protected by `koaAuth(createResourceServer(…))`, and the README's Express service, tokens
+ * from a test issuer served over a JWKS URL, answers read over HTTP. The packed Express
+ * adapter also runs outside the workspace in infra/test/pack-install.test.ts.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -11,9 +11,14 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jos
 import express from 'express';
 import Koa from 'koa';
 import { startTestIssuer, TEST_API_AUDIENCE, type TestIssuer } from '@portcullis/testing';
-import { expressAuth } from '../src/express.js';
-import { ACR, createResourceServer, type ResourceServerOptions } from '../src/index.js';
-import { koaAuth, type KoaContextLike } from '../src/koa.js';
+import { expressAuth, expressResourceMetadata } from '../src/express.js';
+import {
+  ACR,
+  createResourceServer,
+  resourceMetadataUrl,
+  type ResourceServerOptions,
+} from '../src/index.js';
+import { koaAuth, koaResourceMetadata, type KoaContextLike } from '../src/koa.js';
 
 let issuer: TestIssuer;
 const servers: { close(): void }[] = [];
@@ -26,7 +31,7 @@ afterAll(async () => {
   await issuer.close();
 });
 
-/** A Koa app of a few lines: every route authenticated, /orders and /admin with rules. */
+/** A Koa app of a few lines: every route authenticated, /invoices, /archive and /admin with rules. */
 async function start(options: Partial<ResourceServerOptions> = {}): Promise<string> {
   const auth = createResourceServer({
     issuer: issuer.issuer,
@@ -36,9 +41,11 @@ async function start(options: Partial<ResourceServerOptions> = {}): Promise<stri
   });
   const app = new Koa();
   const routes: Record<string, ReturnType<typeof koaAuth>> = {
-    '/orders': koaAuth(auth, { permission: 'orders:read', scopes: ['api'] }),
+    '/invoices': koaAuth(auth, { permission: 'invoices:read' }),
+    '/archive': koaAuth(auth, { permission: 'invoices:read', scopes: ['archive'] }),
     '/admin': koaAuth(auth, { stepUp: { acr: ACR.mfa, maxAgeSec: 300 } }),
   };
+  if (options.metadata) app.use(koaResourceMetadata(auth));
   app.use(koaAuth(auth));
   app.use(async (ctx, next) => {
     const rule = routes[ctx.path];
@@ -54,8 +61,8 @@ async function start(options: Partial<ResourceServerOptions> = {}): Promise<stri
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-async function call(url: string, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { headers });
+async function call(url: string, headers: Record<string, string> = {}, init: RequestInit = {}) {
+  const res = await fetch(url, { ...init, headers: { ...headers, ...init.headers } });
   return {
     status: res.status,
     challenge: res.headers.get('www-authenticate'),
@@ -107,23 +114,38 @@ describe('koaAuth over createResourceServer', () => {
     });
   });
 
-  it('checks a route permission (403 forbidden) and scopes (403 with insufficient_scope)', async () => {
-    const viewer = await issuer.tokenFor({ sub: 'user-1', roles: ['viewer'] });
-    expect((await call(`${base}/orders`, bearer(viewer))).status).toBe(200);
-    const nobody = await issuer.tokenFor({ sub: 'user-2', roles: [] });
-    const denied = await call(`${base}/orders`, bearer(nobody));
-    expect(denied).toMatchObject({ status: 403, challenge: null, body: { error: 'forbidden' } });
-    expect(Object.keys(denied.body)).toEqual(['error']);
-    const narrow = await issuer.tokenFor({
-      sub: 'user-1',
-      roles: ['viewer'],
-      scope: 'orders:read',
+  it('checks a route permission against the scope, with no role table (403 insufficient_scope)', async () => {
+    // The issuer narrowed the scope to what the subject's roles grant: it is the permissions.
+    const reader = await issuer.tokenFor({ sub: 'user-1', scope: 'openid invoices:read' });
+    expect((await call(`${base}/invoices`, bearer(reader))).status).toBe(200);
+    const all = await issuer.tokenFor({ sub: 'user-1', scope: 'invoices:*' });
+    expect((await call(`${base}/invoices`, bearer(all))).status).toBe(200);
+    // Role names alone grant nothing here: the package holds no role table.
+    const named = await issuer.tokenFor({ sub: 'user-2', roles: ['admin'], scope: 'openid' });
+    const res = await call(`${base}/invoices`, bearer(named));
+    expect(res).toMatchObject({ status: 403, body: { error: 'forbidden' } });
+    expect(Object.keys(res.body)).toEqual(['error']);
+    expect(res.challenge).toMatch(
+      /^Bearer realm="portcullis", error="insufficient_scope", scope="invoices:read"/,
+    );
+    // `api` ("what my roles grant") means nothing without a table: a plain 403.
+    const api = await issuer.tokenFor({ sub: 'user-2', roles: ['admin'], scope: 'api' });
+    expect(await call(`${base}/invoices`, bearer(api))).toMatchObject({
+      status: 403,
+      challenge: null,
+      body: { error: 'forbidden' },
     });
-    const res = await call(`${base}/orders`, bearer(narrow));
+  });
+
+  it('checks a route scope besides its permission (403 with insufficient_scope)', async () => {
+    const reader = await issuer.tokenFor({ sub: 'user-1', scope: 'invoices:read' });
+    const res = await call(`${base}/archive`, bearer(reader));
     expect(res).toMatchObject({ status: 403, body: { error: 'forbidden' } });
     expect(res.challenge).toMatch(
-      /^Bearer realm="portcullis", error="insufficient_scope", scope="api"/,
+      /^Bearer realm="portcullis", error="insufficient_scope", scope="archive"/,
     );
+    const archivist = await issuer.tokenFor({ sub: 'user-1', scope: 'invoices:read archive' });
+    expect((await call(`${base}/archive`, bearer(archivist))).status).toBe(200);
   });
 
   it('asks for a stronger or newer sign-in on a step-up route (RFC 9470)', async () => {
@@ -177,21 +199,71 @@ describe('createResourceServer options', () => {
   });
 
   it('takes roles from a RoleSource, and applies a changed role to a token it has seen', async () => {
-    const table = new Map<string, string[]>([['auditor', ['orders:read']]]);
+    const table = new Map<string, string[]>([['auditor', ['invoices:read']]]);
     const roles = { version: 1, permissionsOf: (role: string) => table.get(role) };
     const base = await start({ roles });
-    const token = await issuer.tokenFor({ sub: 'user-1', roles: ['auditor'] });
-    expect((await call(`${base}/orders`, bearer(token))).status).toBe(200);
-    // The built-in roles are not consulted once a source is given.
-    const viewer = await issuer.tokenFor({ sub: 'user-2', roles: ['viewer'] });
-    expect((await call(`${base}/orders`, bearer(viewer))).status).toBe(403);
+    // Scope `api`: every permission the table gives the token's roles.
+    const token = await issuer.tokenFor({ sub: 'user-1', roles: ['auditor'], scope: 'api' });
+    expect((await call(`${base}/invoices`, bearer(token))).status).toBe(200);
+    // A role the table does not name grants nothing.
+    const viewer = await issuer.tokenFor({ sub: 'user-2', roles: ['viewer'], scope: 'api' });
+    expect((await call(`${base}/invoices`, bearer(viewer))).status).toBe(403);
+    // With a table, the scope narrows the roles' permissions, never widens them.
+    const narrow = await issuer.tokenFor({ sub: 'user-1', roles: ['auditor'], scope: 'openid' });
+    expect((await call(`${base}/invoices`, bearer(narrow))).status).toBe(403);
+    const wide = await issuer.tokenFor({ sub: 'user-2', roles: [], scope: 'invoices:read' });
+    expect((await call(`${base}/invoices`, bearer(wide))).status).toBe(403);
 
     table.set('auditor', []);
     roles.version = 2;
-    expect(await call(`${base}/orders`, bearer(token))).toMatchObject({
+    expect(await call(`${base}/invoices`, bearer(token))).toMatchObject({
       status: 403,
       body: { error: 'forbidden' },
     });
+  });
+
+  it('serves its RFC 9728 metadata, its scopes those its routes require, and names it in challenges', async () => {
+    const base = await start({ metadata: { name: 'Invoices' } });
+    const path = new URL(resourceMetadataUrl(TEST_API_AUDIENCE)).pathname;
+    const res = await fetch(`${base}${path}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(await res.json()).toEqual({
+      resource: TEST_API_AUDIENCE,
+      authorization_servers: [issuer.issuer],
+      scopes_supported: ['archive', 'invoices:read'],
+      bearer_methods_supported: ['header'],
+      dpop_signing_alg_values_supported: ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'PS256', 'RS256'],
+      dpop_bound_access_tokens_required: false,
+      resource_name: 'Invoices',
+    });
+    expect((await call(`${base}/invoices`)).challenge).toContain(
+      `resource_metadata="${resourceMetadataUrl(TEST_API_AUDIENCE)}"`,
+    );
+    // Only GET and HEAD; anything else goes on to the routes (here: a token is needed).
+    expect((await call(`${base}${path}`, {}, { method: 'POST' })).status).toBe(401);
+  });
+
+  it('serves the scopes its author gives, and refuses to serve metadata it was not given', async () => {
+    const base = await start({
+      dpop: false,
+      metadata: {
+        scopes: ['invoices:read', 'invoices:write'],
+        documentation: 'https://docs.example',
+      },
+    });
+    const body = (await (
+      await fetch(`${base}${new URL(resourceMetadataUrl(TEST_API_AUDIENCE)).pathname}`)
+    ).json()) as Record<string, unknown>;
+    expect(body).toMatchObject({
+      scopes_supported: ['invoices:read', 'invoices:write'],
+      resource_documentation: 'https://docs.example',
+    });
+    expect(body).not.toHaveProperty('dpop_signing_alg_values_supported');
+    const bare = createResourceServer({ issuer: issuer.issuer, audience: TEST_API_AUDIENCE });
+    expect(() => koaResourceMetadata(bare)).toThrow(/createResourceServer\(\{ metadata \}\)/);
+    expect(() => expressResourceMetadata(bare)).toThrow(TypeError);
   });
 
   it('offers only Bearer with dpop: false, under its own realm and resource metadata', async () => {
@@ -247,6 +319,98 @@ describe('createResourceServer options', () => {
   });
 });
 
+/** The README's outside service ("A complete service"), as written there but for the listen. */
+function invoiceService(issuerUrl: string): express.Express {
+  const auth = createResourceServer({
+    issuer: issuerUrl,
+    audience: 'https://invoices.example',
+    metadata: { name: 'Invoices' },
+  });
+  const canRead = expressAuth(auth, { permission: 'invoices:read' });
+  const canWrite = expressAuth(auth, { permission: 'invoices:write' });
+
+  const invoices = new Map<string, { id: string; amount: number; createdBy: string }>();
+  const app = express();
+  app.use(expressResourceMetadata(auth));
+  app.use(expressAuth(auth));
+  app.get('/invoices', canRead, (req, res) => {
+    res.json({ items: [...invoices.values()] });
+  });
+  app.post('/invoices', canWrite, express.json(), (req, res) => {
+    const amount = (req.body as { amount?: unknown } | undefined)?.amount;
+    if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 1) {
+      res.status(422).json({ error: 'validation_failed', message: 'amount: a positive integer' });
+      return;
+    }
+    const invoice = { id: randomUUID(), amount, createdBy: req.auth!.principal.subject };
+    invoices.set(invoice.id, invoice);
+    res.status(201).json(invoice);
+  });
+  return app;
+}
+
+describe("the README's outside Express service: no role table, the scope is the permissions", () => {
+  let invoicesIssuer: TestIssuer;
+  let base: string;
+  beforeAll(async () => {
+    invoicesIssuer = await startTestIssuer({ audience: 'https://invoices.example' });
+    const server = invoiceService(invoicesIssuer.issuer).listen(0, '127.0.0.1');
+    servers.push(server);
+    await new Promise((resolve) => server.once('listening', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => invoicesIssuer.close());
+
+  const token = (scope: string) =>
+    invoicesIssuer.tokenFor({ sub: 'user-1', roles: ['accountant'], scope });
+  const post = (headers: Record<string, string>, body: unknown) =>
+    call(`${base}/invoices`, headers, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    });
+
+  it('reads with invoices:read, writes with invoices:write, and names what is missing', async () => {
+    const reader = await token('openid invoices:read');
+    expect(await call(`${base}/invoices`, bearer(reader))).toMatchObject({
+      status: 200,
+      body: { items: [] },
+    });
+    const refused = await post(bearer(reader), { amount: 1200 });
+    expect(refused).toMatchObject({ status: 403, body: { error: 'forbidden' } });
+    expect(refused.challenge).toMatch(/error="insufficient_scope", scope="invoices:write"/);
+
+    const writer = await token('invoices:read invoices:write');
+    expect(await post(bearer(writer), { amount: 1200 })).toMatchObject({
+      status: 201,
+      body: { amount: 1200, createdBy: 'user-1' },
+    });
+    expect(await post(bearer(writer), { amount: 'a lot' })).toMatchObject({
+      status: 422,
+      body: { error: 'validation_failed' },
+    });
+    expect((await call(`${base}/invoices`, bearer(writer))).body['items']).toHaveLength(1);
+  });
+
+  it('answers without a token with a challenge naming its metadata, which it serves', async () => {
+    const res = await call(`${base}/invoices`);
+    expect(res.status).toBe(401);
+    expect(res.challenge).toMatch(
+      /^Bearer realm="portcullis", resource_metadata="https:\/\/invoices\.example\/\.well-known\/oauth-protected-resource"/,
+    );
+    const metadata = await call(`${base}/.well-known/oauth-protected-resource`);
+    expect(metadata).toMatchObject({
+      status: 200,
+      body: {
+        resource: 'https://invoices.example',
+        authorization_servers: [invoicesIssuer.issuer],
+        scopes_supported: ['invoices:read', 'invoices:write'],
+        resource_name: 'Invoices',
+      },
+    });
+  });
+});
+
 it('fits real Express and Koa apps without casts (compile-time)', () => {
   // Type-checked only: the structural types of the adapters accept the frameworks' own.
   const check = (auth: ReturnType<typeof createResourceServer>) => {
@@ -255,7 +419,8 @@ it('fits real Express and Koa apps without casts (compile-time)', () => {
     app.get('/x', expressAuth(auth, { stepUp: { acr: ACR.mfa } }), (req, res) => {
       res.json({ subject: req.auth?.principal.subject });
     });
-    new Koa().use(koaAuth(auth, { permission: 'orders:read' }));
+    new Koa().use(koaResourceMetadata(auth)).use(koaAuth(auth, { permission: 'invoices:read' }));
+    app.use(expressResourceMetadata(auth));
   };
   expect(typeof check).toBe('function');
 });

@@ -21,8 +21,8 @@ export interface ApiKeyResolverDeps {
   accounts: Pick<AccountsRepo, 'findById'>;
   limiters: Pick<RateLimiters, 'consume'>;
   clock: () => Date;
-  /** The roles' permissions; default the built-in roles. */
-  roles?: RoleSource | undefined;
+  /** The roles' permissions on this API. */
+  roles: RoleSource;
 }
 
 /** `Bearer sk_live_…` -> the owner's Principal (docs/security.md#api-keys-and-sessions-at-the-api). */

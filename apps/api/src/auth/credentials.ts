@@ -34,7 +34,7 @@ export function credentialResolvers(
     repos: Pick<Repos, 'accounts' | 'apiKeys' | 'sessions'>;
     limiters: RateLimiters;
     clock: () => Date;
-    roles?: RoleSource | undefined;
+    roles: RoleSource;
     denyList: Pick<DenyList, 'isDenied'>;
   },
 ): PrincipalResolver[] {

@@ -31,8 +31,8 @@ export interface SessionResolverDeps {
   accounts: Pick<AccountsRepo, 'findById'>;
   clock: () => Date;
   idleTimeoutSec: number;
-  /** The roles' permissions; default the built-in roles. */
-  roles?: RoleSource | undefined;
+  /** The roles' permissions on this API. */
+  roles: RoleSource;
   /** A `subject` revocation (a reset, logout everywhere) ends sessions begun before it. */
   denyList: Pick<DenyList, 'isDenied'>;
 }

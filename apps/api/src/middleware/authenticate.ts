@@ -8,13 +8,13 @@ import {
   type DpopRequest,
   type Principal,
   type ChallengeSettings,
-  type Permission,
   type PrincipalResolver,
   type RouteRequirement,
 } from '@portcullis/claims';
 import { dpopRequestOf } from '../auth/dpop.js';
 import { withWriteActor } from '../data/write-actor.js';
 import { BadRequestError, UnauthorizedError } from '../errors.js';
+import type { Permission } from '../permissions.js';
 
 export interface ApiState {
   principal?: Principal;

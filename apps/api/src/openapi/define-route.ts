@@ -8,7 +8,6 @@ import {
   stepUpError,
   stepUpShortfall,
   type ChallengeSettings,
-  type Permission,
   type StepUpRequirement,
 } from '@portcullis/claims';
 import type { ApiConfig } from '../config.js';
@@ -17,6 +16,7 @@ import { parseBody, parseQuery } from '../http/validate.js';
 import { principalOf, type ApiState, type Authenticate } from '../middleware/authenticate.js';
 import { z } from './zod.js';
 import { ErrorSchema, StepUpErrorSchema, ValidationErrorSchema } from '../schemas/common.js';
+import type { Permission } from '../permissions.js';
 
 /** A router whose routes are described in the OpenAPI registry as they are mounted. */
 export interface ApiRouter {

@@ -1,6 +1,7 @@
 import { OpenApiGeneratorV31, type OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { API_SCOPE, Perm } from '@portcullis/claims';
+import { API_SCOPE } from '@portcullis/claims';
 import type { ApiConfig } from '../config.js';
+import { Perm } from '../permissions.js';
 
 function scopes(): Record<string, string> {
   const out: Record<string, string> = { [API_SCOPE]: 'Every permission the token’s roles grant' };

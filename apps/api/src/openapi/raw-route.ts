@@ -1,8 +1,8 @@
 import type { Middleware } from 'koa';
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
-import type { Permission } from '@portcullis/claims';
 import type { ApiState } from '../middleware/authenticate.js';
 import { guardsOf, SECURITY_SCHEMES, type ApiRouter } from './define-route.js';
+import type { Permission } from '../permissions.js';
 
 /**
  * A route whose body is not JSON (multipart uploads, a pre-signed PUT, an event

@@ -1,11 +1,4 @@
-import {
-  ACR,
-  hasPermission,
-  isPermissionString,
-  Perm,
-  RESOURCES,
-  type Principal,
-} from '@portcullis/claims';
+import { ACR, hasPermission, isPermissionString, type Principal } from '@portcullis/claims';
 import { noticeOfRevocation } from '../auth/credentials.js';
 import type { ApiKey } from '../data/api-keys-repo.js';
 import type { ApiConfig } from '../config.js';
@@ -21,6 +14,7 @@ import {
   CreatedApiKeySchema,
 } from '../schemas/credentials.js';
 import type { RouteDeps } from './deps.js';
+import { Perm, RESOURCES } from '../permissions.js';
 
 const tags = ['api-keys'];
 const RESOURCE_NAMES: readonly string[] = RESOURCES;

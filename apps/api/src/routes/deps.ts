@@ -24,4 +24,6 @@ export interface RouteDeps {
   /** Revocations as the deny list learns of them: GET /stream ends revoked streams. */
   onRevocation?: SharedDenyList['onRevocation'] | undefined;
   storage: BlobStorage;
+  /** The API's registered permissions now (the catalogue's): its RFC 9728 `scopes_supported`. */
+  registeredPermissions?: (() => readonly string[]) | undefined;
 }

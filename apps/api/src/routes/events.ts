@@ -1,9 +1,10 @@
-import { hasPermission, Perm, type Principal } from '@portcullis/claims';
+import { hasPermission, type Principal } from '@portcullis/claims';
 import type { EventRecord, EventVisibility, SubjectType } from '../data/events-repo.js';
 import { principalOf } from '../middleware/authenticate.js';
 import { defineRoute, type ApiRouter } from '../openapi/define-route.js';
 import { EventPageSchema, ListEventsQuery, parseBefore } from '../schemas/events.js';
 import type { RouteDeps } from './deps.js';
+import { Perm } from '../permissions.js';
 
 /** The wildcard that lets an admin see every event of a subject type. */
 const ADMIN_OF: Record<SubjectType, string> = {

@@ -38,7 +38,7 @@ export function createApiRoutes(
   };
   healthRoutes(api, deps);
   openApiRoutes(api, config);
-  resourceMetadataRoutes(api, config);
+  resourceMetadataRoutes(api, config, deps.registeredPermissions);
   ordersRoutes(api, deps);
   orderActionRoutes(api, deps);
   usersRoutes(api, deps);

@@ -1,16 +1,11 @@
 import type { ParameterizedContext } from 'koa';
-import {
-  hasPermission,
-  Perm,
-  requirePermission,
-  type Permission,
-  type Principal,
-} from '@portcullis/claims';
+import { hasPermission, requirePermission, type Principal } from '@portcullis/claims';
 import type { Order, OrderContent } from '../data/orders-repo.js';
 import type { OrderStatus } from '../domain/order-status.js';
 import { ConflictError, NotFoundError, PreconditionFailedError } from '../errors.js';
 import { checkIfMatch, strongEtag } from '../http/conditional.js';
 import type { RouteDeps } from './deps.js';
+import { Perm, type Permission } from '../permissions.js';
 
 /** JSON representation of an order (the ETag is computed over exactly this). */
 export function orderJson(order: Order) {

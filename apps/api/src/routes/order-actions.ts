@@ -1,4 +1,3 @@
-import { Perm, type Permission } from '@portcullis/claims';
 import { assertTransition, type OrderStatus } from '../domain/order-status.js';
 import { principalOf } from '../middleware/authenticate.js';
 import { defineRoute, type ApiRouter } from '../openapi/define-route.js';
@@ -6,6 +5,7 @@ import { IdParams, IfMatchHeaders } from '../schemas/common.js';
 import { OrderSchema } from '../schemas/orders.js';
 import type { RouteDeps } from './deps.js';
 import { loadOrderFor, writeOrder } from './order-access.js';
+import { Perm, type Permission } from '../permissions.js';
 
 /** Status changes happen only through these actions (see domain/order-status.ts). */
 const ACTIONS: ReadonlyArray<{

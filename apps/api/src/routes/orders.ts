@@ -1,4 +1,3 @@
-import { Perm } from '@portcullis/claims';
 import { assertEditable } from '../domain/order-status.js';
 import { ConflictError, PreconditionFailedError } from '../errors.js';
 import { checkIfMatch, sendCacheable, strongEtag } from '../http/conditional.js';
@@ -23,6 +22,7 @@ import {
   visibilityOf,
   writeOrder,
 } from './order-access.js';
+import { Perm } from '../permissions.js';
 
 const tags = ['orders'];
 const orderResponse = (description: string) => ({

@@ -1,14 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { ParameterizedContext } from 'koa';
-import {
-  ACR,
-  hasPermission,
-  PAYMENT_DETAIL_TYPE,
-  paymentDetailOf,
-  Perm,
-  type Principal,
-} from '@portcullis/claims';
+import { ACR, hasPermission, type Principal } from '@portcullis/claims';
 import { isDatabaseUnavailable } from '@portcullis/db';
+import { PAYMENT_DETAIL_TYPE, paymentDetailOf } from '@portcullis/shop';
 import { paymentJson, type Payment } from '../data/payments-repo.js';
 import type { IdempotencyClaim, StoredResponse } from '../data/idempotency-repo.js';
 import {
@@ -34,6 +28,7 @@ import {
 } from '../schemas/payments.js';
 import type { RouteDeps } from './deps.js';
 import { visibilityOf as orderVisibilityOf } from './order-access.js';
+import { Perm } from '../permissions.js';
 
 const tags = ['payments'];
 const KEY_TTL_MS = 24 * 3600_000;

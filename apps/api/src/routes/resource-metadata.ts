@@ -1,5 +1,5 @@
 import {
-  API_SCOPES,
+  API_SCOPE,
   PROTECTED_RESOURCE_METADATA_PATH,
   protectedResourceMetadata,
 } from '@portcullis/claims';
@@ -7,6 +7,7 @@ import { API_DPOP_ALGORITHMS } from '../auth/dpop.js';
 import type { ApiConfig } from '../config.js';
 import { defineRoute, type ApiRouter } from '../openapi/define-route.js';
 import { z } from '../openapi/zod.js';
+import { API_SCOPES } from '../permissions.js';
 
 const Metadata = z
   .object({
@@ -20,19 +21,25 @@ const Metadata = z
   })
   .passthrough();
 
-/** The API's RFC 9728 metadata: the audience, issuer and DPoP algorithms its token checks use. */
-export function apiResourceMetadata(config: ApiConfig) {
+/**
+ * The API's RFC 9728 metadata: the audience, issuer and DPoP algorithms its token checks use,
+ * and `api` with the permissions registered for it (docs/roles.md), else those its code declares.
+ */
+export function apiResourceMetadata(config: ApiConfig, registered?: readonly string[]) {
   return protectedResourceMetadata({
     resource: config.audience,
     authorizationServers: [config.issuer],
-    scopes: API_SCOPES,
+    scopes: registered ? [API_SCOPE, ...registered] : API_SCOPES,
     dpopAlgorithms: API_DPOP_ALGORITHMS,
     documentation: `${config.audience.replace(/\/+$/, '')}/openapi.json`,
   });
 }
 
-export function resourceMetadataRoutes(api: ApiRouter, config: ApiConfig): void {
-  const body = apiResourceMetadata(config);
+export function resourceMetadataRoutes(
+  api: ApiRouter,
+  config: ApiConfig,
+  registeredPermissions?: () => readonly string[],
+): void {
   const path = new URL(config.audience).pathname.replace(/\/+$/, '');
   // RFC 9728 §3.1: an audience with a path has its metadata at the path-suffixed URL.
   const paths = [PROTECTED_RESOURCE_METADATA_PATH];
@@ -55,7 +62,7 @@ export function resourceMetadataRoutes(api: ApiRouter, config: ApiConfig): void 
       },
       function serveResourceMetadata(ctx) {
         ctx.set('Cache-Control', 'public, max-age=300');
-        ctx.body = body;
+        ctx.body = apiResourceMetadata(config, registeredPermissions?.());
       },
     );
   }

@@ -1,5 +1,5 @@
 import type { ParameterizedContext } from 'koa';
-import { Perm, type Principal, type Revocation } from '@portcullis/claims';
+import { type Principal, type Revocation } from '@portcullis/claims';
 import type { ApiConfig } from '../config.js';
 import type { EventRecord } from '../data/events-repo.js';
 import { RateLimitedError, ServiceUnavailableError } from '../errors.js';
@@ -9,6 +9,7 @@ import type { ApiRouter } from '../openapi/define-route.js';
 import { z } from '../openapi/zod.js';
 import type { RouteDeps } from './deps.js';
 import { canSee, eventJson, eventVisibility } from './events.js';
+import { Perm } from '../permissions.js';
 
 const REPLAY_PAGE = 500;
 /** A client this far behind is dropped; it resumes with Last-Event-ID. */

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { ParameterizedContext } from 'koa';
-import { Perm } from '@portcullis/claims';
 import type { ApiConfig } from '../config.js';
 import { uploadJson } from '../data/uploads-repo.js';
 import {
@@ -26,6 +25,7 @@ import {
 import { BlobTooLargeError } from '../storage/storage.js';
 import type { RouteDeps } from './deps.js';
 import { normalizeContentType, refuseDeclaredOversize, sanitizeFilename } from './uploads.js';
+import { Perm } from '../permissions.js';
 
 /** Direct uploads (docs/api-contracts.md#uploads): a signed URL, accepted once, 403 if expired. */
 export function uploadDirectRoutes(api: ApiRouter, deps: RouteDeps, config: ApiConfig): void {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware, ParameterizedContext } from 'koa';
-import { hasPermission, Perm, type Principal } from '@portcullis/claims';
+import { hasPermission, type Principal } from '@portcullis/claims';
 import { uploadJson } from '../data/uploads-repo.js';
 import { NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
 import { MULTIPART_OVERHEAD, receiveMultipart } from '../http/multipart.js';
@@ -12,6 +12,7 @@ import { UploadIdParams, UploadSchema } from '../schemas/uploads.js';
 import { BlobTooLargeError } from '../storage/storage.js';
 import type { ApiConfig } from '../config.js';
 import type { RouteDeps } from './deps.js';
+import { Perm } from '../permissions.js';
 
 const tags = ['uploads'];
 // Served as themselves; anything else (HTML, SVG, scripts…) is application/octet-stream.

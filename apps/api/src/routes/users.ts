@@ -1,5 +1,5 @@
 import type { User } from '@portcullis/accounts';
-import { ACR, Perm } from '@portcullis/claims';
+import { ACR } from '@portcullis/claims';
 import { NotFoundError } from '../errors.js';
 import { sendCacheable } from '../http/conditional.js';
 import { defineRoute, type ApiRouter } from '../openapi/define-route.js';
@@ -7,6 +7,7 @@ import { z } from '../openapi/zod.js';
 import { CursorPageQuery, etagHeader, IfNoneMatchHeaders } from '../schemas/common.js';
 import { UserIdParams, UserPageSchema, UserSchema } from '../schemas/users.js';
 import type { RouteDeps } from './deps.js';
+import { Perm } from '../permissions.js';
 
 const tags = ['users'];
 

@@ -1,0 +1,62 @@
+// The demo API's vocabulary: what its routes check (docs/roles.md). The generic rules
+// (`<resource>:<action>`, wildcards, scope narrowing) are @portcullis/claims'.
+import { API_SCOPE } from '@portcullis/claims';
+
+// `<resource>:*` grants one resource's actions; no global `*`, a typo away from everything.
+export const Perm = {
+  UsersRead: 'users:read',
+  UsersWrite: 'users:write',
+  UsersDelete: 'users:delete',
+  UsersAll: 'users:*',
+  OrdersRead: 'orders:read',
+  OrdersWrite: 'orders:write',
+  OrdersDelete: 'orders:delete',
+  OrdersAll: 'orders:*',
+  PaymentsRead: 'payments:read',
+  PaymentsCreate: 'payments:create',
+  PaymentsAll: 'payments:*',
+  EventsRead: 'events:read',
+  UploadsRead: 'uploads:read',
+  UploadsCreate: 'uploads:create',
+  UploadsDelete: 'uploads:delete',
+  UploadsAll: 'uploads:*',
+  ApiKeysRead: 'api-keys:read',
+  ApiKeysCreate: 'api-keys:create',
+  ApiKeysDelete: 'api-keys:delete',
+  ApiKeysAll: 'api-keys:*',
+} as const;
+
+export type Permission = (typeof Perm)[keyof typeof Perm];
+
+export const RESOURCES = ['users', 'orders', 'payments', 'events', 'uploads', 'api-keys'] as const;
+export type Resource = (typeof RESOURCES)[number];
+
+/** Every permission the API's routes declare: the built-in resource's catalogue (migration 029). */
+export const PERMISSIONS: readonly Permission[] = Object.freeze([...new Set(Object.values(Perm))]);
+
+/** The built-in roles as seeded (migrations 026, 029); the API reads the `roles` table, not this. */
+export const ROLE_PERMISSIONS = {
+  admin: [
+    Perm.UsersAll,
+    Perm.OrdersAll,
+    Perm.PaymentsAll,
+    Perm.EventsRead,
+    Perm.UploadsAll,
+    Perm.ApiKeysAll,
+  ],
+  editor: [
+    Perm.UsersRead,
+    Perm.OrdersRead,
+    Perm.OrdersWrite,
+    Perm.PaymentsCreate,
+    Perm.EventsRead,
+    Perm.UploadsAll,
+  ],
+  viewer: [Perm.UsersRead, Perm.OrdersRead, Perm.EventsRead],
+} as const satisfies Record<string, readonly Permission[]>;
+
+export type Role = keyof typeof ROLE_PERMISSIONS;
+export const ROLES = Object.keys(ROLE_PERMISSIONS) as Role[];
+
+/** Every scope of the API: `api` (every permission the roles grant) and each permission. */
+export const API_SCOPES: readonly string[] = [API_SCOPE, ...PERMISSIONS];
