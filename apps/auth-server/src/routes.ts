@@ -15,6 +15,7 @@ import { signupRoutes } from './identity/self-service/signup-routes.js';
 import type { AppMetrics, ReadinessReport } from '@portcullis/observability';
 import type { Middleware } from 'koa';
 import type { DeviceGuard } from './oauth/device-guard.js';
+import type { ResourceRegistry } from './oauth/resource-registry.js';
 import type { ConsoleDeps } from './admin/console/routes.js';
 
 /** The parts the Koa app is wired from (built by server.ts). */
@@ -29,6 +30,8 @@ export interface AuthAppParts extends Omit<SelfServiceParts, 'csrfKey'> {
   console: Omit<ConsoleDeps, 'ui' | 'logger' | 'formBody' | 'csrfKey'>;
   /** REGISTRATION=open: anonymous registrations limited per IP (oauth/registration.ts). */
   openRegistration?: Middleware | undefined;
+  /** The registered APIs: the consent page names their permissions. */
+  registry: Pick<ResourceRegistry, 'find'>;
 }
 
 /** Every route of the auth server's own; app.ts puts them in front of oidc-provider. */
@@ -69,6 +72,7 @@ export function createAuthRoutes(parts: AuthAppParts) {
     mfa,
     ui: parts.ui,
     selfService: parts.selfService,
+    registry: parts.registry,
   });
   // /password/forgot and /password/reset (identity/self-service/password-routes.ts).
   passwordRoutes(pages, {

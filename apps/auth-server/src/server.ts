@@ -2,7 +2,7 @@ import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createAttemptLimiter, createSignInLimiter, waitForRedis } from '@portcullis/accounts';
-import { createRoleStore, createSharedDenyList } from '@portcullis/db';
+import { createRoleStore, createSharedCatalog, createSharedDenyList } from '@portcullis/db';
 import {
   createHttpServer,
   createReadinessCheck,
@@ -31,6 +31,7 @@ import { PROVIDER_ROUTES } from './oauth/provider-routes.js';
 import { createMfa } from './identity/mfa/index.js';
 import { createKeyManager } from './oauth/keys.js';
 import { createProviderHost, type ProviderHost } from './oauth/provider-host.js';
+import { createResourceRegistry } from './oauth/resource-registry.js';
 import { createLogoutEverywhere } from './oauth/subject-logout.js';
 import { loadSecrets } from './kernel/secrets.js';
 import { createEndCredentials } from './identity/self-service/end-credentials.js';
@@ -81,6 +82,12 @@ export function terminalSecret(
   if (stream.isTTY === true) stream.write(text);
 }
 
+/** The scopes dynamically registered clients may have, when registration is on. */
+function registrationScopesOf(config: AuthConfig): string[] {
+  const { registration } = config.agentClients;
+  return registration.mode === 'off' ? [] : [...registration.scopes];
+}
+
 /** The roles this server hands out by configuration: sign-ups' and registered clients'. */
 function rolesOfConfig(config: AuthConfig): string[] {
   const { selfService, agentClients } = config;
@@ -127,6 +134,22 @@ export async function startAuthServer(
     await new Promise((resolve) => server.close(resolve));
     throw new StartupError(
       `SIGNUP_ROLES or REGISTRATION_ROLES names roles that do not exist: ${missingRoles.join(', ')} (npm run admin -- role:list)`,
+      EX_CONFIG,
+    );
+  }
+  // The registered APIs, their permissions and the roles' grants: loaded, then polled.
+  const catalog = createSharedCatalog({
+    db,
+    onError: (e) => logger.error({ err: e }, 'catalogue poll failed'),
+  });
+  await catalog.start();
+  const registry = createResourceRegistry(catalog, config.apiAudience);
+  const unknownScopes = registrationScopesOf(config).filter((s) => !registry.scopes.has(s));
+  if (unknownScopes.length > 0) {
+    await catalog.close();
+    await new Promise((resolve) => server.close(resolve));
+    throw new StartupError(
+      `REGISTRATION_SCOPES names scopes no registered API has: ${unknownScopes.join(', ')} (npm run admin -- resource:list)`,
       EX_CONFIG,
     );
   }
@@ -247,6 +270,7 @@ export async function startAuthServer(
       interactionPolicy: mfa.interactionPolicy,
       staticClients: () => [...mfa.staticClients(issuer), consoleClientMetadata(issuer)],
       pages: providerPages,
+      registry,
     },
     events: {
       logger,
@@ -319,6 +343,7 @@ export async function startAuthServer(
     }),
     selfService: config.selfService,
     endCredentials,
+    registry,
     db,
     userSessions: repos.userSessions,
     personalData: repos.personalData,
@@ -354,6 +379,9 @@ export async function startAuthServer(
       userSessions: repos.userSessions,
       registration: config.agentClients.registration,
       roles: repos.roles,
+      resources: repos.resources,
+      catalog,
+      apiAudience: config.apiAudience,
       configuredRoles,
       // In the deployment's default language: an administrator's request has none of the user's.
       resendVerification: (userId) =>
@@ -427,6 +455,7 @@ export async function startAuthServer(
       await Promise.allSettled([...pending]);
       await mailer.close();
       if (!deps.denyList) await denyList.close();
+      await catalog.close();
       if (ownsRedis) redis?.disconnect();
     },
   };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
-import { PAYMENT_DETAIL_TYPE } from '@portcullis/claims';
+import { PAYMENT_DETAIL_TYPE } from '@portcullis/shop';
 import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   browser,

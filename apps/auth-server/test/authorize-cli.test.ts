@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
-import { browser, browserLogin, createUser, decodeJwt, until } from '@portcullis/testing';
+import {
+  apiScopeOf,
+  browser,
+  browserLogin,
+  createUser,
+  decodeJwt,
+  until,
+} from '@portcullis/testing';
 import { compiledScript } from '../../../infra/test/helpers/processes.js';
 
 // `npm run authorize` (README "Authorization Code + PKCE") as a reader runs it: its own
@@ -96,7 +103,10 @@ test('--field prints one field; a refused consent exits 1 naming the error', asy
   const user = await createUser(t);
   const field = authorize(['--client', CLIENT, '--field', 'scope']);
   await fetch(await browserLogin(await openedUrl(), user, { stopAt: atCallback }));
-  expect((await field).stdout).toBe('openid profile email api offline_access\n');
+  // The granted scope, `api` spelled out into the editor's permissions.
+  expect((await field).stdout).toBe(
+    `openid profile email offline_access ${await apiScopeOf(t, ['editor'])}\n`,
+  );
 
   const denied = authorize(['--client', CLIENT, '--prompt', 'consent']);
   const other = await createUser(t);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
-import { createClient, discover, publicSpa, tokenRequest } from '@portcullis/testing';
+import { apiScopeOf, createClient, discover, publicSpa, tokenRequest } from '@portcullis/testing';
 
 let t: TestAuthServer;
 beforeAll(async () => {
@@ -36,7 +36,8 @@ describe('client credentials', () => {
       sub: `client:${client.client_id}`,
       client_id: client.client_id,
       roles: ['editor'],
-      scope: 'api',
+      // `api` spelled out into what the client's roles grant on the API.
+      scope: await apiScopeOf(t, ['editor']),
     });
     expect(payload.grant_id).toBeUndefined();
   });
@@ -87,7 +88,7 @@ describe('client credentials', () => {
       auth,
     );
     expect(narrowed.status).toBe(200);
-    expect(narrowed.body.scope).toBe('api');
+    expect(narrowed.body.scope).toBe(await apiScopeOf(t, ['editor']));
   });
 
   test('a public client cannot use client_credentials', async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
+  apiScopeOf,
   approveDevice,
   browser,
   type Browser,
@@ -58,7 +59,7 @@ describe('device authorization grant (RFC 8628)', () => {
     expect(decodeJwt(tokens.access_token).payload).toMatchObject({
       sub: user.id,
       roles: ['viewer'],
-      scope: 'api',
+      scope: await apiScopeOf(t, ['viewer']),
     });
   });
 

@@ -3,6 +3,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
+  apiScopeOf,
   browserLogin,
   createUser,
   decodeJwt,
@@ -47,7 +48,7 @@ describe('authorization code + PKCE', () => {
       aud: t.apiAudience,
       sub: user.id,
       client_id: client.client_id,
-      scope: 'api',
+      scope: await apiScopeOf(t, ['editor']),
       roles: ['editor'],
       email: user.email,
     });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { API_SCOPE, Perm } from '@portcullis/claims';
+import { API_SCOPE } from '@portcullis/claims';
 import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
-import { createClient, tokenRequest } from '@portcullis/testing';
+import { apiScopeOf, createClient, tokenRequest } from '@portcullis/testing';
 
 let t: TestAuthServer;
 beforeAll(async () => {
@@ -16,17 +16,12 @@ const basicAuth = (client: { client_id: string; client_secret?: string }) => ({
 });
 
 describe('scopes a client may request', () => {
-  test('discovery lists the OIDC scopes, api and every API permission', async () => {
+  test('discovery lists the OIDC scopes, api and every registered permission', async () => {
     const res = await fetch(`${t.server.url}/.well-known/openid-configuration`);
     const { scopes_supported } = (await res.json()) as { scopes_supported: string[] };
-    const expected = [
-      'openid',
-      'offline_access',
-      'profile',
-      'email',
-      API_SCOPE,
-      ...Object.values(Perm),
-    ];
+    const builtIn = (await t.admin('GET', '/admin/permissions')).body['items'] as string[];
+    expect(builtIn).toContain('orders:read');
+    const expected = ['openid', 'offline_access', 'profile', 'email', API_SCOPE, ...builtIn];
     expect([...scopes_supported].sort()).toEqual([...new Set(expected)].sort());
   });
 
@@ -35,16 +30,16 @@ describe('scopes a client may request', () => {
       token_endpoint_auth_method: 'client_secret_basic',
       grant_types: ['client_credentials'],
       roles: ['admin'],
-      scope: Perm.OrdersRead,
+      scope: 'orders:read',
     });
-    expect(client.scope).toBe(Perm.OrdersRead);
+    expect(client.scope).toBe('orders:read');
     const allowed = await tokenRequest(
       t,
-      { grant_type: 'client_credentials', scope: Perm.OrdersRead },
+      { grant_type: 'client_credentials', scope: 'orders:read' },
       basicAuth(client),
     );
     expect(allowed.status).toBe(200);
-    expect(allowed.body.scope).toBe(Perm.OrdersRead);
+    expect(allowed.body.scope).toBe('orders:read');
     const beyond = await tokenRequest(
       t,
       { grant_type: 'client_credentials', scope: API_SCOPE },
@@ -63,6 +58,6 @@ describe('scopes a client may request', () => {
     });
     const res = await tokenRequest(t, { grant_type: 'client_credentials' }, basicAuth(client));
     expect(res.status).toBe(200);
-    expect(res.body.scope).toBe(API_SCOPE);
+    expect(res.body.scope).toBe(await apiScopeOf(t, ['viewer']));
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
 import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
-import { decodeJwt, discover } from '@portcullis/testing';
+import { apiScopeOf, decodeJwt, discover } from '@portcullis/testing';
 import { purgeExpired } from '../src/data/oidc-adapter.js';
 
 let t: TestAuthServer;
@@ -44,9 +44,10 @@ test('first start seeds demo users and clients and prints the service secret onc
   );
   expect(service.scope).toBe('api');
   const unscoped = await oidc.clientCredentialsGrant(config);
-  expect(unscoped.scope).toBe('api');
+  const editorScope = await apiScopeOf(t, ['editor']);
+  expect(unscoped.scope).toBe(editorScope);
   expect(decodeJwt(unscoped.access_token).payload).toMatchObject({
-    scope: 'api',
+    scope: editorScope,
     roles: ['editor'],
   });
   expect(printed.join('\n')).toContain('portcullis-admin');

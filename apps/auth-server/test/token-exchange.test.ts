@@ -14,7 +14,9 @@ import * as oidc from 'openid-client';
 import { startTestAuthServer, type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   createClient,
+  apiScopeOf,
   createUser,
+  registerResource,
   decodeJwt,
   discover,
   freePort,
@@ -36,8 +38,17 @@ let ledger: Server;
 beforeAll(async () => {
   const port = await freePort();
   ledgerUrl = `http://127.0.0.1:${port}`;
-  t = await startTestAuthServer({
-    RESOURCES: JSON.stringify({ [ledgerUrl]: 'orders:read payments:read' }),
+  t = await startTestAuthServer();
+  // The second API, registered as data; editors (the test users' role) may read it.
+  await registerResource(t, {
+    identifier: ledgerUrl,
+    name: 'Ledger',
+    permissions: ['orders:read', 'payments:read'],
+  });
+  const editor = (await t.admin('GET', '/admin/roles/editor')).body;
+  await t.admin('PUT', '/admin/roles/editor', {
+    permissions: editor['permissions'],
+    grants: [{ resource: ledgerUrl, permissions: ['orders:read', 'payments:read'] }],
   });
   // The second resource server: only tokens whose aud is its own URL.
   const rs = createResourceServer({ issuer: t.issuer, audience: ledgerUrl });
@@ -122,7 +133,8 @@ describe('token exchange (RFC 8693)', () => {
       aud: ledgerUrl,
       client_id: svc.id,
       act: { sub: svc.id },
-      scope: 'orders:read payments:read',
+      // Everything held that the user's roles grant on the ledger, `api` spelled out.
+      scope: 'api orders:read payments:read',
     });
     // Revoking the user's grant reaches the exchanged token too.
     expect(claims['grant_id']).toBe(decodeJwt(tokens.access_token).payload['grant_id']);
@@ -135,7 +147,7 @@ describe('token exchange (RFC 8693)', () => {
     expect(ok.status).toBe(200);
     expect(await ok.json()).toEqual({
       subject: user.id,
-      scope: ['orders:read', 'payments:read'],
+      scope: ['api', 'orders:read', 'payments:read'],
       actors: [svc.id],
     });
     const original = await callLedger(tokens.access_token);
@@ -168,9 +180,11 @@ describe('token exchange (RFC 8693)', () => {
     });
     const svc = await service({ audiences: [ledgerUrl, TEST_API_AUDIENCE] });
     const forLedger = await exchange(svc.config, tokens.access_token);
-    expect(decodeJwt(forLedger.access_token).payload['scope']).toBe('orders:read payments:read');
+    expect(decodeJwt(forLedger.access_token).payload['scope']).toBe(
+      'api orders:read payments:read',
+    );
     const forApi = await exchange(svc.config, tokens.access_token, { resource: TEST_API_AUDIENCE });
-    expect(decodeJwt(forApi.access_token).payload['scope']).toBe('api');
+    expect(decodeJwt(forApi.access_token).payload['scope']).toBe(await apiScopeOf(t, ['editor']));
     const narrow = await exchange(svc.config, tokens.access_token, {
       resource: TEST_API_AUDIENCE,
       scope: 'orders:read',

@@ -226,9 +226,12 @@ describe('POST /auth/refresh', () => {
       iss: s.issuer,
       aud: API_AUDIENCE,
       sub: user.id,
-      scope: 'api',
       roles: ['editor'],
     });
+    // `api`, spelled out into the editor's permissions (docs/roles.md "Tokens").
+    expect(String(claims['scope']).split(' ')).toEqual(
+      expect.arrayContaining(['api', 'orders:read', 'orders:write']),
+    );
     const after = sealer().open('rt', b.jar.cookie('rt')!.value);
     expect(typeof after).toBe('string');
     expect(after).not.toBe(before);

@@ -40,6 +40,12 @@ export type AuditKind =
   | 'role_created'
   | 'role_updated'
   | 'role_deleted'
+  | 'resource_created'
+  | 'resource_updated'
+  | 'resource_deleted'
+  | 'permission_created'
+  | 'permission_updated'
+  | 'permission_deleted'
   | 'signing_key_retired';
 
 export interface AuditEvent {

@@ -6,9 +6,11 @@ import {
 } from '@portcullis/accounts';
 import {
   createRevocationStore,
+  createResourceStore,
   createRoleStore,
   type Db,
   type RevocationStore,
+  type ResourceStore,
   type RoleStore,
 } from '@portcullis/db';
 import { createAuditRepo, type AuditRepo } from './audit-repo.js';
@@ -44,6 +46,8 @@ export interface Repos {
   personalData: PersonalDataRepo;
   /** Roles and the permissions they grant (docs/roles.md). */
   roles: RoleStore;
+  /** The registered APIs and their permissions (docs/roles.md). */
+  resources: ResourceStore;
   /** Mail waiting to be sent, and requests to compose one (identity/mail/outbox.ts). */
   mailOutbox: MailOutboxRepo;
   /** Readiness: the database answers. */
@@ -66,6 +70,7 @@ export function createRepos(db: Db, secrets: { keyEncryptionKey: Buffer }): Repo
     userSessions: createUserSessionsRepo(db),
     personalData: createPersonalDataRepo(db),
     roles: createRoleStore(db),
+    resources: createResourceStore(db),
     mailOutbox: createMailOutboxRepo(db),
     ping: () => db.raw('select 1'),
   };

@@ -1,7 +1,5 @@
-import { API_SCOPES } from '@portcullis/claims';
 import { ROLE_NAME } from '@portcullis/db';
 import { z } from 'zod';
-import { OIDC_SCOPES } from './scopes.js';
 
 // Clients nobody registered by hand (README "Dynamic client registration", "Client ID
 // Metadata Documents"): what the operator allows them.
@@ -21,19 +19,25 @@ const list = (known: readonly string[], what: string) =>
       error: `must list only known ${what} (${known.join(', ')})`,
     });
 
+// RFC 6749 §3.3 scope-token characters.
+const SCOPE_VALUE = /^[\x21\x23-\x5b\x5d-\x7e]{1,100}$/;
+
 const HOST_PATTERN = /^(\*\.)?[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:\d{1,5})?$/;
 
 export const agentClientVariables = {
   /** off | token (initial access tokens from the admin API) | open (anonymous, limited per IP). */
   REGISTRATION: z.enum(['off', 'token', 'open']).default('off'),
-  /** The scopes a dynamically registered client may ask for (and gets when it names none). */
-  REGISTRATION_SCOPES: list([...OIDC_SCOPES, ...API_SCOPES], 'scopes').default([
-    'openid',
-    'profile',
-    'email',
-    'offline_access',
-    'api',
-  ]),
+  /**
+   * The scopes a dynamically registered client may ask for (and gets when it names none); the
+   * server checks at start that each is an OIDC scope, `api` or a registered permission.
+   */
+  REGISTRATION_SCOPES: z
+    .string()
+    .transform((v) => [...new Set(v.split(/[\s,]+/).filter(Boolean))])
+    .refine((values) => values.every((v) => SCOPE_VALUE.test(v)), {
+      error: 'must list scope values',
+    })
+    .default(['openid', 'profile', 'email', 'offline_access', 'api']),
   REGISTRATION_GRANT_TYPES: list(GRANT_TYPES, 'grant types').default([
     'authorization_code',
     'refresh_token',

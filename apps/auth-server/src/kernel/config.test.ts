@@ -126,23 +126,13 @@ describe('auth-server config', () => {
     expect(problems({ TRUST_PROXY: 'yes' }).map((p) => p.split(':')[0])).toEqual(['TRUST_PROXY']);
   });
 
-  it('RESOURCES: JSON of resource URLs and their scopes; none by default; bad input named', () => {
-    expect(parseAuthConfig({}).resources).toEqual({});
-    expect(
-      parseAuthConfig({
-        RESOURCES: '{"https://ledger.example.com":"orders:read  payments:read orders:read"}',
-      }).resources,
-    ).toEqual({ 'https://ledger.example.com': ['orders:read', 'payments:read'] });
-    for (const RESOURCES of [
-      'not json',
-      '["https://ledger.example.com"]',
-      '{"ftp://ledger.example.com":"orders:read"}',
-      '{"https://ledger.example.com":"bad\\"scope"}',
-    ]) {
-      expect(problems({ RESOURCES }).map((p) => p.split(':')[0])).toEqual(['RESOURCES']);
-    }
-    const production = problems({ NODE_ENV: 'production', RESOURCES: '{"http://ledger":"api"}' });
-    expect(production).toContain('RESOURCES: must be https URLs in production');
+  it('RESOURCES is retired: set, the start is refused with the way to register APIs', () => {
+    expect(problems({})).toEqual([]);
+    const refused = problems({ RESOURCES: '{"https://ledger.example.com":"orders:read"}' });
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatch(
+      /^RESOURCES: is retired: register each API with POST \/admin\/resources/,
+    );
   });
 
   it('treats an empty variable as unset', () => {

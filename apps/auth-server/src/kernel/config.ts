@@ -109,7 +109,7 @@ const schema = z
     REQUIRE_PAR: boolean.default(false),
     /** REGISTRATION*, CLIENT_ID_METADATA_* (README "Dynamic client registration"). */
     ...agentClientVariables,
-    /** RESOURCES: further resource servers for token exchange (README "Token exchange (RFC 8693)"). */
+    /** RESOURCES: retired; APIs are registered as data (docs/roles.md "Resource servers"). */
     ...resourceVariables,
     /** Seconds a new signing key is published before it signs (publish before sign). */
     /** The admin console (README "Admin console"): the API's URL for its status page. */
@@ -186,13 +186,6 @@ const schema = z
     if (!env.ISSUER.startsWith('https://')) {
       ctx.addIssue({ code: 'custom', path: ['ISSUER'], message: 'must be https in production' });
     }
-    if (Object.keys(env.RESOURCES).some((url) => !url.startsWith('https://'))) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['RESOURCES'],
-        message: 'must be https URLs in production',
-      });
-    }
     if (!env.ADMIN_TOKEN) {
       ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'is required in production' });
     }
@@ -250,8 +243,6 @@ type OwnConfig = Readonly<{
   requirePar: boolean;
   /** REGISTRATION*, CLIENT_ID_METADATA_*: clients nobody registered by hand. */
   agentClients: AgentClientSettings;
-  /** RESOURCES: resource URL -> its scopes, besides API_AUDIENCE (token exchange targets). */
-  resources: Readonly<Record<string, string[]>>;
   signingKeyPublishLead: number;
   /** The admin console: the API it reports on (CONSOLE_API_URL, else API_AUDIENCE) and its step-up window. */
   console: Readonly<{ apiUrl: string; stepUpSeconds: number }>;
@@ -310,7 +301,6 @@ export function parseAuthConfig(env: Record<string, string | undefined>): AuthCo
     dpopNonce: e.DPOP_NONCE,
     requirePar: e.REQUIRE_PAR,
     agentClients: agentClientSettingsOf(e),
-    resources: Object.freeze(e.RESOURCES),
     signingKeyPublishLead: e.SIGNING_KEY_PUBLISH_LEAD,
     console: {
       apiUrl: (e.CONSOLE_API_URL ?? e.API_AUDIENCE).replace(/\/+$/, ''),

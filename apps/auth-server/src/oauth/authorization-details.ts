@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { PAYMENT_DETAIL_TYPE, type AuthorizationDetail } from '@portcullis/claims';
+import type { AuthorizationDetail } from '@portcullis/claims';
+import { PAYMENT_DETAIL_TYPE } from '@portcullis/shop';
 import {
   errors,
   type AuthorizationDetailsForIntrospection,

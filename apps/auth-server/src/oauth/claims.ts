@@ -1,16 +1,11 @@
 import type { AccountsRepo } from '@portcullis/accounts';
-import { API_SCOPES, CLIENT_SUBJECT_PREFIX } from '@portcullis/claims';
+import { API_SCOPE, CLIENT_SUBJECT_PREFIX } from '@portcullis/claims';
 import { errors, type Client, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
 import { grantIssuedAt } from '../data/oidc-adapter.js';
 import { FAPI_ALGS, isFapiClient } from './fapi.js';
 import { accessTokenSigner, type KeyRing } from './keys.js';
+import type { RegisteredResource, ResourceRegistry } from './resource-registry.js';
 import { exchangedClaimsOf } from './token-exchange.js';
-import { OIDC_SCOPES } from '../kernel/scopes.js';
-
-/** Scopes of the API resource server: `api` (all permissions of my roles) and each permission. */
-export { API_SCOPES };
-
-export const isApiScope = (scope: string) => API_SCOPES.includes(scope);
 
 interface TokenLike {
   kind: string;
@@ -20,31 +15,101 @@ interface TokenLike {
   scope?: string | undefined;
 }
 
-export function resourceServerInfo(
-  apiAudience: string,
-  accessTokenTtl: number,
-  keys: KeyRing,
-): (ctx: KoaContextWithOIDC, resource: string) => Promise<ResourceServer> {
-  const scope = API_SCOPES.join(' ');
-  return async function getResourceServerInfo(ctx, resource) {
-    if (resource !== apiAudience) throw new errors.InvalidTarget();
-    applyRegisteredScope(ctx);
-    return {
-      scope,
-      audience: apiAudience,
-      accessTokenFormat: 'jwt',
-      accessTokenTTL: accessTokenTtl,
-      jwt: { sign: accessTokenKey(keys, ctx.oidc.client) },
-    };
+export interface ResourceServerDeps {
+  registry: ResourceRegistry;
+  accounts: Pick<AccountsRepo, 'findById'>;
+  accessTokenTtl: number;
+  keys: KeyRing;
+}
+
+/** The user a request acts for: the code's, device code's or refresh token's, else the session's. */
+function accountOf(ctx: KoaContextWithOIDC): string | undefined {
+  const entities = ctx.oidc.entities as Record<string, { accountId?: string } | undefined>;
+  return (
+    entities['AuthorizationCode']?.accountId ??
+    entities['DeviceCode']?.accountId ??
+    entities['RefreshToken']?.accountId ??
+    ctx.oidc.session?.accountId
+  );
+}
+
+/** The roles behind a token: a client-credentials client's own, else its user's; none unknown. */
+export async function subjectRoles(
+  ctx: KoaContextWithOIDC,
+  accounts: Pick<AccountsRepo, 'findById'>,
+  accountId = accountOf(ctx),
+): Promise<readonly string[] | undefined> {
+  if (
+    (ctx.oidc.params as { grant_type?: unknown } | undefined)?.grant_type === 'client_credentials'
+  ) {
+    const roles = (ctx.oidc.client as { roles?: unknown } | undefined)?.roles;
+    return Array.isArray(roles) ? (roles as string[]) : [];
+  }
+  if (!accountId) return undefined;
+  return (await accounts.findById(accountId))?.roles ?? [];
+}
+
+/**
+ * A registered API's token settings; its scope is what the subject's roles grant there, so a
+ * client asking for more gets less (docs/roles.md "Tokens"). Before sign-in: all it offers.
+ */
+export async function resourceServerOf(
+  ctx: KoaContextWithOIDC,
+  resource: RegisteredResource,
+  deps: ResourceServerDeps,
+  roles: readonly string[] | undefined,
+): Promise<ResourceServer> {
+  const scope = roles
+    ? deps.registry.grantable(resource, roles)
+    : deps.registry.grantable(resource, []).concat([...resource.permissions.keys()]);
+  return {
+    scope: [...new Set(scope)].join(' '),
+    audience: resource.identifier,
+    accessTokenFormat: 'jwt',
+    accessTokenTTL: resource.accessTokenTtl ?? deps.accessTokenTtl,
+    jwt: { sign: accessTokenKey(deps.keys, ctx.oidc.client, resource.signingAlg) },
   };
 }
 
-/** The newest key signs access tokens; a FAPI 2.0 client's, the newest ES256 or PS256 key. */
-export function accessTokenKey(keys: KeyRing, client: Client | undefined) {
-  const signer = accessTokenSigner(keys, isFapiClient(client) ? FAPI_ALGS : undefined);
+export function resourceServerInfo(
+  deps: ResourceServerDeps,
+): (ctx: KoaContextWithOIDC, resource: string) => Promise<ResourceServer> {
+  return async function getResourceServerInfo(ctx, identifier) {
+    const resource = deps.registry.find(identifier);
+    if (!resource) throw new errors.InvalidTarget('the resource is not a registered API');
+    if (resource.dpopRequired && ctx.oidc.route === 'token' && !ctx.get('dpop')) {
+      throw new errors.InvalidRequest(
+        'this API takes only DPoP-bound tokens: send a DPoP proof (RFC 9449)',
+      );
+    }
+    applyRegisteredScope(ctx);
+    return resourceServerOf(ctx, resource, deps, await subjectRoles(ctx, deps.accounts));
+  };
+}
+
+/**
+ * The newest key signs access tokens; a FAPI 2.0 client's, the newest ES256 or PS256 key; an API
+ * registered with an algorithm, the newest key of it (both: the API's, if FAPI allows it).
+ */
+export function accessTokenKey(
+  keys: KeyRing,
+  client: Client | undefined,
+  resourceAlg?: string | null,
+) {
+  const fapi = isFapiClient(client);
+  const algs = resourceAlg
+    ? fapi && !FAPI_ALGS.includes(resourceAlg as never)
+      ? []
+      : [resourceAlg]
+    : fapi
+      ? FAPI_ALGS
+      : undefined;
+  const signer = accessTokenSigner(keys, algs);
   if (!signer) {
     throw new errors.UnauthorizedClient(
-      `FAPI 2.0: no ${FAPI_ALGS.join(' or ')} signing key is active for this client's tokens`,
+      resourceAlg
+        ? `no active ${resourceAlg} signing key for this API's tokens${fapi ? ' that FAPI 2.0 allows' : ''}`
+        : `FAPI 2.0: no ${FAPI_ALGS.join(' or ')} signing key is active for this client's tokens`,
     );
   }
   return { alg: signer.alg, kid: signer.kid };
@@ -59,11 +124,11 @@ function applyRegisteredScope(ctx: KoaContextWithOIDC) {
 }
 
 /** Beyond RFC 9068: `roles`, `grant_id` (deny list), `grant_iat` (logout, in ms), `email`. */
-export function createExtraTokenClaims(accounts: AccountsRepo) {
+export function createExtraTokenClaims(accounts: AccountsRepo, registry: ResourceRegistry) {
   return async function extraTokenClaims(ctx: KoaContextWithOIDC, token: TokenLike) {
     const exchanged = exchangedClaimsOf(token);
     if (token.kind === 'ClientCredentials') {
-      refuseUnknownScopes(ctx);
+      refuseUnknownScopes(ctx, registry);
       // Extra metadata sits on the Client as a property (metadata() would copy them all).
       const roles = (ctx.oidc.client as { roles?: unknown } | undefined)?.roles;
       return { roles: Array.isArray(roles) ? roles : [] };
@@ -101,26 +166,49 @@ function signInClaims(ctx: KoaContextWithOIDC): Record<string, unknown> {
 }
 
 /** The first scope the server does not know, if any. */
-export function unknownScope(scope: string): string | undefined {
-  return scope.split(' ').find((s) => s !== '' && !isApiScope(s) && !OIDC_SCOPES.includes(s));
+export function unknownScope(scope: string, registry: ResourceRegistry): string | undefined {
+  const known = registry.scopes;
+  return scope.split(' ').find((s) => s !== '' && !known.has(s));
 }
 
 /** RFC 6749 §5.2: an unknown client-credentials scope is invalid_scope, not an empty token. */
-function refuseUnknownScopes(ctx: KoaContextWithOIDC) {
+function refuseUnknownScopes(ctx: KoaContextWithOIDC, registry: ResourceRegistry) {
   const requested = (ctx.oidc.params as { scope?: unknown } | undefined)?.scope;
   if (typeof requested !== 'string') return;
-  const unknown = unknownScope(requested);
+  const unknown = unknownScope(requested, registry);
   if (unknown !== undefined)
     throw new errors.InvalidScope('requested scope is not supported', unknown);
 }
 
-/** Client-credentials `sub` is `client:<client_id>`, never a user id (packages/claims needs it). */
-export async function customizeJwt(
-  _ctx: KoaContextWithOIDC,
-  token: TokenLike,
-  jwt: { header?: unknown; payload: Record<string, unknown> },
-): Promise<void> {
-  if (token.kind === 'ClientCredentials') {
-    jwt.payload['sub'] = `${CLIENT_SUBJECT_PREFIX}${String(jwt.payload['client_id'])}`;
-  }
+const spelledOut = new WeakMap<object, string>();
+
+/** The scope an access token was issued with, `api` spelled out (the token response says it). */
+export function issuedScopeOf(token: object): string | undefined {
+  return spelledOut.get(token);
+}
+
+/**
+ * Client-credentials `sub` is `client:<client_id>`, never a user id (packages/claims needs it);
+ * `api` in a token's scope is spelled out into the permissions it stands for there, so a
+ * service with no role table reads them from the token (docs/roles.md "Tokens").
+ */
+export function createCustomizeJwt(deps: Pick<ResourceServerDeps, 'registry' | 'accounts'>) {
+  return async function customizeJwt(
+    ctx: KoaContextWithOIDC,
+    token: TokenLike & { resourceServer?: { audience?: unknown } },
+    jwt: { header?: unknown; payload: Record<string, unknown> },
+  ): Promise<void> {
+    if (token.kind === 'ClientCredentials') {
+      jwt.payload['sub'] = `${CLIENT_SUBJECT_PREFIX}${String(jwt.payload['client_id'])}`;
+    }
+    const scope = jwt.payload['scope'];
+    const audience = token.resourceServer?.audience;
+    if (typeof scope !== 'string' || typeof audience !== 'string') return;
+    const resource = deps.registry.find(audience);
+    if (!resource || !scope.split(' ').includes(API_SCOPE)) return;
+    const roles =
+      (await subjectRoles(ctx, deps.accounts, token.accountId)) ?? ([] as readonly string[]);
+    jwt.payload['scope'] = deps.registry.spellOut(scope, resource, roles);
+    spelledOut.set(token, jwt.payload['scope'] as string);
+  };
 }

@@ -1,7 +1,8 @@
 import { hkdfSync } from 'node:crypto';
 import type { AccountsRepo } from '@portcullis/accounts';
-import { ACR, PAYMENT_DETAIL_TYPE } from '@portcullis/claims';
+import { ACR } from '@portcullis/claims';
 import type { SharedDenyList } from '@portcullis/db';
+import { PAYMENT_DETAIL_TYPE } from '@portcullis/shop';
 import type { ClientMetadata, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { AuthConfig } from '../kernel/config.js';
 import { PROVIDER_ROUTES } from './provider-routes.js';
@@ -11,13 +12,8 @@ import { LANGUAGES } from '../kernel/ui-settings.js';
 import type { ProviderPages, UserCodeRefusal } from './pages.js';
 import { createFindAccount } from './account.js';
 import { memoizedAccount } from '../data/request-memo.js';
-import {
-  API_SCOPES,
-  createExtraTokenClaims,
-  customizeJwt,
-  isApiScope,
-  resourceServerInfo,
-} from './claims.js';
+import { createCustomizeJwt, createExtraTokenClaims, resourceServerInfo } from './claims.js';
+import type { ResourceRegistry } from './resource-registry.js';
 import { OIDC_SCOPES } from '../kernel/scopes.js';
 import type { DeviceGuard } from './device-guard.js';
 import {
@@ -55,6 +51,8 @@ export interface ProviderSetup {
   staticClients: () => ClientMetadata[];
   /** The pages of its flows, rendered by identity. */
   pages: ProviderPages;
+  /** The registered APIs (resource servers) and their permissions. */
+  registry: ResourceRegistry;
 }
 
 export const SESSION_COOKIE = '_session';
@@ -117,6 +115,11 @@ function dpopFeature(config: AuthConfig, cookieKeys: string[]) {
   };
 }
 
+function apiTokenTtl(fallback: number) {
+  return (_ctx: unknown, token: { resourceServer?: { accessTokenTTL?: number } }) =>
+    token.resourceServer?.accessTokenTTL ?? fallback;
+}
+
 /** oidc-provider settings (docs/security.md "Decisions and their RFCs"). */
 export function providerConfiguration(s: ProviderSetup): Configuration {
   // findAccount and extraTokenClaims both read the user: once per request.
@@ -153,10 +156,13 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       email: ['email', 'email_verified'],
       profile: ['name'],
     },
-    // Every scope a client may request or register; the API's are also resource scopes.
-    scopes: [...OIDC_SCOPES, ...API_SCOPES],
+    // Every scope a client may request or register; the provider's copy follows the registered
+    // APIs (resource-registry.ts).
+    scopes: [...s.registry.scopes],
     // Unknown scopes refused, offline_access kept (README "Authorization Code + PKCE").
-    extraParams: { scope: checkRequestedScope },
+    extraParams: {
+      scope: (ctx, value, client) => checkRequestedScope(ctx, value, client as never, s.registry),
+    },
     responseTypes: ['code'],
     // oidc-provider 9 implements S256 only: `plain` is refused as an unsupported method.
     pkce: { required: () => true },
@@ -198,11 +204,14 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
     allowOmittingSingleRegisteredRedirectUri: false,
     rotateRefreshToken: () => true,
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
-    extraTokenClaims: createExtraTokenClaims(accounts) as never,
-    formats: { customizers: { jwt: customizeJwt as never } },
+    extraTokenClaims: createExtraTokenClaims(accounts, s.registry) as never,
+    formats: {
+      customizers: { jwt: createCustomizeJwt({ registry: s.registry, accounts }) as never },
+    },
     ttl: {
-      AccessToken: config.accessTokenTtl,
-      ClientCredentials: config.accessTokenTtl,
+      // A registered API's own lifetime, else ACCESS_TOKEN_TTL.
+      AccessToken: apiTokenTtl(config.accessTokenTtl),
+      ClientCredentials: apiTokenTtl(config.accessTokenTtl),
       AuthorizationCode: 60,
       DeviceCode: 10 * 60,
       IdToken: ID_TOKEN_TTL,
@@ -256,7 +265,9 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
       },
       userinfo: { enabled: true },
       // RFC 7591/7592 as REGISTRATION says (oauth/registration.ts); off by default.
-      ...registrationFeatures(config.agentClients.registration),
+      ...registrationFeatures(config.agentClients.registration, (scope) =>
+        s.registry.isPermission(scope),
+      ),
       // An https client_id names its own metadata document (oauth/client-id-metadata.ts).
       clientIdMetadataDocument: clientIdMetadataFeature(config.agentClients.clientIdMetadata),
       // README "Features of oidc-provider": our pages and headers, registered targets only.
@@ -276,9 +287,16 @@ export function providerConfiguration(s: ProviderSetup): Configuration {
         useGrantedResource: async (ctx, model) => {
           const requested = (ctx.oidc.params as { scope?: string } | undefined)?.scope;
           const scope = requested ?? (model as { scope?: string }).scope ?? '';
-          return String(scope).split(' ').some(isApiScope);
+          return String(scope)
+            .split(' ')
+            .some((v) => s.registry.scopes.has(v) && !OIDC_SCOPES.includes(v));
         },
-        getResourceServerInfo: resourceServerInfo(apiResource, config.accessTokenTtl, s.keys),
+        getResourceServerInfo: resourceServerInfo({
+          registry: s.registry,
+          accounts,
+          accessTokenTtl: config.accessTokenTtl,
+          keys: s.keys,
+        }),
       },
       // RFC 9396: payment details approved on the consent page, in the API's tokens.
       // The feature's type depends on introspection's; both are on.

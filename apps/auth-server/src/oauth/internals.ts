@@ -93,3 +93,15 @@ export const grantHelpers = {
   checkDpopReplay: grants.checkDpopReplay,
   buildTokenResponse: grants.buildTokenResponse,
 };
+
+/**
+ * The provider's own Set of supported scopes (its `scopes` option, copied at construction): the
+ * one that discovery, client metadata and requests are checked against, kept in step with the
+ * registered APIs by resource-registry.ts.
+ */
+export function supportedScopes(provider: Provider): Set<string> {
+  const scopes = (weakCache as (p: Provider) => { configuration?: { scopes?: unknown } })(provider)
+    .configuration?.scopes;
+  if (!(scopes instanceof Set)) throw new Error('oidc-provider keeps its scopes elsewhere');
+  return scopes as Set<string>;
+}

@@ -8,7 +8,7 @@ import { extendProvider } from './extensions.js';
 import type { GrantEventDeps } from './grant-events.js';
 import type { KeyManager, KeyRing } from './keys.js';
 import { accessTokenKey } from './claims.js';
-import { resourcesOf } from './token-exchange.js';
+import { supportedScopes } from './internals.js';
 
 /** TRUST_PROXY: ctx.ip is the right-most X-Forwarded-For entry, the one the proxy appended. */
 export function trustProxyAs(app: Koa, trustProxy: boolean): void {
@@ -41,6 +41,7 @@ export interface ProviderHostOptions {
 function build(issuer: string, setup: ProviderSetup, options: ProviderHostOptions): Provider {
   const provider = new Provider(issuer, providerConfiguration(setup));
   trustProxyAs(provider, setup.config.trustProxy);
+  setup.registry.follow(supportedScopes(provider));
   extendProvider(provider, {
     clients: setup.clients,
     oidcPayloads: setup.oidcPayloads,
@@ -54,9 +55,10 @@ function build(issuer: string, setup: ProviderSetup, options: ProviderHostOption
     clientAuthLimiter: options.clientAuthLimiter,
     pages: setup.pages,
     tokenExchange: {
-      resources: resourcesOf(setup.config.apiAudience, setup.config.resources),
+      registry: setup.registry,
+      accounts: setup.accounts,
       accessTokenTtl: setup.config.accessTokenTtl,
-      signingKey: (client) => accessTokenKey(setup.keys, client),
+      signingKey: (client, alg) => accessTokenKey(setup.keys, client, alg),
     },
   });
   return provider;
@@ -71,6 +73,8 @@ export async function createProviderHost(options: ProviderHostOptions): Promise<
   const now = options.now ?? Date.now;
 
   const middleware: Middleware = function oidcProvider(ctx, next) {
+    // The provider's `scopes` follow the registered APIs before it reads them.
+    options.setup.registry.refresh();
     const stack = current.middleware;
     const dispatch = (i: number): Promise<void> => {
       const fn = stack[i];

@@ -1,5 +1,5 @@
 import { createAttemptLimiter, type AttemptStore } from '@portcullis/accounts';
-import { API_SCOPE, API_SCOPES } from '@portcullis/claims';
+import { API_SCOPE } from '@portcullis/claims';
 import type { Middleware } from 'koa';
 import { errors, type Configuration, type KoaContextWithOIDC, type Provider } from 'oidc-provider';
 import type { Logger } from 'pino';
@@ -34,9 +34,13 @@ function stringsOf(value: unknown, name: string): string[] {
   return value as string[];
 }
 
-/** `api` (every permission of the user's roles) offers each narrower permission scope too. */
-function scopeOffered(offered: readonly string[], scope: string): boolean {
-  return offered.includes(scope) || (offered.includes(API_SCOPE) && API_SCOPES.includes(scope));
+/** `api` (every permission of the user's roles) offers each registered permission too. */
+function scopeOffered(
+  offered: readonly string[],
+  scope: string,
+  isPermission: (scope: string) => boolean,
+): boolean {
+  return offered.includes(scope) || (offered.includes(API_SCOPE) && isPermission(scope));
 }
 
 const strings = z.array(z.string());
@@ -106,14 +110,14 @@ export function assertSelfRegisteredMetadata(metadata: unknown): void {
 }
 
 /** What any dynamically registered client may be: the operator's scopes, grant types and roles. */
-function dynamicPolicy(settings: Settings) {
+function dynamicPolicy(settings: Settings, isPermission: (scope: string) => boolean) {
   return function applyDynamicPolicy(ctx: KoaContextWithOIDC, p: Properties): void {
     // What the client sent (p adds client_id and secrets of the server's own).
     assertSelfRegisteredMetadata(ctx.oidc.body);
     if (p['scope'] === undefined) p['scope'] = settings.scopes.join(' ');
     if (typeof p['scope'] !== 'string') refuse('scope must be a string');
     const scope = p['scope'].split(' ').filter(Boolean);
-    const scopeRefused = scope.find((s) => !scopeOffered(settings.scopes, s));
+    const scopeRefused = scope.find((s) => !scopeOffered(settings.scopes, s, isPermission));
     if (scopeRefused) refuse(`scope ${scopeRefused} is not offered to registered clients`);
 
     p['grant_types'] ??= ['authorization_code'];
@@ -154,6 +158,7 @@ function applyOpenPolicy(_ctx: KoaContextWithOIDC, p: Properties): void {
 /** oidc-provider's registration features as REGISTRATION says (off: neither is enabled). */
 export function registrationFeatures(
   settings: Settings,
+  isPermission: (scope: string) => boolean,
 ): Pick<NonNullable<Configuration['features']>, 'registration' | 'registrationManagement'> {
   const enabled = settings.mode !== 'off';
   return {
@@ -162,7 +167,10 @@ export function registrationFeatures(
       // Every registration carries an initial access token: the admin's, or open's own (below).
       initialAccessToken: true,
       issueRegistrationAccessToken: true,
-      policies: { [POLICY]: dynamicPolicy(settings), [OPEN_POLICY]: applyOpenPolicy },
+      policies: {
+        [POLICY]: dynamicPolicy(settings, isPermission),
+        [OPEN_POLICY]: applyOpenPolicy,
+      },
     },
     registrationManagement: { enabled, rotateRegistrationAccessToken: true },
   };

@@ -1,6 +1,7 @@
 import { decodeJwt } from 'jose';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { unknownScope } from './claims.js';
+import type { ResourceRegistry } from './resource-registry.js';
 
 const OFFLINE_ACCESS = 'offline_access';
 
@@ -21,9 +22,10 @@ export async function checkRequestedScope(
   ctx: KoaContextWithOIDC,
   value: unknown,
   client: { grantTypeAllowed(type: string): boolean; scope?: string } | undefined,
+  registry: ResourceRegistry,
 ): Promise<void> {
   const scope = typeof value === 'string' ? value : '';
-  const unknown = unknownScope(scope);
+  const unknown = unknownScope(scope, registry);
   if (unknown !== undefined)
     throw new errors.InvalidScope('requested scope is not supported', unknown);
   const scopes = scope.split(' ').filter(Boolean);

@@ -8,8 +8,10 @@ import {
 import { errors, type Client, type TokenEndpointGrantContext } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 import { z } from 'zod';
-import { API_SCOPE, API_SCOPES } from '@portcullis/claims';
+import type { AccountsRepo } from '@portcullis/accounts';
+import { API_SCOPE } from '@portcullis/claims';
 import { grantHelpers } from './internals.js';
+import type { ResourceRegistry } from './resource-registry.js';
 import { createApiTokenVerifier, type JwtIntrospectionOptions } from './introspection.js';
 import type { NewAuditEvent } from '../data/audit-repo.js';
 import { TOKEN_EXCHANGE_GRANT } from '../kernel/grant-types.js';
@@ -17,16 +19,6 @@ import { TOKEN_EXCHANGE_GRANT } from '../kernel/grant-types.js';
 // RFC 8693 token exchange (README "Token exchange (RFC 8693)", docs/token-exchange.md).
 
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
-
-/** Resource URL -> its scopes; the API (API_AUDIENCE) is always one of them. */
-export type Resources = ReadonlyMap<string, readonly string[]>;
-
-export function resourcesOf(apiAudience: string, registered: Record<string, string[]>): Resources {
-  return new Map<string, readonly string[]>([
-    ...Object.entries(registered),
-    [apiAudience, API_SCOPES],
-  ]);
-}
 
 /** Client metadata `token_exchange`: the audiences it may exchange for; no act when impersonating. */
 export interface TokenExchangePolicy {
@@ -107,9 +99,12 @@ function targetOf(params: ExchangeParams): string {
   return target;
 }
 
-/** `api` covers each narrower API scope (README "Scopes"): passing one on is no widening. */
+/**
+ * `api` covers each permission (docs/token-exchange.md): passing one on is no widening, as the
+ * target's scopes are already narrowed to what the subject's roles grant there.
+ */
 function covers(held: ReadonlySet<string>, scope: string): boolean {
-  return held.has(scope) || (held.has(API_SCOPE) && API_SCOPES.includes(scope));
+  return held.has(scope) || (held.has(API_SCOPE) && scope !== API_SCOPE);
 }
 
 /** Requested scopes, each held, of the target and allowed; default: all such of the target's. */
@@ -123,13 +118,11 @@ function scopeOf(
   const registered = (client as { scope?: string }).scope;
   const allowed = registered ? new Set(registered.split(' ')) : undefined;
   const grantable = (s: string) =>
-    covers(held, s) && target.includes(s) && (allowed?.has(s) ?? true);
+    covers(held, s) && target.includes(s) && (allowed ? covers(allowed, s) : true);
   if (typeof params.scope !== 'string') {
     const all = target.filter(grantable);
-    // `api` already says every narrower API scope.
-    return all.includes(API_SCOPE)
-      ? all.filter((s) => s === API_SCOPE || !API_SCOPES.includes(s))
-      : all;
+    // `api` says every permission of the roles there; the token spells it out (claims.ts).
+    return all.includes(API_SCOPE) ? [API_SCOPE] : all;
   }
   const requested = [...new Set(params.scope.split(' ').filter(Boolean))];
   const wider = requested.find((s) => !grantable(s));
@@ -144,27 +137,34 @@ function scopeOf(
 
 export interface TokenExchangeDeps {
   apiTokens: JwtIntrospectionOptions;
-  resources: Resources;
+  /** The registered APIs: the targets, and the audiences of subject tokens. */
+  registry: ResourceRegistry;
+  accounts: Pick<AccountsRepo, 'findById'>;
   accessTokenTtl: number;
-  /** The signing key for this client's tokens (claims.ts). */
-  signingKey(client: Client | undefined): { alg: string; kid: string };
+  /** The signing key for this client's tokens to this API (claims.ts). */
+  signingKey(client: Client | undefined, alg: string | null): { alg: string; kid: string };
   /** Audits each exchange (`token_exchanged`); failures are the caller's to log. */
   audit(entry: NewAuditEvent): void;
 }
 
 /** The grant at /token: a user's access token for one resource -> a token for another. */
 export function registerTokenExchange(provider: Provider, deps: TokenExchangeDeps): void {
-  const verifiers = new Map<string, AccessTokenVerifier>(
-    [...deps.resources.keys()].map((aud) => [
-      aud,
-      createApiTokenVerifier({ ...deps.apiTokens, apiAudience: aud }),
-    ]),
-  );
+  // One verifier per registered API a subject token has come for.
+  const verifiers = new Map<string, AccessTokenVerifier>();
+  function verifierOf(aud: string): AccessTokenVerifier | undefined {
+    if (!deps.registry.find(aud)) return undefined;
+    let verifier = verifiers.get(aud);
+    if (!verifier) {
+      verifier = createApiTokenVerifier({ ...deps.apiTokens, apiAudience: aud });
+      verifiers.set(aud, verifier);
+    }
+    return verifier;
+  }
 
   async function verifySubject(token: string): Promise<AccessTokenClaims> {
     const unverified = audiencesOf(token);
     for (const aud of unverified) {
-      const verifier = verifiers.get(aud);
+      const verifier = verifierOf(aud);
       if (!verifier) continue;
       try {
         return await verifier.verify(token);
@@ -215,8 +215,8 @@ export function registerTokenExchange(provider: Provider, deps: TokenExchangeDep
       );
     }
     const target = targetOf(params);
-    const targetScopes = deps.resources.get(target);
-    if (!targetScopes) throw new errors.InvalidTarget('the target is not a registered resource');
+    const resource = deps.registry.find(target);
+    if (!resource) throw new errors.InvalidTarget('the target is not a registered resource');
     if (!policy.audiences.includes(target)) {
       throw new errors.InvalidTarget('this client may not exchange tokens for this audience');
     }
@@ -237,7 +237,13 @@ export function registerTokenExchange(provider: Provider, deps: TokenExchangeDep
       throw invalidGrant('subject_token is DPoP-bound: send a DPoP proof of the same key');
     }
     grantHelpers.checkDpopRequired(provider, ctx, dPoP);
+    if (resource.dpopRequired && !dPoP) {
+      throw invalidRequest('this API takes only DPoP-bound tokens: send a DPoP proof (RFC 9449)');
+    }
 
+    // What the subject's roles grant on the target now: an exchange never widens them.
+    const roles = (await deps.accounts.findById(subject.sub))?.roles ?? [];
+    const targetScopes = deps.registry.grantable(resource, roles);
     const scope = scopeOf(params, subject, targetScopes, client);
     const secondsNow = () => Math.floor(Date.now() / 1000);
     if (subject.exp <= secondsNow()) throw invalidGrant('subject_token is expired');
@@ -253,8 +259,8 @@ export function registerTokenExchange(provider: Provider, deps: TokenExchangeDep
       scope: targetScopes.join(' '),
       audience: target,
       accessTokenFormat: 'jwt',
-      accessTokenTTL: deps.accessTokenTtl,
-      jwt: { sign: deps.signingKey(client) },
+      accessTokenTTL: resource.accessTokenTtl ?? deps.accessTokenTtl,
+      jwt: { sign: deps.signingKey(client, resource.signingAlg) },
     };
     (token as unknown as { resourceServer: unknown }).resourceServer = resourceServer;
     const newAct: Actor | undefined = impersonate
@@ -273,7 +279,7 @@ export function registerTokenExchange(provider: Provider, deps: TokenExchangeDep
 
     // Never longer than the subject token, fixed after the awaits above: `exp` is absolute.
     const now = secondsNow();
-    const ttl = Math.min(deps.accessTokenTtl, subject.exp - now);
+    const ttl = Math.min(resource.accessTokenTtl ?? deps.accessTokenTtl, subject.exp - now);
     if (ttl <= 0) throw invalidGrant('subject_token is expired');
     token.exp = now + ttl;
     resourceServer.accessTokenTTL = ttl;

@@ -1,6 +1,8 @@
 import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { DEVICE_GRANT } from '../kernel/grant-types.js';
+import { issuedScopeOf } from './claims.js';
+import { OIDC_SCOPES } from '../kernel/scopes.js';
 
 interface Scoped {
   scope?: string;
@@ -8,6 +10,7 @@ interface Scoped {
 
 interface TokenEntities {
   AccessToken?: Scoped & { resourceServer?: unknown };
+  ClientCredentials?: Scoped & { resourceServer?: unknown };
   AuthorizationCode?: Scoped;
   DeviceCode?: Scoped;
   RefreshToken?: Scoped;
@@ -31,7 +34,10 @@ function coveredScope(
   }
 }
 
-/** RFC 6749 §5.1: the token response's `scope` also names the grant's OIDC scopes. */
+/**
+ * RFC 6749 §5.1: the token response's `scope` is the access token's, `api` spelled out as in
+ * the token (claims.ts), and also names the grant's OIDC scopes.
+ */
 export const reportGrantedScope: Middleware = async function reportGrantedScope(ctx, next) {
   await next();
   const { oidc } = ctx as unknown as Partial<KoaContextWithOIDC>;
@@ -39,12 +45,19 @@ export const reportGrantedScope: Middleware = async function reportGrantedScope(
   if (oidc?.route !== 'token' || ctx.status !== 200 || typeof body?.access_token !== 'string')
     return;
   const entities = oidc.entities as TokenEntities;
-  const at = entities.AccessToken;
-  if (!at?.resourceServer || !entities.Grant) return;
+  const at = entities.AccessToken ?? entities.ClientCredentials;
+  if (!at?.resourceServer) return;
+  const issued = issuedScopeOf(at) ?? at.scope ?? '';
   const covered = coveredScope(oidc.params as Parameters<typeof coveredScope>[0], entities);
-  if (covered === undefined) return;
-  const oidcScope = entities.Grant.getOIDCScopeFiltered(new Set(covered.split(' ')));
-  const scope = new Set([...oidcScope.split(' '), ...(at.scope ?? '').split(' ')]);
+  if (covered === undefined || !entities.Grant) {
+    if (issued) body.scope = issued;
+    return;
+  }
+  // Permissions are the provider's scopes too (resource-registry.ts): only the OIDC ones here.
+  const oidcScope = entities.Grant.getOIDCScopeFiltered(new Set(covered.split(' ')))
+    .split(' ')
+    .filter((s) => OIDC_SCOPES.includes(s));
+  const scope = new Set([...oidcScope, ...issued.split(' ')]);
   scope.delete('');
   body.scope = [...scope].join(' ');
 };

@@ -13,12 +13,20 @@ import { htmlHeaders, httpOrigins } from '../../kernel/security-headers.js';
 import { translated } from '../ui/html.js';
 import { passkeySignIn } from '../mfa/passkeys-views.js';
 import type { AuthConfig } from '../../kernel/config.js';
+import { OIDC_SCOPES } from '../../kernel/scopes.js';
 import type { Ui, UiFactory } from '../ui/index.js';
 import { clientDisplayName } from '../ui/client-name.js';
 import { clientHostOf } from '../../oauth/client-id-metadata.js';
 import { signupOffered } from '../self-service/signup-doors.js';
-import type { AuthorizationDetail } from '@portcullis/claims';
-import { authorizationDetailItems, consentPage, loginPage, messagePage } from './views.js';
+import { API_SCOPE, type AuthorizationDetail } from '@portcullis/claims';
+import type { RegisteredResource, ResourceRegistry } from '../../oauth/resource-registry.js';
+import {
+  authorizationDetailItems,
+  consentPage,
+  loginPage,
+  messagePage,
+  type ConsentedApi,
+} from './views.js';
 
 export interface InteractionDeps {
   host: ProviderHost;
@@ -34,6 +42,24 @@ export interface InteractionDeps {
   ui: UiFactory;
   /** SIGNUP: whether the sign-in page offers "Create an account". */
   selfService: Pick<AuthConfig['selfService'], 'signup'>;
+  /** The registered APIs: the consent page names each one and its permissions' descriptions. */
+  registry: Pick<ResourceRegistry, 'find'>;
+}
+
+/** An API on the consent page: its name and each permission asked for (`api` alone: none named). */
+function consentedApi(
+  resource: RegisteredResource | undefined,
+  identifier: string,
+  scopes: readonly string[],
+): ConsentedApi {
+  const named = scopes.filter((s) => s !== API_SCOPE);
+  return {
+    name: resource?.name ?? identifier,
+    permissions: (named.length > 0 ? named : scopes).map((name) => ({
+      name,
+      description: resource?.permissions.get(name) ?? '',
+    })),
+  };
 }
 
 /** CSRF: the path-scoped SameSite `_interaction` cookie plus an HMAC of the uid in each form. */
@@ -123,17 +149,17 @@ export function interactionRoutes(router: Router, deps: InteractionDeps): void {
         await finish(ctx, { consent: { grantId: await grantConsent(interaction) } });
         return;
       }
-      const scopes = [
-        ...(details.missingOIDCScope ?? []),
-        ...Object.values(details.missingResourceScopes ?? {}).flat(),
-      ];
       ctx.body = consentPage(ui, {
         action: `/interaction/${interaction.uid}/confirm`,
         abortAction: `/interaction/${interaction.uid}/abort`,
         csrf,
         clientName,
         clientHost: clientHostOf(client),
-        scopes: [...new Set(scopes)],
+        // Permissions are provider scopes too: each is shown under its API, or not at all.
+        scopes: [...new Set(details.missingOIDCScope ?? [])].filter((s) => OIDC_SCOPES.includes(s)),
+        apis: Object.entries(details.missingResourceScopes ?? {}).map(([identifier, scopes]) =>
+          consentedApi(deps.registry.find(identifier), identifier, scopes),
+        ),
         details: details.rar && authorizationDetailItems(ui, details.rar),
       }).toString();
       return;

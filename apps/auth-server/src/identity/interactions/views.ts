@@ -1,4 +1,5 @@
-import { paymentDetailOf, type AuthorizationDetail } from '@portcullis/claims';
+import type { AuthorizationDetail } from '@portcullis/claims';
+import { paymentDetailOf } from '@portcullis/shop';
 import { markup, translated, unsafeHtml, type SafeHtml } from '../ui/html.js';
 import type { Brand, Ui } from '../ui/index.js';
 
@@ -79,11 +80,21 @@ ${signup}${input.passkey}
 /** The catalogue key of a scope's description (`orders:*` → `orders_all`), see locales/en/consent.ts. */
 export const scopeKey = (scope: string) => scope.replace(/\*$/, 'all').replace(/[:-]/g, '_');
 
-/** A scope in words, with its name; an unknown one by its name only. */
-function scopeItem(ui: Ui, scope: string): SafeHtml {
+/**
+ * A scope in words, with its name: the page's language if its catalogue has them, else the
+ * description its API was registered with; an unknown one by its name only.
+ */
+function scopeItem(ui: Ui, scope: string, description = ''): SafeHtml {
   const words = translated(ui.t)(`consent:scopes.${scopeKey(scope)}`, { defaultValue: '' });
   const name = markup`<code class="muted">${scope}</code>`;
-  return words.toString() ? markup`<li>${words} ${name}</li>` : markup`<li>${name}</li>`;
+  const said = words.toString() ? words : description;
+  return said ? markup`<li>${said} ${name}</li>` : markup`<li>${name}</li>`;
+}
+
+/** One API a client asks for on the consent page: its name and the permissions asked. */
+export interface ConsentedApi {
+  name: string;
+  permissions: { name: string; description: string }[];
 }
 
 /** An amount in minor units as the page's language writes it (`1250`, EUR → `€12.50`). */
@@ -115,13 +126,20 @@ export function consentPage(
     clientName: string;
     /** The client's web host (a metadata document's, a registered client's redirect), shown with its name. */
     clientHost?: string | undefined;
+    /** OpenID scopes. */
     scopes: string[];
+    /** Each API asked for, under its name. */
+    apis?: ConsentedApi[] | undefined;
     /** RFC 9396 details in words (authorizationDetailItems), shown above the scopes. */
     details?: SafeHtml[] | undefined;
   },
 ): SafeHtml {
   const t = translated(ui.t);
   const items = input.scopes.map((s) => scopeItem(ui, s));
+  const apis = (input.apis ?? []).map(
+    (api) =>
+      markup`<p><strong>${api.name}</strong></p><ul class="api">${api.permissions.map((p) => scopeItem(ui, p.name, p.description))}</ul>`,
+  );
   const details = input.details?.length
     ? markup`<p><strong>${t('consent:detailsHeading')}</strong></p><ul class="details">${input.details.map((d) => markup`<li>${d}</li>`)}</ul>`
     : '';
@@ -133,7 +151,7 @@ export function consentPage(
     ui,
     t('consent:title'),
     markup`${host}
-<p>${t('consent:asksFor', { client: input.clientName })}</p>${details}<ul>${items}</ul>
+<p>${t('consent:asksFor', { client: input.clientName })}</p>${details}<ul>${items}</ul>${apis}
 <form method="post" action="${input.action}">
 <input type="hidden" name="csrf" value="${input.csrf}">
 <button type="submit" name="decision" value="allow">${t('consent:allow')}</button></form>
