@@ -17,6 +17,7 @@ import {
   README_IMG,
   readmeScreenshot,
 } from '@portcullis/testing/browser';
+import { BUILT_IN_RESOURCE_ID } from '@portcullis/db';
 import { pino } from 'pino';
 
 let apiUrl: string;
@@ -76,6 +77,9 @@ const newTokenUntil = (user: { email: string; password: string }, status: number
     20_000,
   );
 
+/** The role form's checkbox of payments:read on this server's own API. */
+const paymentsRead = `input[name="grant"][value="${BUILT_IN_RESOURCE_ID} payments:read"]`;
+
 test('adds a role and sees an API route allow it', async () => {
   const user = await createUser(t, ['viewer']);
   // A viewer reads orders but not payments.
@@ -86,7 +90,7 @@ test('adds a role and sees an API route allow it', async () => {
   const role = `payer-${Math.random().toString(36).slice(2, 8)}`;
   await asConsoleAdmin(t, browser, '/console/roles', async (page) => {
     await page.fill('input[name="name"]', role);
-    await page.check('input[name="permissions"][value="payments:read"]');
+    await page.check(paymentsRead);
     await page.click('form:has(input[name="name"]) button[type="submit"]');
     await page.getByRole('status').filter({ hasText: 'Role created.' }).waitFor();
     // Given to the user on the user's page in the console.
@@ -98,7 +102,7 @@ test('adds a role and sees an API route allow it', async () => {
 
     // The permission taken from the role in the console: refused again, without a restart.
     await page.goto(`${t.issuer}/console/roles/${role}`);
-    await page.uncheck('input[name="permissions"][value="payments:read"]');
+    await page.uncheck(paymentsRead);
     await page.getByRole('button', { name: 'Save permissions' }).click();
     await page.getByRole('status').filter({ hasText: 'Role saved.' }).waitFor();
     expect(await newTokenUntil(user, 403)).toBe(403);

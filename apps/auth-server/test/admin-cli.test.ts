@@ -488,7 +488,7 @@ describe('npm run admin -- role:* / permission:list', () => {
     // Every permission shown in full, the description under it.
     expect(listedRoles.stdout).toMatch(/^cli-auditor\s+orders:read,payments:read\n\s+Audits$/m);
     expect(listedRoles.stdout).toMatch(
-      /^admin\s+users:\*,orders:\*,payments:\*,events:read,uploads:\*,api-keys:\*\n\s+built-in: /m,
+      /^admin\s+api-keys:\*,events:read,orders:\*,payments:\*,uploads:\*,users:\*\n\s+built-in: /m,
     );
     const json = await admin(['role:list', '--json'], env);
     expect(JSON.parse(json.stdout).items).toContainEqual(
@@ -521,6 +521,213 @@ describe('npm run admin -- role:* / permission:list', () => {
       .filter((e) => e.detail.role === 'cli-temp')
       .map((e) => e.kind);
     expect(kinds).toEqual(['role_deleted', 'role_created']);
+  });
+});
+
+describe('npm run admin -- resource:* / role:set --resource', () => {
+  test('a resource from creation to deletion, by id or identifier; a role granting on two', async () => {
+    const env = adminEnv();
+    const identifier = `https://cli-${randomUUID().slice(0, 8)}.example.com`;
+    const created = await admin(
+      [
+        'resource:create',
+        identifier,
+        '--name',
+        'Invoices',
+        '--permission',
+        'invoices:read=Read invoices',
+        '--permission',
+        'invoices:write',
+        '--ttl',
+        '600',
+        '--alg',
+        'ES256',
+        '--dpop',
+        '--json',
+      ],
+      env,
+    );
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const resource = JSON.parse(created.stdout) as { id: string };
+    expect(resource).toMatchObject({
+      identifier,
+      name: 'Invoices',
+      accessTokenTtl: 600,
+      signingAlg: 'ES256',
+      dpopRequired: true,
+      followsDenyList: false,
+      permissions: [
+        { name: 'invoices:read', description: 'Read invoices' },
+        { name: 'invoices:write', description: '' },
+      ],
+    });
+
+    const listed = await admin(['resource:list'], env);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^id\s+identifier\s+name\s+permissions\s+ttl\s+alg\s+dpop/m);
+    expect(listed.stdout).toMatch(
+      new RegExp(
+        `^${resource.id}\\s+${identifier}\\s+Invoices\\s+2\\s+600\\s+ES256\\s+true\\s+false\\s+false$`,
+        'm',
+      ),
+    );
+    expect(listed.stdout).toMatch(
+      new RegExp(
+        `\\s${t.apiAudience}\\s+Portcullis API\\s+20\\s+default\\s+default\\s+false\\s+true\\s+true$`,
+        'm',
+      ),
+    );
+
+    // Shown by its identifier as by its id: each permission on a line with its description.
+    for (const ref of [identifier, resource.id]) {
+      const shown = await admin(['resource:show', ref], env);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toMatch(/^signingAlg\s+ES256$/m);
+      expect(shown.stdout).toMatch(
+        /^permissions\n {2}invoices:read\s+Read invoices\n {2}invoices:write$/m,
+      );
+    }
+
+    const updated = await admin(
+      [
+        'resource:update',
+        identifier,
+        '--name',
+        'Billing',
+        '--ttl',
+        'default',
+        '--no-dpop',
+        '--deny-list',
+        '--permission',
+        'invoices:delete=Delete invoices',
+        '--json',
+      ],
+      env,
+    );
+    expect(updated).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(updated.stdout)).toMatchObject({
+      name: 'Billing',
+      accessTokenTtl: null,
+      signingAlg: 'ES256',
+      dpopRequired: false,
+      followsDenyList: true,
+      permissions: [
+        { name: 'invoices:delete', description: 'Delete invoices' },
+        { name: 'invoices:read' },
+        { name: 'invoices:write' },
+      ],
+    });
+    const described = await admin(
+      ['resource:permission:set', identifier, 'invoices:write', '--description', 'Change invoices'],
+      env,
+    );
+    expect(described.code).toBe(0);
+    expect(described.stdout).toMatch(/^ {2}invoices:write\s+Change invoices$/m);
+
+    // role:set --resource replaces the grants on that resource only; without it, on this API.
+    const role = `cli-billing-${randomUUID().slice(0, 6)}`;
+    expect((await admin(['role:set', role, '--permissions', 'orders:read'], env)).code).toBe(0);
+    const both = await admin(
+      [
+        'role:set',
+        role,
+        '--resource',
+        identifier,
+        '--permissions',
+        'invoices:read,invoices:write',
+        '--json',
+      ],
+      env,
+    );
+    expect(both.code).toBe(0);
+    const grants = [
+      { resource: t.apiAudience, resourceId: expect.any(String), permissions: ['orders:read'] },
+      {
+        resource: identifier,
+        resourceId: resource.id,
+        permissions: ['invoices:read', 'invoices:write'],
+      },
+    ];
+    expect(JSON.parse(both.stdout).grants).toEqual(expect.arrayContaining(grants));
+    const builtIn = await admin(['role:set', role, '--permissions', 'events:read', '--json'], env);
+    expect(JSON.parse(builtIn.stdout)).toMatchObject({ permissions: ['events:read'] });
+    expect(JSON.parse(builtIn.stdout).grants).toContainEqual(grants[1]);
+    const roles = await admin(['role:list'], env);
+    expect(roles.stdout).toMatch(
+      new RegExp(
+        `^${role}\\s+events:read\\n\\s+on ${identifier}: invoices:read,invoices:write$`,
+        'm',
+      ),
+    );
+    const unknown = await admin(
+      ['role:set', role, '--resource', identifier, '--permissions', 'invoices:approve'],
+      env,
+    );
+    expect(unknown).toMatchObject({ code: 1 });
+    expect(unknown.stderr).toMatch(/error 422: .*unknown permission invoices:approve/);
+    const nowhere = await admin(
+      ['role:set', role, '--resource', 'https://nowhere.example.com', '--permissions', 'x:read'],
+      env,
+    );
+    expect(nowhere.stderr).toMatch(/error 422: .*unknown resource https:\/\/nowhere/);
+
+    // A permission removed leaves the role; then the resource, and the role's grants on it.
+    const removed = await admin(['resource:permission:delete', resource.id, 'invoices:write'], env);
+    expect(removed).toMatchObject({ code: 0, stdout: 'done\n' });
+    expect((await t.admin('GET', `/admin/roles/${role}`)).body.grants).toContainEqual({
+      ...grants[1],
+      permissions: ['invoices:read'],
+    });
+    expect((await admin(['resource:delete', identifier], env)).stdout).toBe('done\n');
+    expect((await t.admin('GET', `/admin/roles/${role}`)).body.grants).toEqual(
+      [grants[0]!].map((g) => ({ ...g, permissions: ['events:read'] })),
+    );
+
+    const audit = await t.admin('GET', '/admin/audit?limit=100');
+    const kinds = (audit.body.items as { kind: string; detail: { resource?: string } }[])
+      .filter((e) => e.detail.resource === identifier)
+      .map((e) => e.kind);
+    expect(kinds).toEqual([
+      'resource_deleted',
+      'permission_deleted',
+      'permission_updated',
+      'permission_created',
+      'resource_updated',
+      'resource_created',
+    ]);
+  });
+
+  test('refusals: usage (64), an unknown identifier, the API’s 4xx (1)', async () => {
+    const env = adminEnv();
+    for (const args of [
+      ['resource:create', 'https://x.example.com'],
+      ['resource:create', '--name', 'X'],
+      ['resource:show'],
+      ['resource:update', 'https://x.example.com'],
+      ['resource:update', 'https://x.example.com', '--dpop', '--no-dpop'],
+      ['resource:permission:set', 'https://x.example.com'],
+      ['resource:permission:delete'],
+    ]) {
+      expect([args, (await admin(args, env)).code]).toEqual([args, 64]);
+    }
+    const unknown = await admin(['resource:show', 'https://unknown.example.com'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(
+      /no resource has the identifier https:\/\/unknown\.example\.com/,
+    );
+    const bad = await admin(['resource:create', 'http://api.example.com', '--name', 'X'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/error 422: .*identifier/);
+    const ttl = await admin(
+      ['resource:create', 'https://ttl.example.com', '--name', 'X', '--ttl', 'soon'],
+      env,
+    );
+    expect(ttl.stderr).toMatch(/error 422: .*accessTokenTtl/);
+    const mine = await admin(['resource:create', t.apiAudience, '--name', 'Mine'], env);
+    expect(mine.stderr).toMatch(/error 409: .*API_AUDIENCE/);
+    const builtIn = await admin(['resource:delete', t.apiAudience], env);
+    expect(builtIn).toMatchObject({ code: 1 });
+    expect(builtIn.stderr).toMatch(/error 409/);
   });
 });
 

@@ -3,6 +3,7 @@ import * as oidc from 'openid-client';
 import { type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   ageSignIn,
+  apiScopeOf,
   browser as cookieBrowser,
   createClient,
   createUser,
@@ -78,7 +79,7 @@ test('an administrator creates a service client through the form and sees its se
     const call = await clientCredentials(clientId, secret);
     expect(call).toMatchObject({
       status: 200,
-      body: { access_token: expect.any(String), scope: 'api' },
+      body: { access_token: expect.any(String), scope: await apiScopeOf(t, ['viewer']) },
     });
 
     await page.getByRole('link', { name: 'Open the client' }).click();
@@ -211,12 +212,13 @@ test("a user's page changes roles, revokes a grant, ends a session, removes the 
   const factors = async () => (await t.admin('GET', `/admin/users/${user.id}/factors`)).body;
   await asConsoleAdmin(t, browser, `/console/users/${user.id}`, async (page) => {
     expect(await page.textContent('main')).toContain('Recovery codes left: 10');
-    await page.getByRole('checkbox', { name: /^editor/ }).uncheck();
+    // A role given ends nothing (one taken away would sign the user out: docs/roles.md).
     await page.getByRole('checkbox', { name: /^viewer/ }).check();
     await page.getByRole('button', { name: 'Save roles' }).click();
     await page.getByText('The roles are saved.').waitFor();
     const users = await t.admin('GET', '/admin/users?limit=100');
     expect(users.body.items.find((u: { id: string }) => u.id === user.id).roles).toEqual([
+      'editor',
       'viewer',
     ]);
 

@@ -1,6 +1,6 @@
 import { expect, test } from '@jest/globals';
 import * as oidc from 'openid-client';
-import { toJsonb } from '@portcullis/db';
+import { BUILT_IN_RESOURCE_ID, toJsonb } from '@portcullis/db';
 import {
   type Browser,
   type Page,
@@ -34,19 +34,24 @@ browserSignInForFile(
 
 const unique = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
 
-test('roles: an administrator creates a role from the vocabulary; deleting one a user holds is refused', async () => {
+/** A role form's checkbox of a permission of this server's own API. */
+const builtInBox = (permission: string) =>
+  `input[name="grant"][value="${BUILT_IN_RESOURCE_ID} ${permission}"]`;
+
+test('roles: an administrator creates a role from the registered permissions; deleting one a user holds is refused', async () => {
   await asConsoleAdmin(t, browser, '/console/roles', async (page) => {
     const name = unique('auditor');
     await page.fill('input[name="name"]', name);
     await page.fill('input[name="description"]', 'Reads orders for the audit');
-    // The form offers the vocabulary only.
-    const offered = await page.$$eval('input[name="permissions"]', (boxes) =>
-      boxes.map((b) => b.getAttribute('value')),
-    );
+    // The built-in API's group offers its registered permissions only.
+    const group = page.getByRole('group', { name: 'Portcullis API' });
+    const offered = await group
+      .locator('input[name="grant"]')
+      .evaluateAll((boxes) => boxes.map((b) => b.getAttribute('value')!.split(' ')[1]));
     expect(offered).toEqual(
       ((await t.admin('GET', '/admin/permissions')).body as { items: string[] }).items,
     );
-    await page.check('input[name="permissions"][value="orders:read"]');
+    await page.check(builtInBox('orders:read'));
     await page.click('form:has(input[name="name"]) button[type="submit"]');
     await page.getByRole('status').filter({ hasText: 'Role created.' }).waitFor();
     const link = page.getByRole('link', { name, exact: true });
@@ -88,8 +93,8 @@ test('roles: an edit replaces the permissions', async () => {
   const name = unique('support');
   await t.admin('PUT', `/admin/roles/${name}`, { permissions: ['users:read'] });
   await asConsoleAdmin(t, browser, `/console/roles/${name}`, async (page) => {
-    await page.uncheck('input[name="permissions"][value="users:read"]');
-    await page.check('input[name="permissions"][value="events:read"]');
+    await page.uncheck(builtInBox('users:read'));
+    await page.check(builtInBox('events:read'));
     await page.getByRole('button', { name: 'Save permissions' }).click();
     await page.getByRole('status').filter({ hasText: 'Role saved.' }).waitFor();
     expect((await t.admin('GET', `/admin/roles/${name}`)).body).toMatchObject({
@@ -301,7 +306,12 @@ test('a forged console form is refused with 403 and changes nothing', async () =
     const name = unique('forged');
     for (const csrf of [undefined, 'not-the-token']) {
       const answer = await page.request.post(`${t.issuer}/console/roles`, {
-        form: { name, permissions: 'users:*', ...(csrf ? { csrf } : {}) },
+        form: {
+          name,
+          grant: `${BUILT_IN_RESOURCE_ID} users:*`,
+          shown: BUILT_IN_RESOURCE_ID,
+          ...(csrf ? { csrf } : {}),
+        },
         maxRedirects: 0,
       });
       expect(answer.status()).toBe(403);

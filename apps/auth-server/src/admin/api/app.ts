@@ -10,6 +10,7 @@ import { forceResetRoutes } from './force-reset-routes.js';
 import { adminRoutes, type AdminDeps } from './routes.js';
 import { sessionRoutes } from './session-routes.js';
 import { registrationRoutes } from './registration-routes.js';
+import { resourceRoutes } from './resource-routes.js';
 import { roleRoutes } from './role-routes.js';
 import { userRoutes } from './user-routes.js';
 
@@ -30,6 +31,7 @@ export function createAdminApp(given: AdminDeps, logger: Logger): Koa & { routeP
   sessionRoutes(router, deps);
   registrationRoutes(router, deps);
   roleRoutes(router, deps);
+  resourceRoutes(router, deps);
   app.use(adminErrors(logger));
   app.use(async function noStore(ctx, next) {
     ctx.set('Cache-Control', 'no-store');

@@ -1,12 +1,14 @@
 import type Router from '@koa/router';
 import type { AccountsRepo } from '@portcullis/accounts';
-import type { RoleStore, SharedDenyList } from '@portcullis/db';
+import { CLIENT_SUBJECT_PREFIX } from '@portcullis/claims';
+import type { ResourceStore, RoleStore, SharedCatalog, SharedDenyList } from '@portcullis/db';
 import type { AuditRepo } from '../../data/audit-repo.js';
-import type { ClientRecord, ClientsRepo } from '../../data/clients-repo.js';
+import type { ClientMetadata, ClientRecord, ClientsRepo } from '../../data/clients-repo.js';
 import type { SigningKeysRepo } from '../../data/signing-keys-repo.js';
 import type { UserSessionsRepo } from '../../data/user-sessions-repo.js';
 import type { MfaCore } from '../../identity/mfa/index.js';
 import { keyState, type KeyManager } from '../../oauth/keys.js';
+import { createLogoutEverywhere } from '../../oauth/subject-logout.js';
 import type { AgentClientSettings } from '../../kernel/agent-settings.js';
 import type { ProviderHost } from '../../oauth/provider-host.js';
 import { AdminError } from './errors.js';
@@ -60,10 +62,20 @@ export interface AdminDeps {
   roles: RoleStore;
   /** SIGNUP_ROLES and REGISTRATION_ROLES: such a role is not deleted. */
   configuredRoles?: readonly string[] | undefined;
+  /** Registered APIs and their permissions (resource-routes.ts). */
+  resources: ResourceStore;
+  /** Synced after each change to resources, permissions or roles: this instance sees it at once. */
+  catalog: SharedCatalog;
+  /** API_AUDIENCE: the built-in resource's identifier. */
+  apiAudience: string;
 }
+
+const rolesOf = (metadata: ClientMetadata | undefined): string[] =>
+  Array.isArray(metadata?.['roles']) ? (metadata['roles'] as string[]) : [];
 
 export function adminRoutes(router: Router, deps: AdminDeps): void {
   const now = deps.now ?? Date.now;
+  const logoutEverywhere = createLogoutEverywhere(deps.denyList);
   router.post('/admin/clients', async function createClient(ctx) {
     const input = await parseWithRoles(newClientSchema, ctx.request.body, deps.roles);
     const { metadata, clientSecret } = await registerClient(deps.host, deps.clients, input, {
@@ -103,11 +115,15 @@ export function adminRoutes(router: Router, deps: AdminDeps): void {
   router.patch('/admin/clients/:id', async function patchClient(ctx) {
     const id = ctx.params['id']!;
     const patch = await parseWithRoles(clientPatchSchema, ctx.request.body, deps.roles);
+    const held = rolesOf((await deps.clients.get(id))?.metadata);
     const metadata = await updateClient(deps.host, deps.clients, id, patch);
+    // Its client-credentials tokens name the roles: one taken away ends them (docs/roles.md).
+    const dropped = held.some((r) => !rolesOf(metadata).includes(r));
+    if (dropped) await logoutEverywhere(`${CLIENT_SUBJECT_PREFIX}${id}`);
     await deps.audit.record({
       kind: 'client_updated',
       clientId: id,
-      detail: { changed: Object.keys(patch) },
+      detail: { changed: Object.keys(patch), ...(dropped ? { tokensEnded: true } : {}) },
     });
     ctx.body = publicMetadata(metadata);
   });

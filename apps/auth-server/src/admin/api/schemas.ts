@@ -1,5 +1,5 @@
-import { PAYMENT_DETAIL_TYPE } from '@portcullis/claims';
 import { ROLE_NAME } from '@portcullis/db';
+import { PAYMENT_DETAIL_TYPE } from '@portcullis/shop';
 import { z } from 'zod';
 import {
   CLIENT_ASSERTION_ALGS,

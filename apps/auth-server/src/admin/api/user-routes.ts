@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import type { AccountsRepo, User } from '@portcullis/accounts';
-import type { RoleStore } from '@portcullis/db';
+import type { RoleStore, SharedDenyList } from '@portcullis/db';
 import type { AuditRepo } from '../../data/audit-repo.js';
 import type { MfaCore } from '../../identity/mfa/index.js';
 import type { EndCredentials } from '../../identity/self-service/end-credentials.js';
+import { createLogoutEverywhere } from '../../oauth/subject-logout.js';
 import { AdminError } from './errors.js';
 import { parseWithRoles } from './role-routes.js';
 import { parse, userView } from './parse.js';
@@ -17,6 +18,8 @@ export interface UserAdminDeps {
   endCredentials: EndCredentials;
   /** A user's roles are roles of the `roles` table (role-routes.ts). */
   roles: Pick<RoleStore, 'unknown'>;
+  /** A role taken away ends the tokens that carry it (docs/roles.md). */
+  denyList: Pick<SharedDenyList, 'denySubject'>;
   /** GET /admin/users/:id names the kinds of the user's second factors. */
   mfa: Pick<MfaCore, 'factors'>;
   /** Milliseconds clock; default Date.now. */
@@ -31,6 +34,7 @@ export interface UserAdminDeps {
  */
 export function userRoutes(router: Router, deps: UserAdminDeps): void {
   const now = deps.now ?? Date.now;
+  const logoutEverywhere = createLogoutEverywhere(deps.denyList);
 
   async function found(user: Promise<User | undefined>): Promise<User> {
     const u = await user;
@@ -48,10 +52,13 @@ export function userRoutes(router: Router, deps: UserAdminDeps): void {
     const { roles } = await parseWithRoles(userPatchSchema, ctx.request.body, deps.roles);
     const before = await found(deps.accounts.get(ctx.params['id']!));
     const user = await found(deps.accounts.setRoles(before.id, roles));
+    // Tokens name roles, so one taken away would ride in them until they expire.
+    const dropped = before.roles.some((r) => !user.roles.includes(r));
+    if (dropped) await logoutEverywhere(user.id);
     await deps.audit.record({
       kind: 'user_roles_changed',
       subject: user.id,
-      detail: { from: before.roles, to: user.roles },
+      detail: { from: before.roles, to: user.roles, ...(dropped ? { tokensEnded: true } : {}) },
     });
     ctx.body = userView(user);
   });

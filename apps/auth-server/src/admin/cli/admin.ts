@@ -56,12 +56,26 @@ const USAGE = `usage: npm run admin -- <command> [options] [--json]
                 --now signs at once (emergency: verifiers that cached the JWKS may
                 refuse new tokens until they refetch it)
   signing-key:list
-  role:list                     the roles and the permissions each grants
-  role:set <name> --permissions a,b [--description D]
-                creates the role or replaces its permissions (--permissions '' for none);
-                the API applies it within seconds
+  resource:list                 the registered APIs (resource servers)
+  resource:create <identifier> --name N [--permission name=description]...
+                [--ttl S] [--alg RS256|ES256] [--dpop] [--deny-list]
+                registers an API: the identifier is its RFC 8707 resource and its
+                tokens' aud; --ttl: access-token lifetime (60-3600 s); --dpop: its
+                tokens must be DPoP-bound; --deny-list: it follows revocations
+  resource:show <id|identifier>
+  resource:update <id|identifier> [--name N] [--identifier URL] [--ttl S|default]
+                [--alg A|default] [--dpop|--no-dpop] [--deny-list|--no-deny-list]
+                [--permission name=description]...   adds or describes permissions
+  resource:delete <id|identifier>  its permissions go, and every role's grants on it
+  resource:permission:set <id|identifier> <name> [--description D]
+  resource:permission:delete <id|identifier> <name>  roles granting it lose it
+  role:list                     the roles and the permissions each grants, by resource
+  role:set <name> --permissions a,b [--resource IDENTIFIER] [--description D]
+                creates the role or replaces its permissions on one resource (default
+                this server's API; --permissions '' for none); its grants on other
+                resources stay; the API applies it within seconds
   role:delete <name>            refused while a user or client holds it, and for built-ins
-  permission:list               the permissions a role may grant
+  permission:list               the permissions a role may grant on this server's API
   signing-key:retire <kid>      a next or retired key leaves the JWKS now (tokens it signed
                 stop verifying once verifiers refetch it); not the signing key
   audit [--kind K] [--actor A] [--subject USER_ID] [--since T] [--until T] [--limit N]
@@ -83,6 +97,27 @@ function exchangePolicy(values: { 'exchange-audience'?: string[]; impersonation?
     token_exchange: { audiences, ...(values.impersonation ? { impersonation: true } : {}) },
   };
 }
+
+/** `--permission name=description` (or a name alone) as the admin API's permission. */
+function permissionOf(flag: string): { name: string; description?: string } {
+  const at = flag.indexOf('=');
+  return at < 0 ? { name: flag } : { name: flag.slice(0, at), description: flag.slice(at + 1) };
+}
+
+/**
+ * --ttl and --alg as resource settings: `default` (update) is null, the server's own; a --ttl
+ * that is no whole number goes as given, for the admin API to name.
+ */
+function resourceSettings(values: { ttl?: string; alg?: string }, { update = false } = {}) {
+  const { ttl, alg } = values;
+  const reset = (v: string | undefined) => update && v === 'default';
+  return {
+    ...(ttl === undefined ? {} : { accessTokenTtl: reset(ttl) ? null : wholeNumber(ttl) }),
+    ...(alg === undefined ? {} : { signingAlg: reset(alg) ? null : alg }),
+  };
+}
+
+const wholeNumber = (v: string): number | string => (/^\d{1,9}$/.test(v) ? Number(v) : v);
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -126,10 +161,17 @@ async function main(argv: string[]): Promise<number> {
       'no-exchange': { type: 'boolean' },
       permissions: { type: 'string' },
       description: { type: 'string' },
+      resource: { type: 'string' },
+      permission: { type: 'string', multiple: true },
+      identifier: { type: 'string' },
+      dpop: { type: 'boolean' },
+      'no-dpop': { type: 'boolean' },
+      'deny-list': { type: 'boolean' },
+      'no-deny-list': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
-  const [command, arg] = positionals;
+  const [command, arg, second] = positionals;
   if (values.help) {
     console.log(USAGE);
     return 0;
@@ -188,6 +230,50 @@ async function main(argv: string[]): Promise<number> {
   const userPath = (id: string) => `/admin/users/${encodeURIComponent(id)}`;
   const clientPath = (id: string) => `/admin/clients/${encodeURIComponent(id)}`;
   const rolePath = (name: string) => `/admin/roles/${encodeURIComponent(name)}`;
+
+  async function resources(): Promise<ResourceItem[]> {
+    const listed = await call('GET', '/admin/resources');
+    if (!listed.ok) throw new Error(`error ${listed.status}: ${JSON.stringify(listed.body)}`);
+    return listed.body['items'] as ResourceItem[];
+  }
+
+  /** A resource named by its id or by its identifier (a URL): the path of it. */
+  async function resourcePath(ref: string): Promise<string> {
+    let id = ref;
+    if (ref.includes('://')) {
+      const found = (await resources()).find((r) => r.identifier === ref);
+      if (!found) throw new Error(`no resource has the identifier ${ref} (resource:list)`);
+      id = found.id;
+    }
+    return `/admin/resources/${encodeURIComponent(id)}`;
+  }
+
+  /** PATCHes the settings given, then PUTs each --permission; the last answer (a resource view). */
+  async function updateResource(ref: string) {
+    if (values.dpop && values['no-dpop']) return undefined;
+    if (values['deny-list'] && values['no-deny-list']) return undefined;
+    const patch = {
+      ...(values.name !== undefined ? { name: values.name } : {}),
+      ...(values.identifier !== undefined ? { identifier: values.identifier } : {}),
+      ...resourceSettings(values, { update: true }),
+      ...(values.dpop || values['no-dpop'] ? { dpopRequired: values.dpop === true } : {}),
+      ...(values['deny-list'] || values['no-deny-list']
+        ? { followsDenyList: values['deny-list'] === true }
+        : {}),
+    };
+    const permissions = (values.permission ?? []).map(permissionOf);
+    if (Object.keys(patch).length === 0 && permissions.length === 0) return undefined;
+    const at = await resourcePath(ref);
+    let answer = Object.keys(patch).length > 0 ? await call('PATCH', at, patch) : undefined;
+    for (const { name, ...description } of permissions) {
+      if (answer && !answer.ok) break;
+      answer = await call('PUT', `${at}/permissions/${encodeURIComponent(name)}`, description);
+    }
+    return answer;
+  }
+
+  /** The built-in resource's identifier: this server's API_AUDIENCE. */
+  const builtInIdentifier = async () => (await resources()).find((r) => r.builtIn)?.identifier;
 
   let res;
   switch (command) {
@@ -354,25 +440,100 @@ async function main(argv: string[]): Promise<number> {
       }
       res = await call('POST', `/admin/signing-keys/${encodeURIComponent(arg)}/retire`);
       break;
-    case 'role:list':
-      res = await call('GET', '/admin/roles');
+    case 'resource:list':
+      res = await call('GET', '/admin/resources');
       if (res.ok && !values.json) {
-        console.log(roleLines(res.body['items'] as RoleItem[]));
+        console.log(rows((res.body['items'] as ResourceItem[]).map(resourceRow)));
         return 0;
       }
       break;
-    case 'role:set':
-      if (!arg || values.permissions === undefined) {
+    case 'resource:create':
+      if (!arg || values.name === undefined) {
         console.error(
-          'usage: npm run admin -- role:set <name> --permissions a,b [--description D]',
+          'usage: npm run admin -- resource:create <identifier> --name N [--permission name=description]... [--ttl S] [--alg A] [--dpop] [--deny-list]',
         );
         return 64;
       }
+      res = await call('POST', '/admin/resources', {
+        identifier: arg,
+        name: values.name,
+        ...(values.permission ? { permissions: values.permission.map(permissionOf) } : {}),
+        ...resourceSettings(values),
+        ...(values.dpop ? { dpopRequired: true } : {}),
+        ...(values['deny-list'] ? { followsDenyList: true } : {}),
+      });
+      break;
+    case 'resource:show':
+    case 'resource:delete':
+      if (!arg) {
+        console.error(`usage: npm run admin -- ${command} <id|identifier>`);
+        return 64;
+      }
+      res = await call(command === 'resource:show' ? 'GET' : 'DELETE', await resourcePath(arg));
+      break;
+    case 'resource:update': {
+      const answer = arg ? await updateResource(arg) : undefined;
+      if (!answer) {
+        console.error(
+          'usage: npm run admin -- resource:update <id|identifier> [--name N] [--identifier URL] [--ttl S|default] [--alg A|default] [--dpop|--no-dpop] [--deny-list|--no-deny-list] [--permission name=description]...',
+        );
+        return 64;
+      }
+      res = answer;
+      break;
+    }
+    case 'resource:permission:set':
+    case 'resource:permission:delete': {
+      if (!arg || !second) {
+        console.error(`usage: npm run admin -- ${command} <id|identifier> <name>`);
+        return 64;
+      }
+      const at = `${await resourcePath(arg)}/permissions/${encodeURIComponent(second)}`;
+      res =
+        command === 'resource:permission:set'
+          ? await call('PUT', at, {
+              ...(values.description !== undefined ? { description: values.description } : {}),
+            })
+          : await call('DELETE', at);
+      break;
+    }
+    case 'role:list': {
+      res = await call('GET', '/admin/roles');
+      if (res.ok && !values.json) {
+        const builtIn = await builtInIdentifier();
+        console.log(roleLines(res.body['items'] as RoleItem[], builtIn));
+        return 0;
+      }
+      break;
+    }
+    case 'role:set': {
+      if (!arg || values.permissions === undefined) {
+        console.error(
+          'usage: npm run admin -- role:set <name> --permissions a,b [--resource IDENTIFIER] [--description D]',
+        );
+        return 64;
+      }
+      // Replaces the role's grants on one resource: its grants on the others are sent back as read.
+      const current = await call('GET', rolePath(arg));
+      if (!current.ok && current.status !== 404) {
+        res = current;
+        break;
+      }
+      const target = values.resource ?? (await builtInIdentifier());
+      const others = current.ok
+        ? (current.body['grants'] as RoleItem['grants'])
+            .filter((g) => g.resource !== target)
+            .map((g) => ({ resource: g.resource, permissions: g.permissions }))
+        : [];
+      const permissions = list(values.permissions) ?? [];
       res = await call('PUT', rolePath(arg), {
-        permissions: list(values.permissions) ?? [],
+        ...(values.resource === undefined
+          ? { permissions, grants: others }
+          : { grants: [...others, { resource: values.resource, permissions }] }),
         ...(values.description !== undefined ? { description: values.description } : {}),
       });
       break;
+    }
     case 'role:delete':
       if (!arg) {
         console.error('usage: npm run admin -- role:delete <name>');
@@ -409,6 +570,8 @@ async function main(argv: string[]): Promise<number> {
   else if (!res.ok) console.error(`error ${res.status}: ${JSON.stringify(res.body)}`);
   else if (res.status === 204) console.log('done');
   else if (Array.isArray(res.body['items'])) console.log(rows(res.body['items']));
+  else if (command.startsWith('resource:'))
+    console.log(resourceLines(res.body as unknown as ResourceItem));
   else {
     for (const [k, v] of Object.entries(res.body))
       console.log(`${k.padEnd(28)} ${typeof v === 'string' ? v : JSON.stringify(v)}`);
@@ -451,21 +614,65 @@ function rows(items: readonly Record<string, unknown>[]): string {
 interface RoleItem {
   name: string;
   permissions: string[];
+  grants: { resource: string; resourceId: string; permissions: string[] }[];
   description: string;
   builtIn: boolean;
 }
 
-/** Each role on a line with all its permissions (a listing's cells would cut them short). */
-function roleLines(items: readonly RoleItem[]): string {
+/**
+ * Each role on a line with all its permissions on this server's API (a listing's cells would
+ * cut them short), then its description and its grants on other resources, one a line.
+ */
+function roleLines(items: readonly RoleItem[], builtIn: string | undefined): string {
   if (items.length === 0) return '(none)';
   const width = Math.max(...items.map((r) => r.name.length));
+  const indent = ' '.repeat(width + 2);
   return items
     .map((r) => {
       const about = [r.builtIn ? 'built-in' : '', r.description].filter(Boolean).join(': ');
+      const elsewhere = r.grants
+        .filter((g) => g.resource !== builtIn)
+        .map((g) => `${indent}on ${g.resource}: ${g.permissions.join(',')}`);
       const head = `${r.name.padEnd(width)}  ${r.permissions.join(',') || '(no permissions)'}`;
-      return about ? `${head}\n${' '.repeat(width + 2)}${about}` : head;
+      return [head, ...(about ? [`${indent}${about}`] : []), ...elsewhere].join('\n');
     })
     .join('\n');
+}
+
+interface ResourceItem {
+  id: string;
+  identifier: string;
+  name: string;
+  accessTokenTtl: number | null;
+  signingAlg: string | null;
+  dpopRequired: boolean;
+  followsDenyList: boolean;
+  builtIn: boolean;
+  permissions: { name: string; description: string }[];
+}
+
+/** A resource in resource:list: its permissions counted (resource:show names them). */
+const resourceRow = (r: ResourceItem) => ({
+  id: r.id,
+  identifier: r.identifier,
+  name: r.name,
+  permissions: r.permissions.length,
+  ttl: r.accessTokenTtl ?? 'default',
+  alg: r.signingAlg ?? 'default',
+  dpop: r.dpopRequired,
+  denyList: r.followsDenyList,
+  builtIn: r.builtIn,
+});
+
+/** One resource: its settings a line each, then each permission with its description. */
+function resourceLines(r: ResourceItem): string {
+  const { permissions, ...settings } = r;
+  const lines = Object.entries(settings).map(
+    ([k, v]) => `${k.padEnd(28)} ${v === null ? 'default' : String(v)}`,
+  );
+  const width = Math.max(0, ...permissions.map((p) => p.name.length));
+  const listed = permissions.map((p) => `  ${p.name.padEnd(width)}  ${p.description}`.trimEnd());
+  return [...lines, `permissions${permissions.length ? '' : ' (none)'}`, ...listed].join('\n');
 }
 
 /** The admin API is not where the configuration says: exit 69 (EX_UNAVAILABLE). */

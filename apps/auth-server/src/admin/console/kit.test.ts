@@ -1,6 +1,7 @@
 import { expect, test } from '@jest/globals';
 import { apiError, returnPath } from './kit.js';
 import { timeHtml } from './pages/format.js';
+import { permissionLines } from './pages/resource-forms.js';
 
 test('the console returns only to its own pages, query included', () => {
   expect(returnPath('/console/audit?kind=user_disabled&actor=a')).toBe(
@@ -41,4 +42,17 @@ test('an instant the console cannot read is shown as the text it is', () => {
   expect(timeHtml('2026-01-02T03:04:05Z').toString()).toBe(
     '<time datetime="2026-01-02T03:04:05.000Z"><span class="nowrap">2026-01-02</span> <span class="nowrap">03:04:05 UTC</span></time>',
   );
+});
+
+test("the APIs form's permission lines: the name, then the rest as its description", () => {
+  expect(
+    permissionLines(
+      'invoices:read Read invoices\r\n\n  invoices:write   Create  them \ninvoices:*',
+    ),
+  ).toEqual([
+    { name: 'invoices:read', description: 'Read invoices' },
+    { name: 'invoices:write', description: 'Create  them' },
+    { name: 'invoices:*' },
+  ]);
+  expect(permissionLines(' \n')).toEqual([]);
 });

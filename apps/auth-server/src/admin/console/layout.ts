@@ -3,7 +3,7 @@ import { markup, translated, unsafeHtml, type SafeHtml } from '../../identity/ui
 import { CONSOLE_PATH } from './client.js';
 
 /** The console's sections, in the order of its navigation. */
-export const SECTIONS = ['status', 'clients', 'users', 'roles', 'keys', 'audit'] as const;
+export const SECTIONS = ['status', 'clients', 'users', 'apis', 'roles', 'keys', 'audit'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** Wider than the sign-in pages: the console shows tables. Colours are the brand's (validated). */

@@ -21,6 +21,7 @@ import { consoleLayout } from './layout.js';
 import { auditPages } from './pages/audit.js';
 import { clientPages } from './pages/clients.js';
 import { keyPages } from './pages/keys.js';
+import { resourcePages } from './pages/resources.js';
 import { rolePages } from './pages/roles.js';
 import { statusPages, type StatusSources } from './pages/status.js';
 import { userPages } from './pages/users.js';
@@ -238,6 +239,7 @@ export function consoleRoutes(router: Router, deps: ConsoleDeps): void {
   statusPages(pages, deps.status);
   clientPages(pages);
   userPages(pages);
+  resourcePages(pages);
   rolePages(pages);
   keyPages(pages);
   auditPages(pages);

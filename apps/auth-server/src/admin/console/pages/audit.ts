@@ -58,6 +58,12 @@ const KINDS = [
   'role_created',
   'role_updated',
   'role_deleted',
+  'resource_created',
+  'resource_updated',
+  'resource_deleted',
+  'permission_created',
+  'permission_updated',
+  'permission_deleted',
   'signing_key_retired',
 ] as const satisfies readonly AuditKind[];
 const allKinds: Exclude<AuditKind, (typeof KINDS)[number]> extends never ? true : never = true;

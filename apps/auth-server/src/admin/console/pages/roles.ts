@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { joinHtml, markup, type SafeHtml } from '../../../identity/ui/html.js';
 import { seg } from '../admin-api.js';
 import { CONSOLE_PATH } from '../client.js';
+import { apiUrl, listResources, type ResourceView } from './resource-forms.js';
 import {
   apiError,
   consoleOf,
@@ -14,56 +15,96 @@ import {
 /** GET /admin/roles' items (docs/roles.md). */
 interface Role {
   name: string;
-  permissions: string[];
   description: string | null;
   builtIn: boolean;
+  /** Every API the role grants something on, the built-in one included. */
+  grants: { resource: string; resourceId: string; permissions: string[] }[];
 }
 
 const ROLES = `${CONSOLE_PATH}/roles`;
 const roleUrl = (name: string) => `${ROLES}/${encodeURIComponent(name)}`;
 
-/** The vocabulary: a role can only name these (GET /admin/permissions). */
-async function vocabulary(c: ConsoleRequest): Promise<string[]> {
-  const answer = await c.api.get<{ items: string[] }>('/admin/permissions');
-  return answer.ok ? answer.body.items : [];
+/** A checkbox's value: the API's id, a space, the permission (a permission's name has no space). */
+const grantKey = (resourceId: string, permission: string) => `${resourceId} ${permission}`;
+
+const grantKeys = (role: Role) =>
+  new Set(role.grants.flatMap((g) => g.permissions.map((p) => grantKey(g.resourceId, p))));
+
+/** One fieldset per registered API, its permissions as checkboxes, `checked` ticked. */
+function grantBoxes(
+  c: ConsoleRequest,
+  resources: readonly ResourceView[],
+  checked: ReadonlySet<string>,
+): SafeHtml {
+  const groups = resources.map((r) => {
+    const boxes =
+      r.permissions.length === 0
+        ? markup`<p class="muted">${c.t('console:roles.noPermissions')} <a href="${apiUrl(r.id)}">${c.t('console:roles.addPermissions')}</a></p>`
+        : r.permissions.map((p) => {
+            const key = grantKey(r.id, p.name);
+            return markup`<label><input type="checkbox" name="grant" value="${key}"${checked.has(key) ? ' checked' : ''}> <code>${p.name}</code>${p.description ? markup` <span class="muted">${p.description}</span>` : ''}</label>`;
+          });
+    // `shown`: the APIs this form listed, so a save replaces only what the administrator saw.
+    return markup`<fieldset class="checks"><legend>${r.name} <code>${r.identifier}</code></legend><input type="hidden" name="shown" value="${r.id}">${boxes}</fieldset>`;
+  });
+  return markup`<p>${c.t('console:roles.byApi')}</p>${groups}`;
 }
 
-/** The permission checkboxes, `checked` ticked. */
-function permissionBoxes(c: ConsoleRequest, permissions: string[], checked: string[]): SafeHtml {
-  const boxes = permissions.map(
-    (p) =>
-      markup`<label><input type="checkbox" name="permissions" value="${p}"${checked.includes(p) ? ' checked' : ''}> <code>${p}</code></label>`,
-  );
-  return markup`<fieldset class="checks"><legend>${c.t('console:roles.permissions')}</legend>${boxes}</fieldset>`;
+/**
+ * The PUT's `grants`, one for every registered API: what the form ticked on the APIs it showed;
+ * on an API registered since the form was sent, what the role grants there now.
+ */
+function grantsOfForm(ctx: Context, resources: readonly ResourceView[], current?: Role) {
+  const ticked = formValues(ctx, 'grant');
+  const shown = new Set(formValues(ctx, 'shown'));
+  return resources.map((r) => ({
+    resource: r.identifier,
+    permissions: shown.has(r.id)
+      ? ticked.filter((k) => k.startsWith(`${r.id} `)).map((k) => k.slice(r.id.length + 1))
+      : (current?.grants.find((g) => g.resourceId === r.id)?.permissions ?? []),
+  }));
 }
 
-const permissionList = (permissions: string[]) =>
-  permissions.length === 0
-    ? '—'
-    : joinHtml(
-        permissions.map((p) => markup`<code>${p}</code>`),
-        ', ',
-      );
+/** A role's grants for the list: each API's name, then its permissions, one API a line. */
+function grantList(role: Role, resources: readonly ResourceView[]): SafeHtml | string {
+  const held = role.grants.filter((g) => g.permissions.length > 0);
+  if (held.length === 0) return '—';
+  return markup`${held.map((g, i) => {
+    const name = resources.find((r) => r.id === g.resourceId)?.name ?? g.resource;
+    const permissions = joinHtml(
+      g.permissions.map((p) => markup`<code>${p}</code>`),
+      ', ',
+    );
+    return markup`${i > 0 ? markup`<br>` : ''}<span class="nowrap">${name}:</span> ${permissions}`;
+  })}`;
+}
 
-/** /console/roles (docs/roles.md): roles as data, each permission from the API's vocabulary. */
+/** /console/roles (docs/roles.md): roles as data, each grant a permission some API registered. */
 export function rolePages({ router, form }: ConsolePages): void {
   async function showList(
     ctx: Context,
     problem: SafeHtml | '' = '',
     status = 200,
-    entered: { name?: string; description?: string; permissions?: string[] } = {},
+    entered: { name?: string; description?: string; checked?: ReadonlySet<string> } = {},
   ) {
     const c = consoleOf(ctx);
-    const [roles, permissions] = await Promise.all([
+    const [roles, resources] = await Promise.all([
       c.api.get<{ items: Role[] }>('/admin/roles'),
-      vocabulary(c),
+      listResources(c),
     ]);
-    if (!roles.ok) return c.render(c.t('console:nav.roles'), apiError(roles), { status: 502 });
+    if (!roles.ok || !resources.ok) {
+      const answer = roles.ok ? resources : roles;
+      return c.render(c.t('console:nav.roles'), apiError(answer), {
+        status: 502,
+        section: 'roles',
+      });
+    }
+    const apis = resources.body.items;
     const rows = roles.body.items.map(
       (r) => markup`<tr>
 <td><a href="${roleUrl(r.name)}"><code>${r.name}</code></a>${r.builtIn ? markup` <span class="muted nowrap">${c.t('console:roles.builtIn')}</span>` : ''}</td>
 <td>${r.description ?? ''}</td>
-<td>${permissionList(r.permissions)}</td>
+<td>${grantList(r, apis)}</td>
 <td><a href="${roleUrl(r.name)}">${c.t('console:roles.edit')}</a></td></tr>`,
     );
     c.render(
@@ -80,23 +121,31 @@ ${problem}
 <p class="muted">${c.t('console:roles.nameRule')}</p>
 <label for="role-description">${c.t('console:roles.description')}</label>
 <input type="text" id="role-description" name="description" maxlength="200" value="${entered.description ?? ''}">
-${permissionBoxes(c, permissions, entered.permissions ?? [])}
+${grantBoxes(c, apis, entered.checked ?? new Set())}
 <button type="submit">${c.t('console:roles.create')}</button></form>`,
       { status, section: 'roles' },
     );
   }
 
-  async function showRole(ctx: Context, name: string, problem: SafeHtml | '' = '', status = 200) {
+  /** A role's page; after a refused save, `checked` keeps what the administrator ticked. */
+  async function showRole(
+    ctx: Context,
+    name: string,
+    problem: SafeHtml | '' = '',
+    status = 200,
+    checked?: ReadonlySet<string>,
+  ) {
     const c = consoleOf(ctx);
-    const [role, permissions] = await Promise.all([
+    const [role, resources] = await Promise.all([
       c.api.get<Role>(`/admin/roles/${seg(name)}`),
-      vocabulary(c),
+      listResources(c),
     ]);
-    if (!role.ok) {
+    if (!role.ok || !resources.ok) {
+      const answer = role.ok ? resources : role;
       return c.render(
         c.t('console:nav.roles'),
-        markup`${apiError(role)}<p><a href="${ROLES}">${c.t('console:roles.back')}</a></p>`,
-        { status: role.status === 404 ? 404 : 502, section: 'roles' },
+        markup`${apiError(answer)}<p><a href="${ROLES}">${c.t('console:roles.back')}</a></p>`,
+        { status: answer.status === 404 && !role.ok ? 404 : 502, section: 'roles' },
       );
     }
     const r = role.body;
@@ -113,7 +162,7 @@ ${permissionBoxes(c, permissions, entered.permissions ?? [])}
 <form method="post" action="${roleUrl(r.name)}">${c.csrfField}
 <label for="role-description">${c.t('console:roles.description')}</label>
 <input type="text" id="role-description" name="description" maxlength="200" value="${r.description ?? ''}">
-${permissionBoxes(c, permissions, r.permissions)}
+${grantBoxes(c, resources.body.items, checked ?? grantKeys(r))}
 <button type="submit">${c.t('console:roles.save')}</button></form>
 ${remove}`,
       { status, section: 'roles' },
@@ -125,16 +174,19 @@ ${remove}`,
   router.post(ROLES, form, async function createRole(ctx) {
     const c = consoleOf(ctx);
     const { name = '', description = '' } = formOf(ctx);
-    const permissions = formValues(ctx, 'permissions');
-    const entered = { name, description, permissions };
+    const entered = { name, description, checked: new Set(formValues(ctx, 'grant')) };
     // PUT replaces: a create must not overwrite a role of the same name.
-    const existing = await c.api.get(`/admin/roles/${seg(name)}`);
+    const [existing, resources] = await Promise.all([
+      c.api.get(`/admin/roles/${seg(name)}`),
+      listResources(c),
+    ]);
     if (existing.ok) {
       const problem = markup`<div class="error" role="alert"><p>${c.t('console:roles.exists', { name })}</p></div>`;
       return showList(ctx, problem, 409, entered);
     }
+    if (!resources.ok) return showList(ctx, apiError(resources), 502, entered);
     const answer = await c.api.send('PUT', `/admin/roles/${seg(name)}`, {
-      permissions,
+      grants: grantsOfForm(ctx, resources.body.items),
       ...(description ? { description } : {}),
     });
     if (!answer.ok) return showList(ctx, apiError(answer), answer.status, entered);
@@ -146,11 +198,19 @@ ${remove}`,
   router.post(`${ROLES}/:name`, form, async function saveRole(ctx) {
     const c = consoleOf(ctx);
     const name = ctx.params['name']!;
+    const checked = new Set(formValues(ctx, 'grant'));
+    const [role, resources] = await Promise.all([
+      c.api.get<Role>(`/admin/roles/${seg(name)}`),
+      listResources(c),
+    ]);
+    // A role deleted since the form was sent stays deleted (PUT would make it again).
+    if (!role.ok) return showRole(ctx, name);
+    if (!resources.ok) return showRole(ctx, name, apiError(resources), 502, checked);
     const answer = await c.api.send('PUT', `/admin/roles/${seg(name)}`, {
-      permissions: formValues(ctx, 'permissions'),
+      grants: grantsOfForm(ctx, resources.body.items, role.body),
       description: formOf(ctx)['description'] ?? '',
     });
-    if (!answer.ok) return showRole(ctx, name, apiError(answer), answer.status);
+    if (!answer.ok) return showRole(ctx, name, apiError(answer), answer.status, checked);
     c.redirect(roleUrl(name), 'roleSaved');
   });
 

@@ -9,6 +9,7 @@ export const consoleNs: Catalog['console'] = {
     status: 'Status',
     clients: 'Clients',
     users: 'Benutzer',
+    apis: 'APIs',
     roles: 'Rollen',
     keys: 'Signaturschlüssel',
     audit: 'Prüfprotokoll',
@@ -16,12 +17,15 @@ export const consoleNs: Catalog['console'] = {
   roles: {
     title: 'Rolle {{name}}',
     explain:
-      'Eine Rolle ist ein Name und die Berechtigungen, die sie gewährt. Benutzer und Clients haben Rollen; die API schlägt deren Berechtigungen bei jeder Anfrage nach, eine Änderung gilt also nach etwa einer Sekunde.',
+      'Eine Rolle ist ein Name und die Berechtigungen, die sie auf jeder API gewährt. Benutzer und Clients haben Rollen; jede API schlägt deren Berechtigungen bei jeder Anfrage nach, eine Änderung gilt also nach etwa einer Sekunde.',
     name: 'Name',
     nameRule:
       'Ein Kleinbuchstabe, dann bis zu 39 Zeichen aus a–z, 0–9, _ und -. Eine Rolle lässt sich nicht umbenennen.',
     description: 'Beschreibung',
     permissions: 'Berechtigungen',
+    byApi: 'Berechtigungen, nach API: Eine Rolle kann nur gewähren, was eine API registriert hat.',
+    noPermissions: 'Diese API hat noch keine Berechtigungen.',
+    addPermissions: 'Welche hinzufügen',
     builtIn: 'eingebaut',
     builtInKept:
       'Eine eingebaute Rolle lässt sich nicht löschen; ihre Berechtigungen lassen sich ändern.',
@@ -35,6 +39,52 @@ export const consoleNs: Catalog['console'] = {
     deleteExplain:
       'Wird verweigert, solange ein Benutzer oder Client die Rolle hat oder die Konfiguration (SIGNUP_ROLES, REGISTRATION_ROLES) sie nennt.',
     deleteButton: '{{name}} löschen',
+  },
+  apis: {
+    title: 'API {{name}}',
+    explain:
+      'Eine API (ein Resource Server) ist an ihrem Bezeichner erkannt: der Ressource, für die ein Client ein Token verlangt (RFC 8707), und der Zielgruppe (aud) dieses Tokens. Ihre Berechtigungen sind, was Rollen auf ihr gewähren können.',
+    name: 'Name',
+    identifier: 'Bezeichner',
+    identifierHint:
+      'Eine https-URL (http nur für localhost oder einen .test-Host), z. B. https://invoices.example: das aud der Tokens.',
+    builtInIdentifier:
+      'Der Bezeichner der eingebauten API ist API_AUDIENCE dieses Servers: Er wird in der Konfiguration gesetzt.',
+    permissions: 'Berechtigungen',
+    permissionCount: 'Berechtigungen',
+    permissionLines:
+      'Berechtigungen, eine pro Zeile: der Name, dann eine Beschreibung (invoices:read Rechnungen lesen)',
+    accessTokenTtl: 'Lebensdauer der Access-Tokens, 60 bis 3600 Sekunden (leer: ACCESS_TOKEN_TTL)',
+    signingAlg: 'Signaturalgorithmus ihrer Tokens',
+    defaultAlg: 'der des Servers (SIGNING_ALG)',
+    dpopRequired: 'DPoP verlangt: Ihre Tokens sind an einen Schlüssel gebunden (RFC 9449)',
+    followsDenyList:
+      'Folgt der Sperrliste: Sie verweigert ein widerrufenes Token sofort, nicht erst, wenn es abläuft',
+    builtIn: 'eingebaut',
+    none: 'Keine API ist registriert.',
+    new: 'Neue API',
+    create: 'API registrieren',
+    back: 'Alle APIs',
+    notFound: 'Diese API gibt es nicht.',
+    settings: 'Einstellungen',
+    save: 'Einstellungen speichern',
+    grantedBy: 'Gewährt von den Rollen',
+    describe: 'Speichern',
+    descriptionOf: 'Beschreibung von {{name}}',
+    removePermission: 'Entfernen',
+    removePermissionOf: '{{name}} entfernen',
+    removeExplain: 'Eine entfernte Berechtigung verliert jede Rolle, die sie gewährt.',
+    noPermissions: 'Noch keine Berechtigungen.',
+    addPermission: 'Berechtigung hinzufügen',
+    permissionName: 'Name (&lt;Ressource&gt;:&lt;Aktion&gt; oder &lt;Ressource&gt;:*)',
+    description: 'Beschreibung',
+    add: 'Berechtigung hinzufügen',
+    delete: 'Diese API löschen',
+    deleteExplain:
+      'Ihre Berechtigungen verschwinden, und jede Rolle verliert, was sie auf ihr gewährt hat; Clients können keine Tokens mehr für sie verlangen.',
+    deleteButton: '{{name}} löschen',
+    builtInKept:
+      'Die eingebaute API lässt sich nicht löschen; ihre Einstellungen und Berechtigungen lassen sich ändern.',
   },
   keys: {
     column: {
@@ -266,6 +316,11 @@ export const consoleNs: Catalog['console'] = {
     roleCreated: 'Rolle angelegt.',
     roleSaved: 'Rolle gespeichert.',
     roleDeleted: 'Rolle gelöscht.',
+    apiCreated: 'API registriert.',
+    apiSaved: 'Einstellungen gespeichert.',
+    apiDeleted: 'API gelöscht.',
+    permissionSaved: 'Berechtigung gespeichert.',
+    permissionRemoved: 'Berechtigung entfernt.',
     keyRotated: 'Neuer Schlüssel veröffentlicht: Er signiert nach Ablauf der Vorlaufzeit.',
     keyRetired: 'Schlüssel zurückgezogen: Er ist nicht mehr veröffentlicht.',
     saved: 'Gespeichert.',
