@@ -4,7 +4,7 @@
 import { appendFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { createDb } from '@portcullis/db';
-import { parseApiConfig, ROLE_PERMISSIONS, startApiServer } from '@portcullis/api';
+import { parseApiConfig, PERMISSIONS, startApiServer } from '@portcullis/api';
 import type { Principal } from '@portcullis/claims';
 
 const config = parseApiConfig({
@@ -20,7 +20,7 @@ const admin: Principal = Object.freeze({
   subject: 'bench-admin',
   kind: 'user',
   roles: ['admin'],
-  permissions: [...ROLE_PERMISSIONS.admin],
+  permissions: [...PERMISSIONS], // everything, as the admin role grants
   scope: ['api'],
   authMethod: 'jwt',
 });

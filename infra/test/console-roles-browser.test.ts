@@ -7,7 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { parseApiConfig, startApiServer, type RunningApiServer } from '@portcullis/api';
+import type { RunningApiServer } from '@portcullis/api';
+import { startApiBeside } from './helpers/api-beside.js';
 import { type TestAuthServer } from '@portcullis/testing/auth-server';
 import { createUser, discover, freePort, pkceSignIn, publicSpa, until } from '@portcullis/testing';
 import {
@@ -18,7 +19,6 @@ import {
   readmeScreenshot,
 } from '@portcullis/testing/browser';
 import { BUILT_IN_RESOURCE_ID } from '@portcullis/db';
-import { pino } from 'pino';
 
 let apiUrl: string;
 let dataDir: string;
@@ -41,17 +41,7 @@ browserSignInForFile(
   () => ({ API_AUDIENCE: apiUrl }),
 );
 beforeAll(async () => {
-  api = await startApiServer(
-    parseApiConfig({
-      NODE_ENV: 'test',
-      API_PORT: new URL(apiUrl).port,
-      ISSUER: t.issuer,
-      API_AUDIENCE: apiUrl,
-      DATA_DIR: dataDir,
-      STEP_UP: 'off',
-    }),
-    { db: t.database.db, logger: pino({ level: 'silent' }) },
-  );
+  api = await startApiBeside(t, apiUrl, dataDir);
 }, 60_000);
 
 /** A new access token of `user` for the API (each sign-in reads the user's roles afresh). */

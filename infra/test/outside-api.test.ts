@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { pino } from 'pino';
-import { parseApiConfig, startApiServer, type RunningApiServer } from '@portcullis/api';
+import type { RunningApiServer } from '@portcullis/api';
+import { startApiBeside } from './helpers/api-beside.js';
 import { type TestAuthServer } from '@portcullis/testing/auth-server';
 import {
   type BrowserSignIn,
@@ -130,17 +130,7 @@ beforeAll(async () => {
   ]);
   for (const result of [installed, started]) if (result.status === 'rejected') throw result.reason;
   t = stack!.auth;
-  api = await startApiServer(
-    parseApiConfig({
-      NODE_ENV: 'test',
-      API_PORT: new URL(apiUrl).port,
-      ISSUER: t.issuer,
-      API_AUDIENCE: apiUrl,
-      DATA_DIR: dataDir,
-      STEP_UP: 'off',
-    }),
-    { db: t.database.db, logger: pino({ level: 'silent' }) },
-  );
+  api = await startApiBeside(t, apiUrl, dataDir);
   await startService(port, t.issuer);
 }, 180_000);
 

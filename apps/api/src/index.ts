@@ -7,9 +7,6 @@ export {
   Perm,
   PERMISSIONS,
   RESOURCES,
-  ROLE_PERMISSIONS,
-  ROLES,
   type Permission,
   type Resource,
-  type Role,
 } from './permissions.js';

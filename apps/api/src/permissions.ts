@@ -34,29 +34,6 @@ export type Resource = (typeof RESOURCES)[number];
 /** Every permission the API's routes declare: the built-in resource's catalogue (migration 029). */
 export const PERMISSIONS: readonly Permission[] = Object.freeze([...new Set(Object.values(Perm))]);
 
-/** The built-in roles as seeded (migrations 026, 029); the API reads the `roles` table, not this. */
-export const ROLE_PERMISSIONS = {
-  admin: [
-    Perm.UsersAll,
-    Perm.OrdersAll,
-    Perm.PaymentsAll,
-    Perm.EventsRead,
-    Perm.UploadsAll,
-    Perm.ApiKeysAll,
-  ],
-  editor: [
-    Perm.UsersRead,
-    Perm.OrdersRead,
-    Perm.OrdersWrite,
-    Perm.PaymentsCreate,
-    Perm.EventsRead,
-    Perm.UploadsAll,
-  ],
-  viewer: [Perm.UsersRead, Perm.OrdersRead, Perm.EventsRead],
-} as const satisfies Record<string, readonly Permission[]>;
-
-export type Role = keyof typeof ROLE_PERMISSIONS;
-export const ROLES = Object.keys(ROLE_PERMISSIONS) as Role[];
 
 /** Every scope of the API: `api` (every permission the roles grant) and each permission. */
 export const API_SCOPES: readonly string[] = [API_SCOPE, ...PERMISSIONS];

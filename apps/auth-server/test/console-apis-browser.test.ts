@@ -7,6 +7,7 @@ import {
   asConsoleAdmin,
 } from '@portcullis/testing/browser';
 import { type TestAuthServer } from '@portcullis/testing/auth-server';
+import type { ResourceView } from '../src/admin/api/resource-routes.js';
 
 // The console's APIs page and the role editor grouped by API, in real Chromium (docs/console.md).
 
@@ -15,17 +16,6 @@ let browser: Browser;
 browserSignInForFile((stack) => ({ auth: t, browser } = stack));
 
 const unique = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
-
-interface ResourceView {
-  id: string;
-  identifier: string;
-  name: string;
-  accessTokenTtl: number | null;
-  signingAlg: string | null;
-  dpopRequired: boolean;
-  followsDenyList: boolean;
-  permissions: { name: string; description: string }[];
-}
 
 async function resourceNamed(name: string): Promise<ResourceView | undefined> {
   const list = await t.admin('GET', '/admin/resources');

@@ -1,6 +1,6 @@
 import type { RoleSource } from '@portcullis/claims';
 import type { Db } from './create-db.js';
-import { BUILT_IN_RESOURCE_ID } from './resources.js';
+import { BUILT_IN_RESOURCE_ID, type ResourceRecord } from './resources.js';
 import { toJsonb } from './values.js';
 
 /** A role's name: lower-case ASCII, as a token's `roles` carries it (docs/roles.md). */
@@ -163,16 +163,10 @@ export function createRoleStore(db: Db): RoleStore {
 }
 
 /** A registered API as every instance holds it in memory (SharedCatalog). */
-export interface CatalogResource {
-  id: string;
-  /** null for the built-in API: its identifier is API_AUDIENCE. */
-  identifier: string | null;
-  name: string;
-  accessTokenTtl: number | null;
-  signingAlg: string | null;
-  dpopRequired: boolean;
-  followsDenyList: boolean;
-  builtIn: boolean;
+export interface CatalogResource extends Omit<
+  ResourceRecord,
+  'permissions' | 'createdAt' | 'updatedAt'
+> {
   /** Permission name -> its description, in name order. */
   permissions: ReadonlyMap<string, string>;
 }

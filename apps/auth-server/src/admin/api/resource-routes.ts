@@ -95,10 +95,22 @@ const resourcePatchSchema = z
 /** PUT /admin/resources/:id/permissions/:name. */
 const permissionSchema = z.object({ description: description.optional() }).strict();
 
+/** A resource as the admin API answers it (the console and the CLI read it; JSON dates as strings). */
+export interface ResourceView extends Omit<
+  ResourceRecord,
+  'identifier' | 'createdAt' | 'updatedAt'
+> {
+  /** The built-in one's is this server's API_AUDIENCE. */
+  identifier: string;
+}
+
 /** A resource as the admin API shows it: the built-in one by this server's API_AUDIENCE. */
-export const resourceView = (r: ResourceRecord, apiAudience: string) => ({
+export const resourceView = (
+  r: ResourceRecord,
+  apiAudience: string,
+): ResourceView & Pick<ResourceRecord, 'createdAt' | 'updatedAt'> => ({
   id: r.id,
-  identifier: r.builtIn ? apiAudience : r.identifier,
+  identifier: r.builtIn ? apiAudience : (r.identifier ?? ''),
   name: r.name,
   accessTokenTtl: r.accessTokenTtl,
   signingAlg: r.signingAlg,

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { EX_CONFIG } from '@portcullis/observability';
 import { ConfigError, parseCliConfig } from './config.js';
+import type { ResourceView } from '../api/resource-routes.js';
 
 const USAGE = `usage: npm run admin -- <command> [options] [--json]
 
@@ -231,10 +232,10 @@ async function main(argv: string[]): Promise<number> {
   const clientPath = (id: string) => `/admin/clients/${encodeURIComponent(id)}`;
   const rolePath = (name: string) => `/admin/roles/${encodeURIComponent(name)}`;
 
-  async function resources(): Promise<ResourceItem[]> {
+  async function resources(): Promise<ResourceView[]> {
     const listed = await call('GET', '/admin/resources');
     if (!listed.ok) throw new Error(`error ${listed.status}: ${JSON.stringify(listed.body)}`);
-    return listed.body['items'] as ResourceItem[];
+    return listed.body['items'] as ResourceView[];
   }
 
   /** A resource named by its id or by its identifier (a URL): the path of it. */
@@ -443,7 +444,7 @@ async function main(argv: string[]): Promise<number> {
     case 'resource:list':
       res = await call('GET', '/admin/resources');
       if (res.ok && !values.json) {
-        console.log(rows((res.body['items'] as ResourceItem[]).map(resourceRow)));
+        console.log(rows((res.body['items'] as ResourceView[]).map(resourceRow)));
         return 0;
       }
       break;
@@ -571,7 +572,7 @@ async function main(argv: string[]): Promise<number> {
   else if (res.status === 204) console.log('done');
   else if (Array.isArray(res.body['items'])) console.log(rows(res.body['items']));
   else if (command.startsWith('resource:'))
-    console.log(resourceLines(res.body as unknown as ResourceItem));
+    console.log(resourceLines(res.body as unknown as ResourceView));
   else {
     for (const [k, v] of Object.entries(res.body))
       console.log(`${k.padEnd(28)} ${typeof v === 'string' ? v : JSON.stringify(v)}`);
@@ -639,20 +640,8 @@ function roleLines(items: readonly RoleItem[], builtIn: string | undefined): str
     .join('\n');
 }
 
-interface ResourceItem {
-  id: string;
-  identifier: string;
-  name: string;
-  accessTokenTtl: number | null;
-  signingAlg: string | null;
-  dpopRequired: boolean;
-  followsDenyList: boolean;
-  builtIn: boolean;
-  permissions: { name: string; description: string }[];
-}
-
 /** A resource in resource:list: its permissions counted (resource:show names them). */
-const resourceRow = (r: ResourceItem) => ({
+const resourceRow = (r: ResourceView) => ({
   id: r.id,
   identifier: r.identifier,
   name: r.name,
@@ -665,7 +654,7 @@ const resourceRow = (r: ResourceItem) => ({
 });
 
 /** One resource: its settings a line each, then each permission with its description. */
-function resourceLines(r: ResourceItem): string {
+function resourceLines(r: ResourceView): string {
   const { permissions, ...settings } = r;
   const lines = Object.entries(settings).map(
     ([k, v]) => `${k.padEnd(28)} ${v === null ? 'default' : String(v)}`,

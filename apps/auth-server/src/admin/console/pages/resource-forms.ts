@@ -1,23 +1,12 @@
 import { markup, type SafeHtml } from '../../../identity/ui/html.js';
 import { CONSOLE_PATH } from '../client.js';
 import type { ConsoleRequest } from '../kit.js';
+import type { ResourceView } from '../../api/resource-routes.js';
+
+export type { ResourceView };
 
 // What the APIs pages (resources.ts) and the role editor (roles.ts) are made of: the admin
 // API's view of an API, its settings fields, and how the forms' text becomes a request.
-
-/** A registered API as the admin API shows it (docs/roles.md). */
-export interface ResourceView {
-  id: string;
-  /** The built-in API's is this server's API_AUDIENCE. */
-  identifier: string;
-  name: string;
-  accessTokenTtl: number | null;
-  signingAlg: string | null;
-  dpopRequired: boolean;
-  followsDenyList: boolean;
-  builtIn: boolean;
-  permissions: { name: string; description: string }[];
-}
 
 export const APIS = `${CONSOLE_PATH}/apis`;
 export const apiUrl = (id: string) => `${APIS}/${encodeURIComponent(id)}`;
