@@ -34,6 +34,5 @@ export type Resource = (typeof RESOURCES)[number];
 /** Every permission the API's routes declare: the built-in resource's catalogue (migration 029). */
 export const PERMISSIONS: readonly Permission[] = Object.freeze([...new Set(Object.values(Perm))]);
 
-
 /** Every scope of the API: `api` (every permission the roles grant) and each permission. */
 export const API_SCOPES: readonly string[] = [API_SCOPE, ...PERMISSIONS];
