@@ -95,20 +95,6 @@ function captured(command, args, env, name) {
   });
 }
 
-/** `command args` at a lower CPU priority where `nice` exists. */
-function niced(command, args) {
-  return process.platform === 'win32' ? [command, args] : ['nice', ['-n', '10', command, ...args]];
-}
-
-/** Runs a command with the terminal as its output, without blocking this process's event loop. */
-function inherited(command, args, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, env, stdio: 'inherit' });
-    child.on('error', reject);
-    child.on('close', (code) => resolve(code ?? 1));
-  });
-}
-
 async function test(env) {
   const pnpm = path.join(root, 'node_modules', '.bin', 'pnpm');
   // PORTCULLIS_TEST_SCOPE=integration: only the tests that touch a database (CI's second run,
@@ -128,18 +114,9 @@ async function test(env) {
       : [];
   let passed = 0;
   let failed = 0;
-  const summary = env.PORTCULLIS_TEST_SUMMARY;
-  const jestJson = summary ? `${summary}.jest.json` : undefined;
-  const jestArgs = ['run', 'jest', ...process.argv.slice(3)];
-  if (scope === 'integration') jestArgs.push('--selectProjects', 'integration');
-  if (jestJson) jestArgs.push('--json', `--outputFile=${jestJson}`);
-  // The checks run beside the tests, niced: they take the CPU the tests leave while waiting
-  // on servers and browsers (docs/testing.md). Their output is printed whole after the tests.
-  const checksDone = Promise.all(
-    steps.map(([name, args]) => captured(...niced(pnpm, args), env, name)),
-  );
-  const jestStatus = await inherited(pnpm, jestArgs, env);
-  for (const { name, status, output } of await checksDone) {
+  // Side by side (each is mostly one thread), each one's output printed whole when it ends.
+  const checks = await Promise.all(steps.map(([name, args]) => captured(pnpm, args, env, name)));
+  for (const { name, status, output } of checks) {
     log(`check: ${name}`);
     process.stdout.write(output);
     if (status === 0) passed++;
@@ -148,6 +125,12 @@ async function test(env) {
       log(`check failed: ${name}`);
     }
   }
+  const summary = env.PORTCULLIS_TEST_SUMMARY;
+  const jestJson = summary ? `${summary}.jest.json` : undefined;
+  const jestArgs = ['run', 'jest', ...process.argv.slice(3)];
+  if (scope === 'integration') jestArgs.push('--selectProjects', 'integration');
+  if (jestJson) jestArgs.push('--json', `--outputFile=${jestJson}`);
+  const jestStatus = run(pnpm, jestArgs, env);
   if (jestJson && existsSync(jestJson)) {
     const report = JSON.parse(readFileSync(jestJson, 'utf8'));
     passed += report.numPassedTests;
