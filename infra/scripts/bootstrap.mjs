@@ -4,7 +4,16 @@
 // (oidc-provider 9 needs >= 22), installs the workspace from the lockfile when needed, and
 // runs the real command under Node 24.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -126,12 +135,15 @@ async function test(env) {
     }
   }
   const summary = env.PORTCULLIS_TEST_SUMMARY;
-  const jestJson = summary ? `${summary}.jest.json` : undefined;
+  // Jest's report is read for the counts of the closing line, so it is written every time.
+  const jestJson = summary
+    ? `${summary}.jest.json`
+    : path.join(mkdtempSync(path.join(tmpdir(), 'portcullis-jest-')), 'report.json');
   const jestArgs = ['run', 'jest', ...process.argv.slice(3)];
   if (scope === 'integration') jestArgs.push('--selectProjects', 'integration');
-  if (jestJson) jestArgs.push('--json', `--outputFile=${jestJson}`);
+  jestArgs.push('--json', `--outputFile=${jestJson}`);
   const jestStatus = run(pnpm, jestArgs, env);
-  if (jestJson && existsSync(jestJson)) {
+  if (existsSync(jestJson)) {
     const report = JSON.parse(readFileSync(jestJson, 'utf8'));
     passed += report.numPassedTests;
     failed += report.numFailedTests;
@@ -140,6 +152,7 @@ async function test(env) {
   } else if (jestStatus !== 0) {
     failed++;
   }
+  if (!summary) rmSync(path.dirname(jestJson), { recursive: true, force: true });
   if (jestStatus !== 0 && failed === 0) failed++;
   if (summary) writeFileSync(summary, JSON.stringify({ passed, failed }));
   log(`${passed} passed, ${failed} failed`);
