@@ -121,21 +121,27 @@ const sourceImportMetaUrl = {
   },
 };
 
-export async function buildEntry(entry, outfile) {
+/**
+ * Compiles one entry into `outfile`; returns the repository's files it was made of (its
+ * bundled sources). `sourcemap` and `target` as esbuild takes them.
+ */
+export async function buildEntry(entry, outfile, { sourcemap = 'linked', target = 'node24' } = {}) {
   if (SERVES_PAGE.has(entry)) await buildPage();
-  await build({
+  const { metafile } = await build({
     absWorkingDir: root,
     entryPoints: [entry],
     outfile: path.resolve(root, outfile),
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node24',
-    sourcemap: 'linked',
+    target,
+    sourcemap,
     legalComments: 'none',
     logLevel: 'warning',
+    metafile: true,
     plugins: [nodeModulesExternal, sourceImportMetaUrl],
   });
+  return Object.keys(metafile.inputs);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
