@@ -11,6 +11,7 @@ import {
   grantHelpers,
   registeredResponseModes,
   replaceClientSecretComparison,
+  supportedScopes,
   replaceReplayDetection,
   unregisterResponseMode,
   wrapAccessTokenFind,
@@ -286,6 +287,43 @@ describe('the response-mode registry (unregisterResponseMode)', () => {
     const location = new URL(response.headers.get('location')!);
     expect(location.origin + location.pathname).toBe(REDIRECT);
     expect(location.searchParams.get('error')).toBe('unsupported_response_mode');
+  });
+});
+
+describe('the supported scopes (supportedScopes)', () => {
+  test('a scope added to the Set later is in discovery and allowed in client metadata at once', async () => {
+    const { provider, issuer } = await bareProvider();
+    const scopes = supportedScopes(provider);
+    expect(scopes).toBeInstanceOf(Set);
+    expect(scopes.has('openid')).toBe(true);
+    const discovered = async () =>
+      (
+        (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as {
+          scopes_supported: string[];
+        }
+      ).scopes_supported;
+    expect(await discovered()).not.toContain('invoices:read');
+    await expect(
+      provider.Client.validate({
+        client_id: 'later',
+        client_secret: SECRET,
+        redirect_uris: [REDIRECT],
+        scope: 'invoices:read',
+      }),
+    ).rejects.toMatchObject({
+      error: 'invalid_client_metadata',
+      error_description: expect.stringMatching(/scope must only contain/),
+    });
+    scopes.add('invoices:read');
+    expect(await discovered()).toContain('invoices:read');
+    await provider.Client.validate({
+      client_id: 'later',
+      client_secret: SECRET,
+      redirect_uris: [REDIRECT],
+      scope: 'invoices:read',
+    });
+    scopes.delete('invoices:read');
+    expect(await discovered()).not.toContain('invoices:read');
   });
 });
 
