@@ -391,3 +391,37 @@ describe('admin: resources', () => {
     await create({ identifier: r.identifier, name: 'Reports again' });
   });
 });
+
+describe('admin: resources and roles refuse hostile input with a 4xx, never a 500', () => {
+  test('NUL bytes, prototype-named keys, bad path encodings, foreign ids', async () => {
+    const r = await create({ identifier: fresh('hostile'), name: 'Hostile' });
+    const answers = await Promise.all([
+      t.admin('POST', '/admin/resources', { identifier: fresh('nul'), name: 'a\u0000b' }),
+      t.admin('POST', '/admin/resources', { identifier: `${fresh('nul')}/\u0000`, name: 'N' }),
+      t.admin('POST', '/admin/resources', {
+        identifier: fresh('nul'),
+        name: 'N',
+        permissions: [{ name: 'x:read', description: 'd\u0000' }],
+      }),
+      t.admin('POST', '/admin/resources', JSON.parse('{"__proto__":{"builtIn":true}}')),
+      t.admin('PATCH', `/admin/resources/${r.id}`, JSON.parse('{"__proto__":{"name":"x"}}')),
+      t.admin('PUT', `/admin/resources/${r.id}/permissions/x%00:read`, {}),
+      t.admin('PUT', `/admin/resources/${r.id}/permissions/%E0%A4%A`, {}),
+      t.admin('PUT', `/admin/resources/${r.id}/permissions/x:read`, { description: 'a\u0000' }),
+      t.admin('GET', '/admin/resources/%E0%A4%A'),
+      t.admin('GET', '/admin/resources/not-a-uuid'),
+      t.admin('DELETE', '/admin/resources/00000000-0000-4000-8000-00000000000f'),
+      t.admin('PUT', '/admin/roles/hostile', JSON.parse('{"__proto__":{"permissions":[]}}')),
+      t.admin('PUT', '/admin/roles/hostile', {
+        grants: [{ resource: 'https://nul\u0000.example', permissions: ['x:read'] }],
+      }),
+      t.admin('PUT', '/admin/roles/hostile', { grants: { __proto__: [] } }),
+      t.admin('PUT', '/admin/roles/hostile', { description: 'a\u0000', permissions: [] }),
+    ]);
+    for (const { status, body } of answers) {
+      expect([status, typeof body['error']]).toEqual([expect.any(Number), 'string']);
+      expect(status).toBeGreaterThanOrEqual(400);
+      expect(status).toBeLessThan(500);
+    }
+  });
+});

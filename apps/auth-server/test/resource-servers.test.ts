@@ -114,6 +114,23 @@ describe('client credentials for a registered API', () => {
     expect(scope.body['error']).toBe('invalid_scope');
   });
 
+  test('prototype names and NUL bytes as resource or scope are refused, never a 500', async () => {
+    const client = await machine(['invoice-reader']);
+    for (const [resource, scope, error] of [
+      ['__proto__', 'invoices:read', 'invalid_target'],
+      ['https://inv\u0000oices.example', 'invoices:read', 'invalid_target'],
+      [INVOICES, '__proto__', 'invalid_scope'],
+      [INVOICES, 'invoices:read\u0000', 'invalid_scope'],
+    ] as const) {
+      const res = await tokenRequest(
+        t,
+        { grant_type: 'client_credentials', resource, scope },
+        basic(client),
+      );
+      expect([resource, res.status, res.body['error']]).toEqual([resource, 400, error]);
+    }
+  });
+
   test('a permission registered later is known at once, and listed in discovery', async () => {
     const before = await fetch(`${t.issuer}/.well-known/openid-configuration`);
     expect(((await before.json()) as { scopes_supported: string[] }).scopes_supported).toEqual(
