@@ -338,8 +338,8 @@ export interface SharedRolesOptions extends SharedCatalogOptions {
 
 export function createSharedRoles(options: SharedRolesOptions): SharedRoles {
   const catalog = createSharedCatalog(options);
-  const roles = catalog.rolesOn(options.resourceId ?? BUILT_IN_RESOURCE_ID);
   const resourceId = options.resourceId ?? BUILT_IN_RESOURCE_ID;
+  const roles = catalog.rolesOn(resourceId);
   return {
     permissionsOf: roles.permissionsOf,
     get version() {
