@@ -53,6 +53,7 @@ export {
 export {
   BUILT_IN_RESOURCE_ID,
   createResourceStore,
+  identifierOf,
   PERMISSION_NAME,
   type NewResource,
   type PermissionRecord,

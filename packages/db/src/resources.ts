@@ -7,6 +7,14 @@ export const BUILT_IN_RESOURCE_ID = '00000000-0000-4000-8000-000000000001';
 /** A permission's name: `<resource>:<action>` or `<resource>:*`, lower-case ASCII (docs/roles.md). */
 export const PERMISSION_NAME = /^[a-z][a-z0-9-]{0,39}:(\*|[a-z][a-z0-9-]{0,39})$/;
 
+/** An API's identifier: the built-in one's is the reading app's API_AUDIENCE (migration 029). */
+export function identifierOf(
+  resource: { builtIn: boolean; identifier: string | null },
+  apiAudience: string,
+): string {
+  return resource.builtIn ? apiAudience : (resource.identifier ?? '');
+}
+
 export interface PermissionRecord {
   name: string;
   description: string;

@@ -1,5 +1,5 @@
 import { API_SCOPE, hasPermission } from '@portcullis/claims';
-import type { CatalogResource, SharedCatalog } from '@portcullis/db';
+import { identifierOf, type CatalogResource, type SharedCatalog } from '@portcullis/db';
 import { OIDC_SCOPES } from '../kernel/scopes.js';
 
 /** A registered API as the provider sees it: the built-in one answers to API_AUDIENCE. */
@@ -56,7 +56,7 @@ export function createResourceRegistry(
     byIdentifier = new Map(
       catalog
         .resources()
-        .map((r) => ({ ...r, identifier: r.builtIn ? apiAudience : (r.identifier ?? '') }))
+        .map((r) => ({ ...r, identifier: identifierOf(r, apiAudience) }))
         .filter((r) => r.identifier !== '')
         .map((r) => [r.identifier, r]),
     );

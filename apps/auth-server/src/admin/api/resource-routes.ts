@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import {
+  identifierOf,
   PERMISSION_NAME,
   type ResourceRecord,
   type ResourceStore,
@@ -110,7 +111,7 @@ export const resourceView = (
   apiAudience: string,
 ): ResourceView & Pick<ResourceRecord, 'createdAt' | 'updatedAt'> => ({
   id: r.id,
-  identifier: r.builtIn ? apiAudience : (r.identifier ?? ''),
+  identifier: identifierOf(r, apiAudience),
   name: r.name,
   accessTokenTtl: r.accessTokenTtl,
   signingAlg: r.signingAlg,
@@ -146,7 +147,7 @@ function changed(before: ResourceRecord, after: ResourceRecord) {
 /** Resource servers and their permissions as data (docs/roles.md); every change audited. */
 export function resourceRoutes(router: Router, deps: ResourceAdminDeps): void {
   const view = (r: ResourceRecord) => resourceView(r, deps.apiAudience);
-  const identifierOf = (r: ResourceRecord) => (r.builtIn ? deps.apiAudience : r.identifier!);
+  const identifierIn = (r: ResourceRecord) => identifierOf(r, deps.apiAudience);
 
   async function found(id: string): Promise<ResourceRecord> {
     const resource = await deps.resources.get(id);
@@ -210,7 +211,7 @@ export function resourceRoutes(router: Router, deps: ResourceAdminDeps): void {
     await deps.catalog.sync();
     await deps.audit.record({
       kind: 'resource_updated',
-      detail: { resource: identifierOf(result.after), ...changed(result.before, result.after) },
+      detail: { resource: identifierIn(result.after), ...changed(result.before, result.after) },
     });
     ctx.body = view(result.after);
   });
@@ -250,7 +251,7 @@ export function resourceRoutes(router: Router, deps: ResourceAdminDeps): void {
     await deps.catalog.sync();
     await deps.audit.record({
       kind: put.created ? 'permission_created' : 'permission_updated',
-      detail: { resource: identifierOf(resource), permission, description: text },
+      detail: { resource: identifierIn(resource), permission, description: text },
     });
     ctx.status = put.created ? 201 : 200;
     ctx.body = view(await found(resource.id));
@@ -267,7 +268,7 @@ export function resourceRoutes(router: Router, deps: ResourceAdminDeps): void {
     await deps.catalog.sync();
     await deps.audit.record({
       kind: 'permission_deleted',
-      detail: { resource: identifierOf(resource), permission, roles: deleted.roles },
+      detail: { resource: identifierIn(resource), permission, roles: deleted.roles },
     });
     ctx.status = 204;
   });

@@ -7,6 +7,7 @@ import {
 import type Router from '@koa/router';
 import {
   BUILT_IN_RESOURCE_ID,
+  identifierOf,
   ROLE_NAME,
   type ResourceRecord,
   type ResourceStore,
@@ -58,7 +59,7 @@ type RoleInput = z.output<typeof roleSchema>;
 type Identifiers = ReadonlyMap<string, string>;
 
 function identifiersOf(resources: readonly ResourceRecord[], apiAudience: string): Identifiers {
-  return new Map(resources.map((r) => [r.id, r.builtIn ? apiAudience : r.identifier!]));
+  return new Map(resources.map((r) => [r.id, identifierOf(r, apiAudience)]));
 }
 
 export const roleView = (r: RoleRecord, identifiers: Identifiers) => ({
@@ -93,9 +94,7 @@ function roleName(name: string): string {
 /** The body's grants by resource id; every unknown resource or permission named at once (422). */
 function grantsOf(input: RoleInput, resources: readonly ResourceRecord[], apiAudience: string) {
   const fields: FieldMap = new Map();
-  const byIdentifier = new Map(
-    resources.map((r) => [r.builtIn ? apiAudience : r.identifier!, r] as const),
-  );
+  const byIdentifier = new Map(resources.map((r) => [identifierOf(r, apiAudience), r] as const));
   const grants: RoleGrant[] = [];
   const builtIn = resources.find((r) => r.builtIn)!;
   const granted = (field: string, resource: ResourceRecord, permissions: string[]) => {
